@@ -1,0 +1,92 @@
+"""statetools: progressive tool disclosure for LLM agents.
+
+Show the model only the tools it needs now, and reveal more as the work proceeds::
+
+    import statetools as st
+
+    model = st.models.ScriptedModel([("add", {"a": 2, "b": 3}), "5"])
+    result = st.ToolLoop(model).run("2 + 3?", tools=[st.Tool.from_function(add)])
+    print(result.output)
+"""
+
+from statetools import models
+from statetools.disclosure.scheduler import Blocked, Changes, Scheduler
+from statetools.disclosure.state import DisclosureState
+from statetools.errors import (
+    DefinitionError,
+    MaxIterationsExceeded,
+    OutputValidationError,
+    ProviderError,
+    RunError,
+    ScriptExhaustedError,
+    SpecError,
+    StatetoolsError,
+    ToolNotFoundError,
+)
+from statetools.loop.blackboard import Blackboard
+from statetools.loop.events import Event, Listener, Trace
+from statetools.loop.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from statetools.loop.result import LoopResult
+from statetools.loop.strategies import (
+    ChainedStrategy,
+    Injection,
+    InjectionContext,
+    ToolInjectionStrategy,
+)
+from statetools.loop.toolloop import ToolLoop
+from statetools.tools.context import ToolCallContext
+from statetools.tools.decorators import as_tool, llm_tool, tools_from_instance
+from statetools.tools.result import ToolResult
+from statetools.tools.schema import InputSchema, Param, Parameter
+from statetools.tools.tool import BaseTool, Tool, ToolMetadata
+
+__all__ = [
+    "AssistantMessage",
+    "BaseTool",
+    "Blackboard",
+    "Blocked",
+    "ChainedStrategy",
+    "Changes",
+    "DefinitionError",
+    "DisclosureState",
+    "Event",
+    "Injection",
+    "InjectionContext",
+    "InputSchema",
+    "Listener",
+    "LoopResult",
+    "MaxIterationsExceeded",
+    "Message",
+    "OutputValidationError",
+    "Param",
+    "Parameter",
+    "ProviderError",
+    "RunError",
+    "Scheduler",
+    "ScriptExhaustedError",
+    "SpecError",
+    "StatetoolsError",
+    "SystemMessage",
+    "Tool",
+    "ToolCall",
+    "ToolCallContext",
+    "ToolInjectionStrategy",
+    "ToolLoop",
+    "ToolMessage",
+    "ToolMetadata",
+    "ToolNotFoundError",
+    "ToolResult",
+    "Trace",
+    "UserMessage",
+    "as_tool",
+    "llm_tool",
+    "models",
+    "tools_from_instance",
+]

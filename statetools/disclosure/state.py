@@ -1,0 +1,51 @@
+"""DisclosureState: everything about tool availability that changes during a run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from statetools.errors import SpecError
+from statetools.tools.convert import make_json_converter
+
+
+def _frozen_counts(value: Mapping[str, int]) -> Mapping[str, int]:
+    return dict(sorted(value.items()))
+
+
+@attrs.frozen
+class DisclosureState:
+    """A serializable snapshot of a run's disclosure: resume a run from it.
+
+    ``call_counts``: successful calls per tool name. ``iteration``: model calls made.
+
+    >>> state = DisclosureState(call_counts={"search": 1}, iteration=2)
+    >>> DisclosureState.from_json(state.to_json()) == state
+    True
+    """
+
+    call_counts: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen_counts)
+    iteration: int = 0
+
+    def to_json(self) -> str:
+        """The state as JSON text."""
+        return json.dumps(_converter.unstructure(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str | Mapping[str, Any]) -> DisclosureState:
+        """A state from :meth:`to_json`'s text (or the decoded dict)."""
+        try:
+            data = json.loads(text) if isinstance(text, str) else dict(text)
+            return _converter.structure(data, cls)
+        except Exception as exc:
+            raise SpecError(
+                f"not a disclosure state: {exc}",
+                path="DisclosureState",
+                hint="pass the text of result.state.to_json()",
+            ) from exc
+
+
+_converter = make_json_converter(forbid_extra_keys=True)

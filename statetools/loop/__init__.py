@@ -1,0 +1,1 @@
+"""The tool loop, its messages, events and injection strategies."""

@@ -1,0 +1,215 @@
+"""Events a run emits, to listeners and into ``result.trace``.
+
+Every event is a frozen attrs class with a ``type`` tag, so a trace is plain JSON::
+
+    result = loop.run("hi", tools=tools)
+    data = result.trace.to_json()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Literal
+
+import attrs
+
+from statetools.tools.convert import make_json_converter
+from statetools.tools.result import OutcomeKind
+
+
+@attrs.frozen
+class RunStarted:
+    """A run began. ``tools`` are the names visible at the start."""
+
+    run_id: str
+    at: float
+    tools: tuple[str, ...]
+    type: Literal["run_started"] = "run_started"
+
+
+@attrs.frozen
+class IterationStarted:
+    """The loop is about to call the model (``iteration`` counts from 1)."""
+
+    iteration: int
+    tools: tuple[str, ...]
+    type: Literal["iteration_started"] = "iteration_started"
+
+
+@attrs.frozen
+class ModelResponded:
+    """The model answered: text and the names of the tools it called."""
+
+    iteration: int
+    text: str
+    tool_calls: tuple[str, ...]
+    stop_reason: str
+    type: Literal["model_responded"] = "model_responded"
+
+
+@attrs.frozen
+class ToolCalled:
+    """A tool ran. ``outcome`` is text, artifact or error; ``duration`` in seconds."""
+
+    iteration: int
+    call_id: str
+    name: str
+    arguments: Mapping[str, Any]
+    outcome: OutcomeKind
+    duration: float
+    type: Literal["tool_called"] = "tool_called"
+
+
+@attrs.frozen
+class ToolNotFound:
+    """The model called a name that is not a tool of this run."""
+
+    iteration: int
+    call_id: str
+    name: str
+    type: Literal["tool_not_found"] = "tool_not_found"
+
+
+@attrs.frozen
+class CallBlocked:
+    """The model called a tool that exists but is not available now; it did not run."""
+
+    iteration: int
+    call_id: str
+    name: str
+    reason: str
+    type: Literal["call_blocked"] = "call_blocked"
+
+
+@attrs.frozen
+class ToolsInjected:
+    """Tools were added to the visible set."""
+
+    iteration: int
+    names: tuple[str, ...]
+    source: str
+    type: Literal["tools_injected"] = "tools_injected"
+
+
+@attrs.frozen
+class ToolsRemoved:
+    """Tools were removed from the visible set."""
+
+    iteration: int
+    names: tuple[str, ...]
+    source: str
+    type: Literal["tools_removed"] = "tools_removed"
+
+
+@attrs.frozen
+class InjectionSkipped:
+    """An injected tool was not added because a tool of that name is already there."""
+
+    iteration: int
+    name: str
+    reason: str
+    type: Literal["injection_skipped"] = "injection_skipped"
+
+
+@attrs.frozen
+class ToolsUnlocked:
+    """Tools became available because a condition now holds."""
+
+    iteration: int
+    names: tuple[str, ...]
+    type: Literal["tools_unlocked"] = "tools_unlocked"
+
+
+@attrs.frozen
+class StateEntered:
+    """A state machine moved to ``state``; ``final`` when that ends its work."""
+
+    iteration: int
+    machine: str
+    state: str
+    previous: str
+    final: bool
+    type: Literal["state_entered"] = "state_entered"
+
+
+@attrs.frozen
+class OutputRejected:
+    """The final answer could not be read as the output type; the model was told why."""
+
+    iteration: int
+    message: str
+    type: Literal["output_rejected"] = "output_rejected"
+
+
+@attrs.frozen
+class RunFinished:
+    """A run ended; ``outcome`` is ``answer``, ``return_direct`` or the error's class name."""
+
+    at: float
+    iterations: int
+    outcome: str
+    type: Literal["run_finished"] = "run_finished"
+
+
+Event = (
+    RunStarted
+    | IterationStarted
+    | ModelResponded
+    | ToolCalled
+    | ToolNotFound
+    | CallBlocked
+    | ToolsInjected
+    | ToolsRemoved
+    | InjectionSkipped
+    | ToolsUnlocked
+    | StateEntered
+    | OutputRejected
+    | RunFinished
+)
+"""Any event of a run; ``event.type`` tells which."""
+
+Listener = Callable[[Event], None]
+"""A function called with every event as it happens."""
+
+_EVENT_TYPES: dict[str, type[Any]] = {
+    cls.__attrs_attrs__.type.default: cls for cls in Event.__args__
+}
+
+_converter = make_json_converter(forbid_extra_keys=True)
+_converter.register_structure_hook(
+    Event,
+    lambda data, _: _converter.structure(data, _EVENT_TYPES[data["type"]]),
+)
+
+
+@attrs.frozen
+class Trace(Sequence[Event]):
+    """The events of a run, in order. Serializes to JSON and back.
+
+    >>> Trace.from_json(Trace(()).to_json()) == Trace(())
+    True
+    """
+
+    events: tuple[Event, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.events[index]
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(self.events)
+
+    def of_type(self, event_type: type[Any]) -> list[Any]:
+        """The events that are instances of ``event_type``."""
+        return [event for event in self.events if isinstance(event, event_type)]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """The events as JSON-compatible dicts."""
+        return [_converter.unstructure(event) for event in self.events]
+
+    @classmethod
+    def from_json(cls, data: list[dict[str, Any]]) -> Trace:
+        """The inverse of :meth:`to_json`."""
+        return cls(tuple(_converter.structure(item, Event) for item in data))  # type: ignore[arg-type]

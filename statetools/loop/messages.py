@@ -1,0 +1,92 @@
+"""The messages of a conversation, independent of any provider's wire format."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+import attrs
+
+from statetools.tools.convert import make_json_converter
+
+
+@attrs.frozen
+class ToolCall:
+    """One tool call the model asked for.
+
+    ``arguments`` is the decoded JSON object. When a provider sent arguments that are
+    not a JSON object, ``arguments`` is empty and ``invalid_arguments`` says what was
+    wrong; the loop answers such a call with an error result.
+    """
+
+    id: str
+    name: str
+    arguments: Mapping[str, Any] = attrs.field(factory=dict)
+    invalid_arguments: str | None = None
+
+
+def _calls(calls: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
+    return tuple(calls)
+
+
+@attrs.frozen
+class SystemMessage:
+    """Instructions for the model."""
+
+    content: str
+    role: Literal["system"] = "system"
+
+
+@attrs.frozen
+class UserMessage:
+    """What the user said."""
+
+    content: str
+    role: Literal["user"] = "user"
+
+
+@attrs.frozen
+class AssistantMessage:
+    """What the model said: text (possibly empty) and tool calls."""
+
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_calls)
+    role: Literal["assistant"] = "assistant"
+
+
+@attrs.frozen
+class ToolMessage:
+    """The result of one tool call, answering ``tool_call_id``."""
+
+    tool_call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+    role: Literal["tool"] = "tool"
+
+
+Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage
+"""Any message of a conversation; ``message.role`` tells which."""
+
+_BY_ROLE: dict[str, type[Any]] = {
+    "system": SystemMessage,
+    "user": UserMessage,
+    "assistant": AssistantMessage,
+    "tool": ToolMessage,
+}
+
+_converter = make_json_converter(forbid_extra_keys=True)
+_converter.register_structure_hook(
+    Message,
+    lambda data, _: _converter.structure(data, _BY_ROLE[data["role"]]),
+)
+
+
+def messages_to_json(messages: tuple[Message, ...] | list[Message]) -> list[dict[str, Any]]:
+    """Messages as JSON-compatible dicts (each with its ``role``)."""
+    return [_converter.unstructure(m) for m in messages]
+
+
+def messages_from_json(data: list[dict[str, Any]]) -> list[Message]:
+    """The inverse of :func:`messages_to_json`."""
+    return [_converter.structure(item, Message) for item in data]  # type: ignore[arg-type]

@@ -1,0 +1,60 @@
+"""Reading the model's final answer as a typed value."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from statetools.tools.convert import make_json_converter
+from statetools.tools.schema import type_schema
+from statetools.tools.validation import argument_problems, make_validator
+
+_FENCED = re.compile(r"```(?:json|JSON)?\s*\n(.*?)\n?```", re.DOTALL)
+_converter = make_json_converter(forbid_extra_keys=True)
+
+
+class OutputProblem(ValueError):
+    """The answer could not be read; ``str(problem)`` says why, for the model."""
+
+
+def parse_output(text: str, output_type: Any) -> Any:
+    """``text`` as ``output_type``: str as is; anything else from JSON (also inside a
+    fenced block) structured with cattrs. Raises :class:`OutputProblem`."""
+    if output_type is None or output_type is str:
+        return text
+    candidate = text.strip()
+    fenced = _FENCED.search(candidate)
+    if fenced:
+        candidate = fenced.group(1).strip()
+    try:
+        data = json.loads(candidate)
+    except json.JSONDecodeError as exc:
+        raise OutputProblem(f"it is not valid JSON ({exc.msg} at position {exc.pos})") from exc
+    problems = argument_problems(make_validator(type_schema(output_type)), data, noun="field")
+    if problems:
+        raise OutputProblem("; ".join(problems))
+    try:
+        return _converter.structure(data, output_type)
+    except Exception as exc:
+        raise OutputProblem(_describe(exc)) from exc
+
+
+def _describe(exc: BaseException) -> str:
+    inner = getattr(exc, "exceptions", None)
+    if inner:
+        notes = getattr(exc, "__notes__", None)
+        return "; ".join(_describe(e) for e in inner) + (f" ({notes[0]})" if notes else "")
+    notes = getattr(exc, "__notes__", None)
+    message = str(exc)
+    return f"{message} ({notes[0]})" if notes else message
+
+
+def correction_message(problem: OutputProblem, output_type: Any) -> str:
+    """What the model is told when its answer could not be read."""
+    name = getattr(output_type, "__name__", str(output_type))
+    schema = json.dumps(type_schema(output_type), separators=(",", ":"))
+    return (
+        f"Your answer could not be read as {name}: {problem}. "
+        f"Answer again with only a JSON value matching this schema: {schema}"
+    )

@@ -1,0 +1,32 @@
+"""LoopResult: everything a run produced."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from statetools.loop.events import Trace
+from statetools.loop.messages import Message
+from statetools.models.base import Usage
+
+if TYPE_CHECKING:
+    from statetools.disclosure.state import DisclosureState
+
+
+@attrs.frozen
+class LoopResult:
+    """The outcome of a run (or, on an error, of the run so far).
+
+    ``output``: the final answer (text, or a value of ``output_type``); ``messages``: the
+    whole conversation; ``iterations``: model calls made; ``usage``: tokens summed over
+    them; ``trace``: the run's events; ``state``: the disclosure state, from which a run
+    can resume.
+    """
+
+    output: Any
+    messages: tuple[Message, ...]
+    iterations: int
+    usage: Usage
+    trace: Trace
+    state: DisclosureState

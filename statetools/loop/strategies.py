@@ -1,0 +1,93 @@
+"""Injection strategies: add or remove tools in reaction to a tool call."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import attrs
+
+from statetools.loop.blackboard import Blackboard
+from statetools.loop.messages import Message, ToolCall
+from statetools.tools.result import ToolResult
+from statetools.tools.tool import BaseTool
+
+
+def _tools(tools: Iterable[BaseTool]) -> tuple[BaseTool, ...]:
+    return tuple(tools)
+
+
+def _names(names: Iterable[str]) -> tuple[str, ...]:
+    return tuple(names)
+
+
+@attrs.frozen
+class Injection:
+    """Tools to add and names of tools to remove. Removals are applied first."""
+
+    add: tuple[BaseTool, ...] = attrs.field(default=(), converter=_tools)
+    remove: tuple[str, ...] = attrs.field(default=(), converter=_names)
+
+    def __bool__(self) -> bool:
+        return bool(self.add or self.remove)
+
+    def then(self, other: Injection) -> Injection:
+        """This injection followed by ``other``."""
+        return Injection(add=self.add + other.add, remove=self.remove + other.remove)
+
+
+@attrs.frozen
+class InjectionContext:
+    """What a strategy sees after a tool call."""
+
+    messages: tuple[Message, ...]
+    tools: tuple[BaseTool, ...]
+    call: ToolCall
+    result: ToolResult
+    iteration: int
+    blackboard: Blackboard
+
+    @property
+    def arguments(self) -> Mapping[str, Any]:
+        """The arguments of the call that just ran."""
+        return self.call.arguments
+
+
+@runtime_checkable
+class ToolInjectionStrategy(Protocol):
+    """Decides, after every executed tool call, which tools to add or remove.
+
+    >>> class AddHelpAfterError:
+    ...     def evaluate(self, context: InjectionContext) -> Injection | None:
+    ...         return Injection(add=[help_tool]) if context.result.is_error else None
+    """
+
+    def evaluate(self, context: InjectionContext) -> Injection | None:
+        """The change to make, or None for no change."""
+        ...
+
+
+class ChainedStrategy:
+    """Several strategies, asked in order; their injections are combined.
+
+    >>> strategy = ChainedStrategy(first, second)  # doctest: +SKIP
+    """
+
+    def __init__(self, *strategies: ToolInjectionStrategy) -> None:
+        self.strategies: tuple[ToolInjectionStrategy, ...] = strategies
+
+    def evaluate(self, context: InjectionContext) -> Injection | None:
+        """The combination of every strategy's injection (None when none changes anything)."""
+        combined = Injection()
+        for strategy in self.strategies:
+            injection = strategy.evaluate(context)
+            if injection:
+                combined = combined.then(injection)
+        return combined or None
+
+
+def chain(strategies: Sequence[ToolInjectionStrategy]) -> ToolInjectionStrategy | None:
+    """One strategy for a sequence of them (None for none)."""
+    if not strategies:
+        return None
+    return strategies[0] if len(strategies) == 1 else ChainedStrategy(*strategies)

@@ -1,0 +1,352 @@
+"""ToolLoop: talks to a model, runs the tools it calls, and keeps the tool set current."""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+from statetools.disclosure.scheduler import Blocked, Scheduler
+from statetools.disclosure.state import DisclosureState
+from statetools.errors import (
+    MaxIterationsExceeded,
+    OutputValidationError,
+    RunError,
+    StatetoolsError,
+    ToolNotFoundError,
+)
+from statetools.loop.blackboard import Blackboard
+from statetools.loop.events import (
+    CallBlocked,
+    Event,
+    InjectionSkipped,
+    IterationStarted,
+    Listener,
+    ModelResponded,
+    OutputRejected,
+    RunFinished,
+    RunStarted,
+    ToolCalled,
+    ToolNotFound,
+    ToolsInjected,
+    ToolsRemoved,
+    Trace,
+)
+from statetools.loop.messages import (
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from statetools.loop.output import OutputProblem, correction_message, parse_output
+from statetools.loop.result import LoopResult
+from statetools.loop.strategies import InjectionContext, ToolInjectionStrategy, chain
+from statetools.models.base import Model, ModelRequest, ToolDefinition, Usage
+from statetools.tools.context import RUN_ID_KEY, ToolCallContext
+from statetools.tools.decorators import as_tool
+from statetools.tools.result import ToolResult
+from statetools.tools.tool import BaseTool
+
+Visibility = Literal["hidden", "declared"]
+MAX_MISSES_IN_A_ROW = 3
+
+
+def unknown_tool_message(name: str, available: Sequence[str]) -> str:
+    """What the model is told when it calls a tool that does not exist."""
+    text = f"Tool '{name}' does not exist."
+    close = difflib.get_close_matches(name, available, n=3, cutoff=0.6)
+    if close:
+        quoted = [f"'{c}'" for c in close]
+        options = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+        text += f" Did you mean {options}?"
+    listing = ", ".join(available) if available else "none"
+    return f"{text} Available tools: {listing}."
+
+
+def _definition(tool: BaseTool) -> ToolDefinition:
+    return ToolDefinition(tool.name, tool.description, tool.input_schema)
+
+
+class _Run:
+    """The mutable bookkeeping of one run (never shared between runs)."""
+
+    def __init__(
+        self,
+        loop: ToolLoop,
+        messages: list[Message],
+        scheduler: Scheduler,
+        context: ToolCallContext,
+    ) -> None:
+        self.loop = loop
+        self.messages = messages
+        self.scheduler = scheduler
+        self.context = context
+        self.events: list[Event] = []
+        self.usage = Usage()
+        self.iterations = 0
+        self.misses = 0
+        self.blackboard = Blackboard()
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+        for listener in self.loop.listeners:
+            listener(event)
+
+    def result(self, output: Any) -> LoopResult:
+        self.scheduler.iteration = self.iterations
+        return LoopResult(
+            output=output,
+            messages=tuple(self.messages),
+            iterations=self.iterations,
+            usage=self.usage,
+            trace=Trace(tuple(self.events)),
+            state=self.scheduler.snapshot(),
+        )
+
+    def finish(self, output: Any, outcome: str) -> LoopResult:
+        self.emit(RunFinished(self.loop.clock(), self.iterations, outcome))
+        return self.result(output)
+
+    def fail(self, error: RunError) -> RunError:
+        self.emit(RunFinished(self.loop.clock(), self.iterations, type(error).__name__))
+        error.result = self.result(None)
+        return error
+
+
+class ToolLoop:
+    """Runs a conversation: asks the model, executes its tool calls, repeats.
+
+    The tools the model sees can change between model calls (strategies, unlocks,
+    facades) without losing history; every tool call id is answered exactly once.
+
+    >>> from statetools.models import ScriptedModel
+    >>> model = ScriptedModel([("add", {"a": 2, "b": 3}), "2 + 3 = 5"])
+    >>> loop = ToolLoop(model)
+    >>> loop.run("What is 2 + 3?", tools=[Tool.from_function(add)]).output  # doctest: +SKIP
+    '2 + 3 = 5'
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        max_iterations: int = 20,
+        listeners: Sequence[Listener] = (),
+        visibility: Visibility = "hidden",
+        strategies: Sequence[ToolInjectionStrategy] = (),
+        system_prompt: str | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+        id_factory: Callable[[], str] = lambda: uuid.uuid4().hex,
+    ) -> None:
+        if max_iterations < 1:
+            raise StatetoolsError("max_iterations must be at least 1", path="ToolLoop")
+        if visibility not in ("hidden", "declared"):
+            raise StatetoolsError(
+                f"unknown visibility {visibility!r}",
+                path="ToolLoop",
+                hint="use 'hidden' or 'declared'",
+            )
+        self.model = model
+        self.max_iterations = max_iterations
+        self.listeners = tuple(listeners)
+        self.visibility = visibility
+        self.strategy = chain(list(strategies))
+        self.system_prompt = system_prompt
+        self.clock = clock
+        self.id_factory = id_factory
+
+    def run(
+        self,
+        prompt: str | Sequence[Message],
+        *,
+        tools: Sequence[Any] = (),
+        output_type: Any = None,
+        context: Mapping[str, Any] | None = None,
+        state: DisclosureState | None = None,
+    ) -> LoopResult:
+        """Run to the final answer (synchronously). See :meth:`arun`."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(
+                self.arun(
+                    prompt, tools=tools, output_type=output_type, context=context, state=state
+                )
+            )
+        raise StatetoolsError(
+            "ToolLoop.run() was called inside a running event loop",
+            path="ToolLoop.run",
+            hint="use 'await loop.arun(...)' in async code",
+        )
+
+    async def arun(
+        self,
+        prompt: str | Sequence[Message],
+        *,
+        tools: Sequence[Any] = (),
+        output_type: Any = None,
+        context: Mapping[str, Any] | None = None,
+        state: DisclosureState | None = None,
+    ) -> LoopResult:
+        """Run to the final answer.
+
+        ``prompt`` is the user's text or a whole message history. ``output_type`` (an
+        attrs class, dataclass, or other type cattrs can build) makes the final answer
+        parsed from JSON. ``context`` reaches every handler that asks for a
+        :class:`ToolCallContext`. ``state`` resumes from an earlier ``result.state``.
+
+        Raises :class:`MaxIterationsExceeded`, :class:`ToolNotFoundError`,
+        :class:`OutputValidationError` or :class:`ProviderError`; each carries ``.result``.
+        """
+        messages = self._initial_messages(prompt)
+        run_context = ToolCallContext({RUN_ID_KEY: self.id_factory()}).merge(context)
+        run = _Run(self, messages, Scheduler([as_tool(t) for t in tools], state), run_context)
+        if state is not None:
+            run.iterations = state.iteration
+        run.emit(
+            RunStarted(
+                run_context[RUN_ID_KEY],
+                self.clock(),
+                tuple(t.name for t in run.scheduler.visible()),
+            )
+        )
+        try:
+            return await self._drive(run, output_type)
+        except RunError as error:
+            raise run.fail(error) from None
+
+    def _initial_messages(self, prompt: str | Sequence[Message]) -> list[Message]:
+        messages: list[Message] = [UserMessage(prompt)] if isinstance(prompt, str) else list(prompt)
+        if self.system_prompt and not any(isinstance(m, SystemMessage) for m in messages):
+            messages.insert(0, SystemMessage(self.system_prompt))
+        return messages
+
+    async def _drive(self, run: _Run, output_type: Any) -> LoopResult:
+        output_corrected = False
+        first = run.iterations
+        while run.iterations - first < self.max_iterations:
+            run.iterations += 1
+            visible = run.scheduler.visible()
+            run.emit(IterationStarted(run.iterations, tuple(t.name for t in visible)))
+            request = ModelRequest(tuple(run.messages), tuple(_definition(t) for t in visible))
+            response = await self.model.complete(request)
+            run.usage += response.usage
+            message = response.message
+            run.messages.append(message)
+            run.emit(
+                ModelResponded(
+                    run.iterations,
+                    message.content,
+                    tuple(c.name for c in message.tool_calls),
+                    response.stop_reason,
+                )
+            )
+            if not message.tool_calls:
+                try:
+                    output = parse_output(message.content, output_type)
+                except OutputProblem as problem:
+                    if output_corrected:
+                        raise OutputValidationError(
+                            f"the final answer is not a valid "
+                            f"{getattr(output_type, '__name__', output_type)}: {problem}",
+                            path="output",
+                            hint="make the type easier to produce, or say more in the prompt",
+                        ) from None
+                    output_corrected = True
+                    text = correction_message(problem, output_type)
+                    run.emit(OutputRejected(run.iterations, text))
+                    run.messages.append(UserMessage(text))
+                    continue
+                return run.finish(output, "answer")
+            direct: ToolResult | None = None
+            for call in message.tool_calls:
+                result, tool = await self._execute(run, call)
+                if tool is not None and tool.metadata.return_direct and not result.is_error:
+                    direct = direct or result
+            if run.misses >= MAX_MISSES_IN_A_ROW:
+                raise ToolNotFoundError(
+                    f"the model called tools that do not exist {run.misses} times in a row",
+                    path=f"iteration {run.iterations}",
+                    hint="check the tool names in the prompt and the model's instructions",
+                )
+            if direct is not None:
+                return run.finish(
+                    direct.value if direct.has_value else direct.text, "return_direct"
+                )
+        raise MaxIterationsExceeded(
+            f"no final answer after {self.max_iterations} model calls",
+            path="ToolLoop",
+            hint="raise max_iterations, or check that the tools let the model finish",
+        )
+
+    async def _execute(self, run: _Run, call: ToolCall) -> tuple[ToolResult, BaseTool | None]:
+        """Run one call and append exactly one tool message answering it."""
+        resolved = run.scheduler.resolve(call.name)
+        tool: BaseTool | None = None
+        if resolved is None:
+            run.misses += 1
+            names = [t.name for t in run.scheduler.visible()]
+            result = ToolResult.error(unknown_tool_message(call.name, names))
+            run.emit(ToolNotFound(run.iterations, call.id, call.name))
+        elif isinstance(resolved, Blocked):
+            run.misses = 0
+            result = ToolResult.error(resolved.reason)
+            run.emit(CallBlocked(run.iterations, call.id, call.name, resolved.reason))
+        else:
+            run.misses = 0
+            tool = resolved
+            started = self.clock()
+            if call.invalid_arguments is not None:
+                result = ToolResult.error(call.invalid_arguments)
+            else:
+                try:
+                    result = await tool.acall(call.arguments, run.context)
+                except Exception as exc:  # a BaseTool subclass that raised
+                    result = ToolResult.error(f"Tool '{call.name}' failed: {exc}")
+            run.emit(
+                ToolCalled(
+                    run.iterations,
+                    call.id,
+                    call.name,
+                    dict(call.arguments),
+                    result.kind,
+                    self.clock() - started,
+                )
+            )
+            changes = run.scheduler.record(call, result)
+            self._apply_strategies(run, call, result)
+            if changes.announcement:
+                result = result.with_text(f"{result.text}\n{changes.announcement}")
+        run.messages.append(ToolMessage(call.id, call.name, result.text, result.is_error))
+        return result, tool
+
+    def _apply_strategies(self, run: _Run, call: ToolCall, result: ToolResult) -> None:
+        if self.strategy is None:
+            return
+        injection = self.strategy.evaluate(
+            InjectionContext(
+                messages=tuple(run.messages),
+                tools=tuple(run.scheduler.visible()),
+                call=call,
+                result=result,
+                iteration=run.iterations,
+                blackboard=run.blackboard,
+            )
+        )
+        if not injection:
+            return
+        source = type(self.strategy).__name__
+        removed = run.scheduler.remove(injection.remove)
+        if removed:
+            run.emit(ToolsRemoved(run.iterations, tuple(removed), source))
+        added, skipped = run.scheduler.add(injection.add)
+        for name in skipped:
+            run.emit(
+                InjectionSkipped(run.iterations, name, "a tool with this name is already visible")
+            )
+        if added:
+            run.emit(ToolsInjected(run.iterations, tuple(added), source))

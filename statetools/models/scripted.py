@@ -1,0 +1,197 @@
+"""ScriptedModel: a model that follows a script, for offline runs, demos and tests."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeAlias
+
+import yaml
+
+from statetools.errors import ScriptExhaustedError, SpecError
+from statetools.loop.messages import AssistantMessage, ToolCall
+from statetools.models.base import ModelCapabilities, ModelRequest, ModelResponse, StopReason, Usage
+
+CallStep: TypeAlias = tuple[str, Mapping[str, Any]]
+StepValue: TypeAlias = str | CallStep | Sequence[CallStep] | AssistantMessage | ModelResponse
+Step: TypeAlias = StepValue | Callable[[ModelRequest], StepValue | Awaitable[StepValue]]
+
+
+class ScriptedModel:
+    """A model that answers with the given steps, one per request, and records requests.
+
+    A step is a final text answer (``str``), one tool call (``(name, arguments)``),
+    several tool calls in one response (a list of those), or a function of the
+    :class:`ModelRequest` returning any of these.
+
+    >>> model = ScriptedModel([("search", {"query": "x"}), "The answer is 42."])
+    >>> len(model.requests)
+    0
+
+    Tool call ids are ``call_1``, ``call_2``, ... in the order the script makes them.
+    """
+
+    def __init__(
+        self,
+        steps: Sequence[Step],
+        *,
+        capabilities: ModelCapabilities | None = None,
+        usage: Usage | None = None,
+    ) -> None:
+        self._steps = list(steps)
+        self._position = 0
+        self._call_counter = 0
+        self._usage = usage or Usage()
+        self.capabilities_value = capabilities or ModelCapabilities()
+        self.requests: list[ModelRequest] = []
+        """Every request received, in order."""
+
+    @property
+    def capabilities(self) -> ModelCapabilities:
+        """What this scripted model claims to support (configurable for tests)."""
+        return self.capabilities_value
+
+    @property
+    def remaining(self) -> int:
+        """How many steps have not been used yet."""
+        return len(self._steps) - self._position
+
+    @classmethod
+    def from_yaml(cls, source: str | Path) -> ScriptedModel:
+        """A script from YAML: a list of ``answer: text``, ``call: {name, arguments}``
+        or ``calls: [{name, arguments}, ...]`` items. ``source`` is a path or YAML text.
+
+        >>> ScriptedModel.from_yaml("- call: {name: search, arguments: {q: x}}\\n- answer: done")
+        ... # doctest: +ELLIPSIS
+        <statetools.models.scripted.ScriptedModel object at ...>
+        """
+        where = "script"
+        if isinstance(source, Path) or (
+            isinstance(source, str) and "\n" not in source and source.endswith((".yaml", ".yml"))
+        ):
+            where = str(source)
+            try:
+                source = Path(source).read_text(encoding="utf-8")
+            except OSError as exc:
+                raise SpecError(f"cannot read script: {exc.strerror}", path=where) from exc
+        try:
+            data = yaml.safe_load(source)
+        except yaml.YAMLError as exc:
+            raise SpecError(f"invalid YAML: {exc}", path=where) from exc
+        return cls(parse_script(data, where=where))
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """Record ``request`` and answer with the next step."""
+        self.requests.append(request)
+        if self._position >= len(self._steps):
+            raise ScriptExhaustedError(
+                f"the script has no step left for request {len(self.requests)} "
+                f"(it has {len(self._steps)} steps)",
+                path="ScriptedModel",
+                hint="add a step, or end the script with a final text answer",
+            )
+        step = self._steps[self._position]
+        self._position += 1
+        value: Any = step
+        if callable(step) and not isinstance(step, AssistantMessage | ModelResponse):
+            value = step(request)
+            if inspect.isawaitable(value):
+                value = await value
+        return self._response(value)
+
+    def _next_id(self) -> str:
+        self._call_counter += 1
+        return f"call_{self._call_counter}"
+
+    def _call(self, step: Any) -> ToolCall:
+        if (
+            isinstance(step, tuple)
+            and len(step) == 2
+            and isinstance(step[0], str)
+            and isinstance(step[1], Mapping)
+        ):
+            return ToolCall(id=self._next_id(), name=step[0], arguments=dict(step[1]))
+        raise SpecError(
+            f"invalid script step {step!r}",
+            path=f"ScriptedModel step {self._position}",
+            hint="a step is a text answer, a (name, arguments) tuple, a list of them, "
+            "or a function of the request",
+        )
+
+    def _response(self, value: Any) -> ModelResponse:
+        if isinstance(value, ModelResponse):
+            return value
+        if isinstance(value, AssistantMessage):
+            message = value
+        elif isinstance(value, str):
+            message = AssistantMessage(content=value)
+        elif isinstance(value, tuple):
+            message = AssistantMessage(tool_calls=(self._call(value),))
+        elif isinstance(value, list) and value:
+            message = AssistantMessage(tool_calls=tuple(self._call(item) for item in value))
+        else:
+            self._call(value)  # raises with a clear message
+            raise AssertionError("unreachable")
+        stop: StopReason = "tool_use" if message.tool_calls else "end_turn"
+        return ModelResponse(message=message, usage=self._usage, stop_reason=stop)
+
+
+def parse_script(data: Any, *, where: str = "script") -> list[Step]:
+    """Steps from YAML/JSON data (see :meth:`ScriptedModel.from_yaml`)."""
+    if not isinstance(data, list):
+        raise SpecError(
+            "a script must be a list of steps", path=where, hint="start each step with '- '"
+        )
+    steps: list[Step] = []
+    problems: list[str] = []
+    for index, item in enumerate(data):
+        path = f"{where}[{index}]"
+        try:
+            steps.append(_parse_step(item, path))
+        except SpecError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise SpecError(
+            f"{len(problems)} problem(s) in the script: " + " | ".join(problems),
+            problems=tuple(problems),
+            path=where,
+        )
+    return steps
+
+
+def _parse_call(item: Any, path: str) -> CallStep:
+    if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
+        raise SpecError(
+            "a call needs a 'name'", path=path, hint="write {name: tool, arguments: {...}}"
+        )
+    unknown = set(item) - {"name", "arguments"}
+    if unknown:
+        raise SpecError(
+            f"unknown keys {sorted(unknown)}", path=path, hint="a call has name and arguments"
+        )
+    arguments = item.get("arguments") or {}
+    if not isinstance(arguments, Mapping):
+        raise SpecError("'arguments' must be a mapping", path=f"{path}.arguments")
+    return (item["name"], dict(arguments))
+
+
+def _parse_step(item: Any, path: str) -> Step:
+    if not isinstance(item, Mapping) or len(item) != 1:
+        raise SpecError(
+            "a step is a mapping with one key: answer, call or calls",
+            path=path,
+            hint="e.g. '- answer: Done.' or '- call: {name: search, arguments: {q: x}}'",
+        )
+    ((key, value),) = item.items()
+    if key == "answer":
+        if not isinstance(value, str):
+            raise SpecError("'answer' must be text", path=f"{path}.answer")
+        return value
+    if key == "call":
+        return _parse_call(value, f"{path}.call")
+    if key == "calls":
+        if not isinstance(value, list) or not value:
+            raise SpecError("'calls' must be a non-empty list", path=f"{path}.calls")
+        return [_parse_call(v, f"{path}.calls[{i}]") for i, v in enumerate(value)]
+    raise SpecError(f"unknown step kind {key!r}", path=path, hint="use answer, call or calls")

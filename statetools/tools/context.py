@@ -1,0 +1,62 @@
+"""ToolCallContext: values a handler receives without the model seeing them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import attrs
+
+
+def _freeze(values: Mapping[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(dict(values))
+
+
+@attrs.frozen(eq=False)
+class ToolCallContext(Mapping[str, Any]):
+    """An immutable mapping handed to any handler parameter annotated with it.
+
+    The parameter never appears in the tool's schema, so the model cannot see or forge
+    it. Use it for user ids, database sessions, request ids and the like::
+
+        def lookup(order_id: str, ctx: ToolCallContext) -> str:
+            return db(ctx["tenant"]).get(order_id)
+
+        loop.run("...", tools=[Tool.from_function(lookup)], context={"tenant": "acme"})
+
+    >>> ToolCallContext({"a": 1}).merge({"a": 2, "b": 3})["a"]
+    2
+    """
+
+    _values: Mapping[str, Any] = attrs.field(factory=dict, converter=_freeze, alias="values")
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return dict(self._values) == dict(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._values.items(), key=lambda kv: kv[0])))
+
+    def __repr__(self) -> str:
+        return f"ToolCallContext({dict(self._values)!r})"
+
+    def merge(self, other: Mapping[str, Any] | None) -> ToolCallContext:
+        """A new context with ``other``'s entries added; on equal keys ``other`` wins."""
+        if not other:
+            return self
+        return ToolCallContext({**self._values, **other})
+
+
+RUN_ID_KEY = "statetools.run_id"
+"""Context key under which the loop puts a fresh id for every run."""
