@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 from typing import Any
 
 import attrs
@@ -317,7 +318,7 @@ def test_history_and_system_prompt() -> None:
 
 def test_run_inside_an_event_loop_points_to_arun() -> None:
     async def main() -> None:
-        with pytest.raises(st.StatetoolsError, match="use 'await loop.arun"):
+        with pytest.raises(st.StatetoolsError, match=re.escape("use 'await loop.arun(...)'")):
             make_loop(ScriptedModel(["x"])).run("go")
         result = await make_loop(ScriptedModel(["x"])).arun("go")
         assert result.output == "x"
