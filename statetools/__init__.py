@@ -10,7 +10,22 @@ Show the model only the tools it needs now, and reveal more as the work proceeds
 """
 
 from statetools import models
-from statetools.disclosure.scheduler import Blocked, Changes, Scheduler
+from statetools.disclosure.agentic import SimpleAgenticTool
+from statetools.disclosure.conditions import (
+    After,
+    AllOf,
+    AnyOf,
+    Condition,
+    ConditionView,
+    InState,
+    OnArtifact,
+    OnBlackboard,
+    When,
+)
+from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
+from statetools.disclosure.machine import StateMachineTool, Transition
+from statetools.disclosure.playbook import PlaybookTool
+from statetools.disclosure.scheduler import Blocked, Changes, Scheduler, StateChange
 from statetools.disclosure.state import DisclosureState
 from statetools.errors import (
     DefinitionError,
@@ -48,6 +63,22 @@ from statetools.tools.schema import InputSchema, Param, Parameter
 from statetools.tools.tool import BaseTool, Tool, ToolMetadata
 
 __all__ = [
+    "After",
+    "AllOf",
+    "AnyOf",
+    "Condition",
+    "ConditionView",
+    "DisclosureGraph",
+    "InState",
+    "OnArtifact",
+    "OnBlackboard",
+    "PlaybookTool",
+    "SimpleAgenticTool",
+    "StateChange",
+    "StateMachineTool",
+    "Transition",
+    "When",
+    "disclosure_graph",
     "AssistantMessage",
     "BaseTool",
     "Blackboard",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -16,11 +16,27 @@ def _frozen_counts(value: Mapping[str, int]) -> Mapping[str, int]:
     return dict(sorted(value.items()))
 
 
+def _frozen_names(value: Mapping[str, str]) -> Mapping[str, str]:
+    return dict(sorted(value.items()))
+
+
+def _sorted(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted(set(value)))
+
+
+def _tuple(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
 @attrs.frozen
 class DisclosureState:
     """A serializable snapshot of a run's disclosure: resume a run from it.
 
-    ``call_counts``: successful calls per tool name. ``iteration``: model calls made.
+    ``call_counts``: successful calls per tool name; ``machine_states``: the current
+    state of each state machine; ``artifacts`` / ``blackboard``: type keys of values
+    seen (for OnArtifact / OnBlackboard); ``visible_order``: the order tools were shown
+    in (kept on resume, so provider prompt caches stay warm); ``removed``: tools an
+    injection strategy removed; ``iteration``: model calls made.
 
     >>> state = DisclosureState(call_counts={"search": 1}, iteration=2)
     >>> DisclosureState.from_json(state.to_json()) == state
@@ -28,6 +44,11 @@ class DisclosureState:
     """
 
     call_counts: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen_counts)
+    machine_states: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_names)
+    artifacts: tuple[str, ...] = attrs.field(default=(), converter=_sorted)
+    blackboard: tuple[str, ...] = attrs.field(default=(), converter=_sorted)
+    visible_order: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    removed: tuple[str, ...] = attrs.field(default=(), converter=_sorted)
     iteration: int = 0
 
     def to_json(self) -> str:

@@ -121,6 +121,15 @@ class ToolsUnlocked:
 
 
 @attrs.frozen
+class ToolsHidden:
+    """Tools stopped being available (their state was left, or a condition stopped holding)."""
+
+    iteration: int
+    names: tuple[str, ...]
+    type: Literal["tools_hidden"] = "tools_hidden"
+
+
+@attrs.frozen
 class StateEntered:
     """A state machine moved to ``state``; ``final`` when that ends its work."""
 
@@ -143,7 +152,8 @@ class OutputRejected:
 
 @attrs.frozen
 class RunFinished:
-    """A run ended; ``outcome`` is ``answer``, ``return_direct`` or the error's class name."""
+    """A run ended; ``outcome`` is ``answer``, ``return_direct``, ``final_state`` or the
+    name of the error that ended it."""
 
     at: float
     iterations: int
@@ -162,6 +172,7 @@ Event = (
     | ToolsRemoved
     | InjectionSkipped
     | ToolsUnlocked
+    | ToolsHidden
     | StateEntered
     | OutputRejected
     | RunFinished

@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from statetools.disclosure.scheduler import Blocked, Scheduler
+from statetools.disclosure.scheduler import Blocked, Changes, Scheduler
 from statetools.disclosure.state import DisclosureState
 from statetools.errors import (
     MaxIterationsExceeded,
@@ -29,10 +29,13 @@ from statetools.loop.events import (
     OutputRejected,
     RunFinished,
     RunStarted,
+    StateEntered,
     ToolCalled,
     ToolNotFound,
+    ToolsHidden,
     ToolsInjected,
     ToolsRemoved,
+    ToolsUnlocked,
     Trace,
 )
 from statetools.loop.messages import (
@@ -47,7 +50,6 @@ from statetools.loop.result import LoopResult
 from statetools.loop.strategies import InjectionContext, ToolInjectionStrategy, chain
 from statetools.models.base import Model, ModelRequest, ToolDefinition, Usage
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
-from statetools.tools.decorators import as_tool
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 
@@ -78,23 +80,42 @@ class _Run:
         self,
         loop: ToolLoop,
         messages: list[Message],
-        scheduler: Scheduler,
+        tools: Sequence[Any],
+        state: DisclosureState | None,
         context: ToolCallContext,
     ) -> None:
         self.loop = loop
         self.messages = messages
-        self.scheduler = scheduler
         self.context = context
         self.events: list[Event] = []
         self.usage = Usage()
-        self.iterations = 0
+        self.iterations = state.iteration if state is not None else 0
         self.misses = 0
         self.blackboard = Blackboard()
+        self.scheduler = Scheduler.for_items(
+            tools,
+            state,
+            visibility=loop.visibility,
+            blackboard=self.blackboard,
+            context=context,
+        )
 
     def emit(self, event: Event) -> None:
         self.events.append(event)
         for listener in self.loop.listeners:
             listener(event)
+
+    def emit_changes(self, changes: Changes) -> None:
+        if changes.unlocked:
+            self.emit(ToolsUnlocked(self.iterations, changes.unlocked))
+        if changes.hidden:
+            self.emit(ToolsHidden(self.iterations, changes.hidden))
+        for change in changes.entered:
+            self.emit(
+                StateEntered(
+                    self.iterations, change.machine, change.state, change.previous, change.final
+                )
+            )
 
     def result(self, output: Any) -> LoopResult:
         self.scheduler.iteration = self.iterations
@@ -139,6 +160,7 @@ class ToolLoop:
         visibility: Visibility = "hidden",
         strategies: Sequence[ToolInjectionStrategy] = (),
         system_prompt: str | None = None,
+        end_on_final_state: bool = False,
         clock: Callable[[], float] = time.perf_counter,
         id_factory: Callable[[], str] = lambda: uuid.uuid4().hex,
     ) -> None:
@@ -156,6 +178,7 @@ class ToolLoop:
         self.visibility = visibility
         self.strategy = chain(list(strategies))
         self.system_prompt = system_prompt
+        self.end_on_final_state = end_on_final_state
         self.clock = clock
         self.id_factory = id_factory
 
@@ -204,12 +227,10 @@ class ToolLoop:
         """
         messages = self._initial_messages(prompt)
         run_context = ToolCallContext({RUN_ID_KEY: self.id_factory()}).merge(context)
-        run = _Run(self, messages, Scheduler([as_tool(t) for t in tools], state), run_context)
-        if state is not None:
-            run.iterations = state.iteration
+        run = _Run(self, messages, tools, state, run_context)
         run.emit(
             RunStarted(
-                run_context[RUN_ID_KEY],
+                str(run_context[RUN_ID_KEY]),
                 self.clock(),
                 tuple(t.name for t in run.scheduler.visible()),
             )
@@ -229,11 +250,12 @@ class ToolLoop:
         output_corrected = False
         first = run.iterations
         while run.iterations - first < self.max_iterations:
-            run.iterations += 1
+            run.emit_changes(run.scheduler.begin_turn())
             visible = run.scheduler.visible()
-            run.emit(IterationStarted(run.iterations, tuple(t.name for t in visible)))
+            run.emit(IterationStarted(run.iterations + 1, tuple(t.name for t in visible)))
             request = ModelRequest(tuple(run.messages), tuple(_definition(t) for t in visible))
             response = await self.model.complete(request)
+            run.iterations += 1
             run.usage += response.usage
             message = response.message
             run.messages.append(message)
@@ -263,10 +285,13 @@ class ToolLoop:
                     continue
                 return run.finish(output, "answer")
             direct: ToolResult | None = None
+            final: ToolResult | None = None
             for call in message.tool_calls:
-                result, tool = await self._execute(run, call)
+                result, tool, changes = await self._execute(run, call)
                 if tool is not None and tool.metadata.return_direct and not result.is_error:
                     direct = direct or result
+                if self.end_on_final_state and changes.final_reached:
+                    final = final or result
             if run.misses >= MAX_MISSES_IN_A_ROW:
                 raise ToolNotFoundError(
                     f"the model called tools that do not exist {run.misses} times in a row",
@@ -283,10 +308,13 @@ class ToolLoop:
             hint="raise max_iterations, or check that the tools let the model finish",
         )
 
-    async def _execute(self, run: _Run, call: ToolCall) -> tuple[ToolResult, BaseTool | None]:
+    async def _execute(
+        self, run: _Run, call: ToolCall
+    ) -> tuple[ToolResult, BaseTool | None, Changes]:
         """Run one call and append exactly one tool message answering it."""
         resolved = run.scheduler.resolve(call.name)
         tool: BaseTool | None = None
+        changes = Changes()
         if resolved is None:
             run.misses += 1
             names = [t.name for t in run.scheduler.visible()]
@@ -318,11 +346,12 @@ class ToolLoop:
                 )
             )
             changes = run.scheduler.record(call, result)
+            run.emit_changes(changes)
             self._apply_strategies(run, call, result)
             if changes.announcement:
                 result = result.with_text(f"{result.text}\n{changes.announcement}")
         run.messages.append(ToolMessage(call.id, call.name, result.text, result.is_error))
-        return result, tool
+        return result, tool, changes
 
     def _apply_strategies(self, run: _Run, call: ToolCall, result: ToolResult) -> None:
         if self.strategy is None:

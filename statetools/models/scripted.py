@@ -29,7 +29,8 @@ class ScriptedModel:
     >>> len(model.requests)
     0
 
-    Tool call ids are ``call_1``, ``call_2``, ... in the order the script makes them.
+    Tool call ids are ``call_1``, ``call_2``, ... numbered through the conversation (a
+    resumed conversation continues the numbering).
     """
 
     def __init__(
@@ -93,6 +94,9 @@ class ScriptedModel:
             )
         step = self._steps[self._position]
         self._position += 1
+        self._call_counter = sum(
+            len(m.tool_calls) for m in request.messages if isinstance(m, AssistantMessage)
+        )
         value: Any = step
         if callable(step) and not isinstance(step, AssistantMessage | ModelResponse):
             value = step(request)

@@ -230,8 +230,7 @@ def test_output_type_failing_twice_raises_with_history() -> None:
     with pytest.raises(st.OutputValidationError) as caught:
         make_loop(model).run("rate", output_type=Verdict)
     assert caught.value.message == (
-        "the final answer is not a valid Verdict: field 'score' must be of type integer, "
-        'got "high"'
+        "the final answer is not a valid Verdict: field 'score' must be an integer, got \"high\""
     )
     assert caught.value.result is not None
     assert len(caught.value.result.messages) == 4

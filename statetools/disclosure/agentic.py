@@ -1,0 +1,147 @@
+"""Agentic tools: calling one runs a nested tool loop with its own model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from statetools.disclosure.playbook import AgentOptions, agent_schema
+from statetools.errors import DefinitionError, RunError
+from statetools.tools.context import ToolCallContext
+from statetools.tools.result import ToolResult
+from statetools.tools.schema import Parameter
+from statetools.tools.tool import BaseTool, parse_arguments
+from statetools.tools.validation import argument_problems, make_validator
+
+
+@attrs.frozen(init=False)
+class SimpleAgenticTool(BaseTool):
+    """A tool that delegates its task to a nested loop over its own tools and model.
+
+    The tools may include playbooks and state machines; they are disclosed inside the
+    nested conversation by the same scheduler as at the top level. The nested run's
+    :class:`~statetools.loop.result.LoopResult` is kept as the result's ``value``.
+
+    >>> helper = (
+    ...     SimpleAgenticTool("researcher", "Researches a topic and reports")
+    ...     .with_tools(search, summarize)
+    ...     .with_model(model)
+    ... )  # doctest: +SKIP
+    """
+
+    items: tuple[Any, ...]
+    agent: AgentOptions
+    end_on_final_state: bool
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        items: tuple[Any, ...] = (),
+        agent: AgentOptions = AgentOptions(),
+        *,
+        end_on_final_state: bool = True,
+    ) -> None:
+        self.__attrs_init__(
+            name=name,
+            description=description,
+            input_schema=agent_schema(agent.parameters),
+            items=tuple(items),
+            agent=agent,
+            end_on_final_state=end_on_final_state,
+        )
+
+    def _evolve(self, **changes: Any) -> SimpleAgenticTool:
+        values = {
+            "name": self.name,
+            "description": self.description,
+            "items": self.items,
+            "agent": self.agent,
+            "end_on_final_state": self.end_on_final_state,
+            **changes,
+        }
+        return SimpleAgenticTool(**values)
+
+    def with_tools(self, *items: Any) -> SimpleAgenticTool:
+        """Add tools, playbooks or state machines to the nested loop."""
+        return self._evolve(items=(*self.items, *items))
+
+    def with_model(self, model: Any) -> SimpleAgenticTool:
+        """The model of the nested loop."""
+        return self._evolve(agent=attrs.evolve(self.agent, model=model))
+
+    def with_system_prompt(self, prompt: str) -> SimpleAgenticTool:
+        """The system prompt of the nested loop."""
+        return self._evolve(agent=attrs.evolve(self.agent, system_prompt=prompt))
+
+    def with_max_iterations(self, max_iterations: int) -> SimpleAgenticTool:
+        """The model-call limit of the nested loop."""
+        return self._evolve(agent=attrs.evolve(self.agent, max_iterations=max_iterations))
+
+    def with_parameter(self, parameter: Parameter) -> SimpleAgenticTool:
+        """An input of the tool (default: one ``task`` string)."""
+        return self._evolve(
+            agent=attrs.evolve(self.agent, parameters=(*self.agent.parameters, parameter))
+        )
+
+    def with_description(self, description: str) -> SimpleAgenticTool:
+        """The same tool with another description."""
+        return self._evolve(description=description)
+
+    def with_note(self, note: str) -> SimpleAgenticTool:
+        """The same tool with ``". note"`` appended to its description."""
+        return self._evolve(description=f"{self.description.rstrip().rstrip('.')}. {note}")
+
+    def _prompt(self, arguments: Mapping[str, Any]) -> str:
+        if not self.agent.parameters:
+            return str(arguments["task"])
+        return json.dumps(dict(arguments), ensure_ascii=False)
+
+    async def acall(
+        self,
+        arguments: str | Mapping[str, Any] | None = None,
+        context: ToolCallContext | Mapping[str, Any] | None = None,
+    ) -> ToolResult:
+        """Run the nested loop on the task and return its final answer."""
+        from statetools.loop.toolloop import ToolLoop
+
+        if self.agent.model is None:
+            raise DefinitionError(
+                f"agentic tool '{self.name}' has no model",
+                path=f"tool '{self.name}'",
+                hint="call .with_model(model)",
+            )
+        parsed = parse_arguments(self.name, arguments)
+        if isinstance(parsed, str):
+            return ToolResult.error(parsed)
+        problems = argument_problems(make_validator(self.input_schema), parsed)
+        if problems:
+            return ToolResult.error(
+                f"Invalid arguments for tool '{self.name}': {'; '.join(problems)}. "
+                "Call it again with corrected arguments."
+            )
+        loop = ToolLoop(
+            self.agent.model,
+            max_iterations=self.agent.max_iterations,
+            system_prompt=self.agent.system_prompt,
+            end_on_final_state=self.end_on_final_state,
+        )
+        try:
+            result = await loop.arun(self._prompt(parsed), tools=self.items, context=context)
+        except RunError as error:
+            return ToolResult(
+                content=f"Tool '{self.name}' failed: {error.message}",
+                value=error.result,
+                is_error=True,
+                has_value=error.result is not None,
+            )
+        return ToolResult(content=str(result.output), value=result, has_value=True)
+
+
+def agentic_from_definition(definition: Any) -> SimpleAgenticTool:
+    """The agentic tool of a playbook or state machine that has a model."""
+    inner = attrs.evolve(definition, agent=AgentOptions())
+    return SimpleAgenticTool(definition.name, definition.description, (inner,), definition.agent)

@@ -1,0 +1,284 @@
+"""DisclosureGraph: tool availability as an explicit networkx graph.
+
+Node ids are stable strings: ``tool:search``, ``playbook:research``,
+``machine:order``, ``state:order.DRAFT``, ``gate:analyze`` (the condition that unlocks
+``analyze``; nested gates get ``gate:analyze/0``, ``gate:analyze/0.1``, ...).
+
+Edge kinds: ``contains`` (a definition holds a tool or state), ``available_in`` (tool
+-> state), ``transitions_to`` (state -> state, attribute ``tool``), ``unlocks`` (gate ->
+the tool it unlocks), ``requires`` (gate -> a prerequisite tool, state or inner gate),
+``chains_from``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import attrs
+import networkx as nx
+
+from statetools.disclosure.conditions import (
+    After,
+    AllOf,
+    AnyOf,
+    Condition,
+    InState,
+    OnArtifact,
+    OnBlackboard,
+    When,
+    describe,
+)
+from statetools.disclosure.machine import StateMachineTool, Transition
+from statetools.disclosure.playbook import PlaybookTool
+from statetools.errors import DefinitionError
+from statetools.tools.decorators import as_tool
+from statetools.tools.tool import BaseTool
+
+NODE_KINDS = ("tool", "state", "machine", "playbook", "gate", "facade")
+EDGE_KINDS = ("requires", "unlocks", "available_in", "transitions_to", "contains", "chains_from")
+
+
+def tool_node(name: str) -> str:
+    """The node id of a tool."""
+    return f"tool:{name}"
+
+
+def state_node(machine: str, state: str) -> str:
+    """The node id of a machine's state."""
+    return f"state:{machine}.{state}"
+
+
+@attrs.frozen
+class ToolEntry:
+    """A registered tool and where it sits: its owner, condition and machine states."""
+
+    tool: BaseTool
+    owner: str | None = None
+    condition: Condition | None = None
+    machine: str | None = None
+    states: frozenset[str] = frozenset()
+    is_global: bool = False
+
+
+class DisclosureGraph:
+    """The compiled form of a run's tools and disclosure definitions.
+
+    Build it with :func:`disclosure_graph`. The scheduler, ``check()``, ``explore()``
+    and ``render()`` all read it. ``to_networkx()`` gives the underlying
+    ``networkx.MultiDiGraph`` (node attribute ``kind``, edge attribute ``kind``).
+
+    >>> g = disclosure_graph(PlaybookTool("p", "d").with_tool(a).with_tool(b).unlocked_by(a))
+    ... # doctest: +SKIP
+    >>> sorted(g.to_networkx().nodes)  # doctest: +SKIP
+    ['gate:b', 'playbook:p', 'tool:a', 'tool:b']
+    """
+
+    def __init__(self) -> None:
+        self._graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
+        self.entries: dict[str, ToolEntry] = {}
+        """Registered tools by name, in registration order."""
+        self.machines: dict[str, StateMachineTool[Any]] = {}
+        self.playbooks: dict[str, PlaybookTool] = {}
+        self.duplicates: list[str] = []
+        """Names registered twice with different tools (the scheduler refuses these)."""
+        self._transitions: dict[tuple[str, str, str], list[Transition]] = defaultdict(list)
+        self._by_tool: dict[str, set[str]] = defaultdict(set)
+        self._by_state: dict[str, set[str]] = defaultdict(set)
+        self._by_artifact: dict[str, set[str]] = defaultdict(set)
+        self._by_blackboard: dict[str, set[str]] = defaultdict(set)
+        self._state_tools: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.when_tools: set[str] = set()
+        """Tools whose condition contains a When (re-checked every turn)."""
+
+    # building -------------------------------------------------------------------
+
+    def _node(self, node: str, kind: str, **attributes: Any) -> None:
+        if node not in self._graph:
+            self._graph.add_node(node, kind=kind, **attributes)
+
+    def _edge(self, source: str, target: str, kind: str, **attributes: Any) -> None:
+        self._graph.add_edge(
+            source, target, key=f"{kind}:{len(self._graph)}", kind=kind, **attributes
+        )
+
+    def _register(self, entry: ToolEntry) -> None:
+        name = entry.tool.name
+        existing = self.entries.get(name)
+        if existing is not None:
+            if existing.tool != entry.tool or existing.owner != entry.owner:
+                self.duplicates.append(name)
+            return
+        self.entries[name] = entry
+        self._node(tool_node(name), "tool", label=name)
+        if entry.owner:
+            self._edge(entry.owner, tool_node(name), "contains")
+        if entry.condition is not None:
+            self._add_gate(name, entry.condition, f"gate:{name}", top=True)
+
+    def _add_gate(self, tool: str, condition: Condition, node: str, *, top: bool) -> None:
+        op = "OR" if isinstance(condition, AnyOf) else "AND"
+        self._node(node, "gate", op=op, label=describe(condition), condition=condition)
+        if top:
+            self._edge(node, tool_node(tool), "unlocks")
+        match condition:
+            case AllOf(conditions=parts) | AnyOf(conditions=parts):
+                for index, part in enumerate(parts):
+                    child = f"{node}/{index}" if top else f"{node}.{index}"
+                    self._add_gate(tool, part, child, top=False)
+                    self._edge(node, child, "requires")
+            case After(tools=names, count=count):
+                for name in names:
+                    self._node(tool_node(name), "tool", label=name)
+                    self._edge(node, tool_node(name), "requires", count=count)
+                    self._by_tool[name].add(tool)
+            case InState(machine=machine, state=state):
+                self._node(state_node(machine, state), "state", label=state)
+                self._edge(node, state_node(machine, state), "requires")
+                self._by_state[machine].add(tool)
+            case OnArtifact():
+                self._by_artifact[condition.key].add(tool)
+            case OnBlackboard():
+                self._by_blackboard[condition.key].add(tool)
+            case When():
+                self.when_tools.add(tool)
+
+    def add_tool(self, tool: BaseTool, owner: str | None = None) -> None:
+        """Register a tool that is always available (within its owner)."""
+        self._register(ToolEntry(tool, owner))
+
+    def add_playbook(self, playbook: PlaybookTool) -> None:
+        """Register a playbook's tools with their conditions."""
+        node = f"playbook:{playbook.name}"
+        self._node(node, "playbook", label=playbook.name, description=playbook.description)
+        self.playbooks[playbook.name] = playbook
+        for entry in playbook.entries:
+            self._register(ToolEntry(entry.tool, node, entry.condition))
+
+    def add_machine(self, machine: StateMachineTool[Any]) -> None:
+        """Register a state machine: states, their tools, transitions."""
+        if machine.name in self.machines:
+            raise DefinitionError(
+                f"two state machines are named '{machine.name}'",
+                hint="give every machine its own name",
+            )
+        node = f"machine:{machine.name}"
+        self.machines[machine.name] = machine
+        self._node(
+            node,
+            "machine",
+            label=machine.name,
+            description=machine.description,
+            initial=machine.initial_state(),
+            final=tuple(machine.final_states),
+        )
+        for state in machine.state_names:
+            self._node(
+                state_node(machine.name, state),
+                "state",
+                label=state,
+                machine=machine.name,
+                initial=state == machine.initial_state(),
+                final=state in machine.final_states,
+            )
+            self._edge(node, state_node(machine.name, state), "contains")
+        for tool in machine.tools:
+            states = frozenset(machine.states_of(tool.name))
+            is_global = tool.name in machine.global_tools
+            self._register(ToolEntry(tool, node, None, machine.name, states, is_global))
+            for state in sorted(states) if is_global else machine.states_of(tool.name):
+                if not is_global:
+                    self._edge(
+                        tool_node(tool.name), state_node(machine.name, state), "available_in"
+                    )
+                self._state_tools[(machine.name, state)].add(tool.name)
+        for transition in machine.transitions:
+            self._transitions[(machine.name, transition.source, transition.tool)].append(transition)
+            self._edge(
+                state_node(machine.name, transition.source),
+                state_node(machine.name, transition.target),
+                "transitions_to",
+                tool=transition.tool,
+                label=transition.label,
+            )
+
+    # reading --------------------------------------------------------------------
+
+    def to_networkx(self) -> nx.MultiDiGraph[str]:
+        """The underlying networkx graph (do not modify it)."""
+        return self._graph
+
+    def tool_names(self) -> list[str]:
+        """Every registered tool name, in registration order."""
+        return list(self.entries)
+
+    def transitions(self, machine: str, state: str, tool: str) -> list[Transition]:
+        """Transitions taken when ``tool`` succeeds in ``state`` of ``machine``, in order."""
+        return self._transitions.get((machine, state, tool), [])
+
+    def tools_in_state(self, machine: str, state: str) -> set[str]:
+        """Tools of ``machine`` available in ``state`` (globals included)."""
+        return self._state_tools.get((machine, state), set())
+
+    def dependents_of_call(self, tool: str) -> set[str]:
+        """Tools whose condition mentions calls of ``tool``."""
+        return self._by_tool.get(tool, set())
+
+    def dependents_of_machine(self, machine: str) -> set[str]:
+        """Tools whose condition mentions the state of ``machine``."""
+        return self._by_state.get(machine, set())
+
+    def dependents_of_artifact(self, key: str) -> set[str]:
+        """Tools unlocked by an artifact of the type with this key."""
+        return self._by_artifact.get(key, set())
+
+    def dependents_of_blackboard(self, key: str) -> set[str]:
+        """Tools unlocked by a blackboard value of the type with this key."""
+        return self._by_blackboard.get(key, set())
+
+    @property
+    def artifact_keys(self) -> set[str]:
+        """Type keys some OnArtifact condition waits for."""
+        return set(self._by_artifact)
+
+    @property
+    def blackboard_keys(self) -> set[str]:
+        """Type keys some OnBlackboard condition waits for."""
+        return set(self._by_blackboard)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+def disclosure_graph(*items: Any) -> DisclosureGraph:
+    """Compile tools, ``@llm_tool`` functions, playbooks and state machines into a graph.
+
+    Definitions that have a model (``.with_model(m)``) become one agentic tool each.
+
+    >>> graph = disclosure_graph(search, research_playbook, order_machine)  # doctest: +SKIP
+    """
+    from statetools.disclosure.agentic import agentic_from_definition
+
+    graph = DisclosureGraph()
+    for item in _flatten(items):
+        if isinstance(item, PlaybookTool | StateMachineTool) and item.agent.model is not None:
+            graph.add_tool(agentic_from_definition(item))
+        elif isinstance(item, PlaybookTool):
+            graph.add_playbook(item)
+        elif isinstance(item, StateMachineTool):
+            graph.add_machine(item)
+        else:
+            graph.add_tool(as_tool(item))
+    return graph
+
+
+def _flatten(items: Iterable[Any]) -> Iterator[Any]:
+    for item in items:
+        if isinstance(item, list | tuple):
+            yield from _flatten(item)
+        else:
+            yield item

@@ -1,0 +1,194 @@
+"""StateMachineTool: each state exposes its tools; calling a tool can change the state."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+import attrs
+
+from statetools.disclosure.playbook import AgentOptions
+from statetools.errors import DefinitionError
+from statetools.tools.decorators import as_tool
+from statetools.tools.result import ToolResult
+from statetools.tools.schema import Parameter
+from statetools.tools.tool import BaseTool
+
+E = TypeVar("E", bound=enum.Enum)
+Guard = Callable[[ToolResult], bool]
+
+
+@attrs.frozen
+class Transition:
+    """Calling ``tool`` successfully in ``source`` moves the machine to ``target``.
+
+    With a ``guard``, only when ``guard(result)`` is true; the first matching
+    transition (in the order they were declared) wins.
+    """
+
+    source: str
+    tool: str
+    target: str
+    guard: Guard | None = attrs.field(default=None, eq=False)
+    label: str | None = None
+
+
+@attrs.frozen
+class StateMachineTool(Generic[E]):
+    """An enum of states, the tools of each state, and the transitions between them.
+
+    >>> class Order(enum.Enum):
+    ...     DRAFT = "draft"
+    ...     CONFIRMED = "confirmed"
+    >>> machine = (
+    ...     StateMachineTool("order", "Handle one order", Order)
+    ...     .with_initial_state(Order.DRAFT)
+    ...     .in_state(Order.DRAFT).with_tool(confirm).transitions_to(Order.CONFIRMED)
+    ...     .with_final_states(Order.CONFIRMED)
+    ... )  # doctest: +SKIP
+    """
+
+    name: str
+    description: str
+    states: type[E]
+    initial: str | None = None
+    tools: tuple[BaseTool, ...] = ()
+    availability: tuple[tuple[str, str], ...] = ()
+    """(tool name, state name) pairs."""
+    transitions: tuple[Transition, ...] = ()
+    global_tools: tuple[str, ...] = ()
+    final_states: tuple[str, ...] = ()
+    cursor: str | None = None
+    last: str | None = None
+    agent: AgentOptions = AgentOptions()
+
+    def __attrs_post_init__(self) -> None:
+        if not (isinstance(self.states, type) and issubclass(self.states, enum.Enum)):
+            raise DefinitionError(
+                f"states must be an Enum class, got {self.states!r}",
+                path=f"machine '{self.name}'",
+                hint="define class MyStates(enum.Enum) with one member per state",
+            )
+
+    @property
+    def state_names(self) -> list[str]:
+        """The names of every state, in enum order."""
+        return [member.name for member in self.states]
+
+    def _state(self, state: Any, what: str) -> str:
+        name = state.name if isinstance(state, enum.Enum) else state
+        if isinstance(state, enum.Enum) and not isinstance(state, self.states):
+            name = None
+        if name not in self.state_names:
+            raise DefinitionError(
+                f"{what} {state!r} is not a state of {self.states.__name__}",
+                path=f"machine '{self.name}'",
+                hint=f"use one of: {', '.join(self.state_names)}",
+            )
+        return str(name)
+
+    def with_initial_state(self, state: E | str) -> StateMachineTool[E]:
+        """The state the machine starts in."""
+        return attrs.evolve(self, initial=self._state(state, "initial state"))
+
+    def starting_in(self, state: E | str) -> StateMachineTool[E]:
+        """The same machine starting in another state."""
+        return self.with_initial_state(state)
+
+    def in_state(self, state: E | str) -> StateMachineTool[E]:
+        """Select the state that following ``with_tool`` calls add tools to."""
+        return attrs.evolve(self, cursor=self._state(state, "state"), last=None)
+
+    def _add_tool(self, tool: Any) -> tuple[tuple[BaseTool, ...], str]:
+        resolved = as_tool(tool)
+        for existing in self.tools:
+            if existing.name == resolved.name:
+                if existing != resolved:
+                    raise DefinitionError(
+                        f"two different tools are named '{resolved.name}'",
+                        path=f"machine '{self.name}'",
+                        hint="give them different names",
+                    )
+                return self.tools, resolved.name
+        return (*self.tools, resolved), resolved.name
+
+    def with_tool(self, tool: Any) -> StateMachineTool[E]:
+        """Make ``tool`` available in the selected state (a tool may be in several)."""
+        if self.cursor is None:
+            raise DefinitionError(
+                "with_tool must follow in_state(state)",
+                path=f"machine '{self.name}'",
+                hint="write .in_state(States.DRAFT).with_tool(tool)",
+            )
+        tools, name = self._add_tool(tool)
+        pair = (name, self.cursor)
+        availability = (
+            self.availability if pair in self.availability else (*self.availability, pair)
+        )
+        return attrs.evolve(self, tools=tools, availability=availability, last=name)
+
+    def transitions_to(
+        self, state: E | str, when: Guard | None = None, *, label: str | None = None
+    ) -> StateMachineTool[E]:
+        """After the last added tool succeeds in the selected state, move to ``state``.
+
+        ``when`` guards the transition with a test of the tool's result.
+        """
+        if self.cursor is None or self.last is None:
+            raise DefinitionError(
+                "transitions_to must follow in_state(state).with_tool(tool)",
+                path=f"machine '{self.name}'",
+                hint="write .in_state(A).with_tool(tool).transitions_to(B)",
+            )
+        if when is not None and label is None:
+            name = getattr(when, "__name__", "")
+            label = name if name and name != "<lambda>" else "guarded"
+        transition = Transition(self.cursor, self.last, self._state(state, "target"), when, label)
+        return attrs.evolve(self, transitions=(*self.transitions, transition))
+
+    def with_global_tools(self, *tools: Any) -> StateMachineTool[E]:
+        """Tools available in every state."""
+        machine = self
+        for tool in tools:
+            new_tools, name = machine._add_tool(tool)
+            if name not in machine.global_tools:
+                machine = attrs.evolve(
+                    machine, tools=new_tools, global_tools=(*machine.global_tools, name)
+                )
+        return attrs.evolve(machine, last=None)
+
+    def with_final_states(self, *states: E | str) -> StateMachineTool[E]:
+        """States that end the work (an agentic machine returns when it reaches one)."""
+        names = tuple(self._state(s, "final state") for s in states)
+        return attrs.evolve(self, final_states=tuple(dict.fromkeys((*self.final_states, *names))))
+
+    # agentic mode ---------------------------------------------------------------
+
+    def with_model(self, model: Any) -> StateMachineTool[E]:
+        """Run as an agentic tool with its own nested loop and ``model``."""
+        return attrs.evolve(self, agent=attrs.evolve(self.agent, model=model))
+
+    def with_system_prompt(self, prompt: str) -> StateMachineTool[E]:
+        """The system prompt of the nested loop (agentic mode)."""
+        return attrs.evolve(self, agent=attrs.evolve(self.agent, system_prompt=prompt))
+
+    def with_max_iterations(self, max_iterations: int) -> StateMachineTool[E]:
+        """The model-call limit of the nested loop (agentic mode)."""
+        return attrs.evolve(self, agent=attrs.evolve(self.agent, max_iterations=max_iterations))
+
+    def with_parameter(self, parameter: Parameter) -> StateMachineTool[E]:
+        """An input of the agentic tool (default: one ``task`` string)."""
+        return attrs.evolve(
+            self, agent=attrs.evolve(self.agent, parameters=(*self.agent.parameters, parameter))
+        )
+
+    def states_of(self, tool: str) -> list[str]:
+        """The states in which ``tool`` is available (all states for global tools)."""
+        if tool in self.global_tools:
+            return self.state_names
+        return [state for name, state in self.availability if name == tool]
+
+    def initial_state(self) -> str:
+        """The initial state (the first enum member when none was set)."""
+        return self.initial or self.state_names[0]

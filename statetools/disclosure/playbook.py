@@ -1,0 +1,177 @@
+"""PlaybookTool: a set of tools, some of which unlock only after others were used."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+
+from statetools.disclosure.conditions import (
+    After,
+    AllOf,
+    AnyOf,
+    Condition,
+    ConditionView,
+    OnArtifact,
+    OnBlackboard,
+    When,
+)
+from statetools.errors import DefinitionError
+from statetools.tools.decorators import as_tool
+from statetools.tools.schema import JsonSchema, Parameter
+from statetools.tools.tool import BaseTool
+
+Prerequisite = Any
+"""A tool, an ``@llm_tool`` function, or a tool name."""
+
+
+def prerequisite_name(value: Prerequisite) -> str:
+    """The tool name a prerequisite refers to."""
+    if isinstance(value, str):
+        return value
+    return as_tool(value).name
+
+
+@attrs.frozen
+class PlaybookEntry:
+    """One tool of a playbook and the condition that unlocks it (None: always)."""
+
+    tool: BaseTool
+    condition: Condition | None = None
+
+
+@attrs.frozen
+class AgentOptions:
+    """How a definition runs as an agentic tool (its own nested loop with ``model``)."""
+
+    model: Any = None
+    system_prompt: str | None = None
+    max_iterations: int = 20
+    parameters: tuple[Parameter, ...] = ()
+
+
+@attrs.frozen
+class PlaybookTool:
+    """Tools that unlock as the work proceeds.
+
+    Pass it in ``tools=[...]`` to disclose its tools inside the same conversation, or
+    give it a model (:meth:`with_model`) to make it an agentic tool with its own loop.
+
+    >>> research = (
+    ...     PlaybookTool("research", "Research a topic")
+    ...     .with_tool(search)
+    ...     .with_tool(analyze).unlocked_by(search)
+    ...     .with_tool(report).unlocked_by_all(search, analyze)
+    ... )  # doctest: +SKIP
+    """
+
+    name: str
+    description: str
+    entries: tuple[PlaybookEntry, ...] = ()
+    last: str | None = None
+    agent: AgentOptions = AgentOptions()
+
+    def with_tools(self, *tools: Any) -> PlaybookTool:
+        """Add tools that are available from the start."""
+        playbook = self
+        for tool in tools:
+            playbook = playbook.with_tool(tool)
+        return attrs.evolve(playbook, last=None)
+
+    def with_tool(self, tool: Any) -> PlaybookTool:
+        """Add one tool; follow with ``unlocked_by...`` to give it a condition."""
+        resolved = as_tool(tool)
+        if any(e.tool.name == resolved.name for e in self.entries):
+            raise DefinitionError(
+                f"tool '{resolved.name}' is already in the playbook",
+                path=f"playbook '{self.name}'",
+                hint="add each tool once; combine its conditions with unlocked(AllOf(...))",
+            )
+        entries = (*self.entries, PlaybookEntry(resolved))
+        return attrs.evolve(self, entries=entries, last=resolved.name)
+
+    def unlocked(self, condition: Condition) -> PlaybookTool:
+        """Give the tool added last this condition (combined with AND if it has one)."""
+        if self.last is None:
+            raise DefinitionError(
+                "unlocked_by... must follow with_tool(tool)",
+                path=f"playbook '{self.name}'",
+                hint="write .with_tool(analyze).unlocked_by(search)",
+            )
+        entries = []
+        for entry in self.entries:
+            if entry.tool.name == self.last:
+                combined = (
+                    condition if entry.condition is None else AllOf(entry.condition, condition)
+                )
+                entry = attrs.evolve(entry, condition=combined)
+            entries.append(entry)
+        return attrs.evolve(self, entries=tuple(entries))
+
+    def unlocked_by(self, *prerequisites: Prerequisite) -> PlaybookTool:
+        """Unlock the last tool after every prerequisite succeeded once."""
+        return self.unlocked_by_all(*prerequisites)
+
+    def unlocked_by_all(self, *prerequisites: Prerequisite) -> PlaybookTool:
+        """Unlock the last tool after every prerequisite succeeded once."""
+        return self.unlocked(After([prerequisite_name(p) for p in prerequisites]))
+
+    def unlocked_by_any(self, *prerequisites: Prerequisite) -> PlaybookTool:
+        """Unlock the last tool after any one of the prerequisites succeeded."""
+        return self.unlocked(AnyOf(*(After(prerequisite_name(p)) for p in prerequisites)))
+
+    def unlocked_by_artifact(self, kind: type) -> PlaybookTool:
+        """Unlock the last tool once a tool returned a value of type ``kind``."""
+        return self.unlocked(OnArtifact(kind))
+
+    def unlocked_by_blackboard(self, kind: type) -> PlaybookTool:
+        """Unlock the last tool once a value of type ``kind`` is on the blackboard."""
+        return self.unlocked(OnBlackboard(kind))
+
+    def unlocked_when(
+        self, predicate: Callable[[ConditionView], bool], label: str | None = None
+    ) -> PlaybookTool:
+        """Unlock the last tool while ``predicate(view)`` holds (re-checked every turn)."""
+        return self.unlocked(
+            When(predicate, label or str(getattr(predicate, "__name__", "condition")))
+        )
+
+    # agentic mode -----------------------------------------------------------------
+
+    def with_model(self, model: Any) -> PlaybookTool:
+        """Run as an agentic tool: calling it runs a nested loop with ``model``."""
+        return attrs.evolve(self, agent=attrs.evolve(self.agent, model=model))
+
+    def with_system_prompt(self, prompt: str) -> PlaybookTool:
+        """The system prompt of the nested loop (agentic mode)."""
+        return attrs.evolve(self, agent=attrs.evolve(self.agent, system_prompt=prompt))
+
+    def with_max_iterations(self, max_iterations: int) -> PlaybookTool:
+        """The model-call limit of the nested loop (agentic mode)."""
+        return attrs.evolve(self, agent=attrs.evolve(self.agent, max_iterations=max_iterations))
+
+    def with_parameter(self, parameter: Parameter) -> PlaybookTool:
+        """An input of the agentic tool (default: one ``task`` string)."""
+        return attrs.evolve(
+            self, agent=attrs.evolve(self.agent, parameters=(*self.agent.parameters, parameter))
+        )
+
+    @property
+    def tools(self) -> list[BaseTool]:
+        """The playbook's tools in the order they were added."""
+        return [entry.tool for entry in self.entries]
+
+    @property
+    def conditions(self) -> dict[str, Condition]:
+        """Tool name -> unlock condition, for the tools that have one."""
+        return {e.tool.name: e.condition for e in self.entries if e.condition is not None}
+
+
+def agent_schema(parameters: Sequence[Parameter]) -> JsonSchema:
+    """The input schema of an agentic tool: its parameters, or one ``task`` string."""
+    from statetools.tools.schema import InputSchema
+
+    if not parameters:
+        parameters = (Parameter.string("task", "What to do, in plain words"),)
+    return InputSchema.of(*parameters)
