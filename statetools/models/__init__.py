@@ -1,5 +1,11 @@
-"""Model adapters: the Model protocol, ScriptedModel, and provider adapters."""
+"""Model adapters: the Model protocol, ScriptedModel, and provider adapters.
 
+The OpenAI and Anthropic SDKs are optional; they are imported when an adapter is made::
+
+    model = statetools.models.resolve("openai:gpt-4o-mini")
+"""
+
+from statetools.models.anthropic_messages import AnthropicModel
 from statetools.models.base import (
     Model,
     ModelCapabilities,
@@ -9,15 +15,20 @@ from statetools.models.base import (
     ToolDefinition,
     Usage,
 )
+from statetools.models.openai_chat import OpenAIChatModel
+from statetools.models.resolve import resolve
 from statetools.models.scripted import ScriptedModel
 
 __all__ = [
+    "AnthropicModel",
     "Model",
     "ModelCapabilities",
     "ModelRequest",
     "ModelResponse",
+    "OpenAIChatModel",
     "ScriptedModel",
     "StopReason",
     "ToolDefinition",
     "Usage",
+    "resolve",
 ]

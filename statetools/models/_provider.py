@@ -1,0 +1,132 @@
+"""What the provider adapters share: loading the optional SDK, plain JSON, error hints."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import AsyncGenerator, Callable, Mapping
+from types import ModuleType
+from typing import Any, Generic, Protocol, TypeVar
+
+from statetools.errors import StatetoolsError
+
+ClientT = TypeVar("ClientT", bound="Closable")
+
+
+def require_sdk(module: str, extra: str, adapter: str) -> ModuleType:
+    """Import an optional SDK, or raise a StatetoolsError saying how to install it.
+
+    >>> require_sdk("json", "json", "Example").__name__
+    'json'
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise StatetoolsError(
+            f"{adapter} needs the '{module}' package, which is not installed",
+            path=adapter,
+            hint=f"pip install statetools[{extra}]",
+        ) from exc
+
+
+def plain_json(value: Any) -> Any:
+    """``value`` with every mapping turned into a dict and every sequence into a list.
+
+    Schemas may be frozen mappings or tuples; the SDKs need plain JSON values.
+
+    >>> plain_json({"a": ("x", "y")})
+    {'a': ['x', 'y']}
+    """
+    if isinstance(value, Mapping):
+        return {str(key): plain_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_json(item) for item in value]
+    return value
+
+
+def error_text(error: Exception) -> str:
+    """The provider's own error message: ``body["message"]`` if the body has one.
+
+    >>> class Failed(Exception):
+    ...     body = {"message": "Rate limit reached", "type": "rate_limit"}
+    >>> error_text(Failed("Error code: 429 - {...}"))
+    'Rate limit reached'
+    """
+    body = getattr(error, "body", None)
+    if isinstance(body, Mapping) and isinstance(body.get("message"), str):
+        return str(body["message"])
+    return str(getattr(error, "message", None) or error)
+
+
+def status_hint(status: int, key_variable: str) -> str:
+    """What to do about an HTTP error status from a provider.
+
+    >>> status_hint(401, "OPENAI_API_KEY")
+    'check the API key (OPENAI_API_KEY)'
+    """
+    if status in (401, 403):
+        return f"check the API key ({key_variable})"
+    if status == 404:
+        return "check the model name and base_url"
+    if status == 429:
+        return "the provider is rate limiting; raise max_retries or wait and run again"
+    if status >= 500:
+        return "the provider failed even after retries; run again later or raise max_retries"
+    return "the provider rejected the request; check the model name and request options"
+
+
+class Closable(Protocol):
+    """An async SDK client: something with ``async close()``."""
+
+    async def close(self) -> None:
+        """Close the client's connections."""
+        ...
+
+
+async def _close_at_shutdown(client: Closable) -> AsyncGenerator[None, None]:
+    """Parked until the event loop shuts its async generators down, then closes."""
+    try:
+        yield
+    finally:
+        await client.close()
+
+
+class ClientPerLoop(Generic[ClientT]):
+    """One SDK client per asyncio event loop, closed when that loop shuts down.
+
+    An async HTTP client keeps connections tied to the event loop that opened them, and
+    every ``ToolLoop.run`` starts (and ends) a loop of its own. A client built here is
+    bound to the first loop that uses it and closed by that loop's shutdown
+    (``asyncio.run`` finalizes async generators); another loop gets a new client. A
+    client given by the user is always used as is, and never closed here.
+
+    >>> clients = ClientPerLoop(make_client, given=None)  # doctest: +SKIP
+    >>> client = await clients.acquire()  # doctest: +SKIP
+    """
+
+    def __init__(self, build: Callable[[], ClientT], *, given: ClientT | None) -> None:
+        self._build = build
+        self._given = given
+        self._client: ClientT = given if given is not None else build()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closer: AsyncGenerator[None, None] | None = None
+
+    @property
+    def latest(self) -> ClientT:
+        """The client given, or the one built last."""
+        return self._client
+
+    async def acquire(self) -> ClientT:
+        """The client for the running event loop."""
+        if self._given is not None:
+            return self._given
+        loop = asyncio.get_running_loop()
+        if loop is self._loop:
+            return self._client
+        if self._loop is not None:
+            self._client = self._build()
+        self._loop = loop
+        closer = _close_at_shutdown(self._client)
+        await anext(closer)
+        self._closer = closer  # a strong reference: the loop only keeps a weak one
+        return self._client

@@ -1,0 +1,286 @@
+"""AnthropicModel: the Model protocol on Anthropic's Messages API (async SDK).
+
+The ``anthropic`` package is an optional extra: ``pip install statetools[anthropic]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from statetools.errors import ProviderError, StatetoolsError
+from statetools.loop.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from statetools.models._provider import (
+    ClientPerLoop,
+    error_text,
+    plain_json,
+    require_sdk,
+    status_hint,
+)
+from statetools.models.base import (
+    ModelCapabilities,
+    ModelRequest,
+    ModelResponse,
+    StopReason,
+    ToolDefinition,
+    Usage,
+)
+from statetools.tools.tool import parse_arguments
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+    from anthropic.types import Message as AnthropicMessage
+
+KEY_VARIABLE = "ANTHROPIC_API_KEY"
+EPHEMERAL: Mapping[str, str] = {"type": "ephemeral"}
+
+_STOP_REASONS: dict[str, StopReason] = {
+    "end_turn": "end_turn",
+    "stop_sequence": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "model_context_window_exceeded": "max_tokens",
+    "refusal": "refusal",
+}
+
+
+def to_anthropic_messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
+    """The system prompt and the Messages API history for ``messages``.
+
+    System messages are joined into the system prompt. Tool results become
+    ``tool_result`` blocks of a user message, so all results of a turn share one
+    message; consecutive messages of the same role are merged, as the API requires.
+    A message that is a single text block is sent as a plain string.
+
+    >>> to_anthropic_messages([SystemMessage("Be brief."), UserMessage("hi")])
+    ('Be brief.', [{'role': 'user', 'content': 'hi'}])
+    """
+    system: list[str] = []
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            system.append(message.content)
+            continue
+        role, blocks = _blocks(message)
+        if not blocks:
+            continue
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": role, "content": blocks})
+    for turn in turns:
+        content = turn["content"]
+        if len(content) == 1 and content[0]["type"] == "text":
+            turn["content"] = content[0]["text"]
+    return "\n\n".join(system), turns
+
+
+def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
+    if isinstance(message, UserMessage):
+        return "user", [{"type": "text", "text": message.content}]
+    if isinstance(message, ToolMessage):
+        block = {
+            "type": "tool_result",
+            "tool_use_id": message.tool_call_id,
+            "content": message.content,
+            "is_error": message.is_error,
+        }
+        return "user", [block]
+    assert isinstance(message, AssistantMessage)
+    blocks: list[dict[str, Any]] = []
+    if message.content:  # the API rejects empty text blocks
+        blocks.append({"type": "text", "text": message.content})
+    blocks.extend(
+        {
+            "type": "tool_use",
+            "id": call.id,
+            "name": call.name,
+            "input": plain_json(call.arguments),
+        }
+        for call in message.tool_calls
+    )
+    return "assistant", blocks
+
+
+def to_anthropic_tools(
+    tools: Sequence[ToolDefinition], *, cache_control: bool = False
+) -> list[dict[str, Any]]:
+    """Tool definitions with ``input_schema``, in the given order.
+
+    With ``cache_control`` the last tool carries the ephemeral cache breakpoint.
+
+    >>> to_anthropic_tools([ToolDefinition("ping", "Ping.", {"type": "object"})])
+    [{'name': 'ping', 'description': 'Ping.', 'input_schema': {'type': 'object'}}]
+    """
+    wire = [
+        {
+            "name": tool.name,
+            "description": tool.description,
+            "input_schema": plain_json(tool.input_schema),
+        }
+        for tool in tools
+    ]
+    if cache_control and wire:
+        wire[-1]["cache_control"] = dict(EPHEMERAL)
+    return wire
+
+
+def from_anthropic_message(message: AnthropicMessage) -> ModelResponse:
+    """Our ModelResponse for a Messages API response.
+
+    Text blocks are joined with newlines; other blocks than text and ``tool_use``
+    (thinking, server tools) are dropped. ``usage.input_tokens`` counts all input
+    tokens: uncached, read from the cache and written to it.
+    """
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for block in message.content:
+        if block.type == "text":
+            texts.append(block.text)
+        elif block.type == "tool_use":
+            parsed = parse_arguments(block.name, block.input)
+            if isinstance(parsed, str):
+                calls.append(ToolCall(id=block.id, name=block.name, invalid_arguments=parsed))
+            else:
+                calls.append(ToolCall(id=block.id, name=block.name, arguments=parsed))
+    stop = _STOP_REASONS.get(str(message.stop_reason), "other")
+    usage = message.usage
+    cache_read = usage.cache_read_input_tokens or 0
+    cache_write = usage.cache_creation_input_tokens or 0
+    return ModelResponse(
+        AssistantMessage("\n".join(texts), tuple(calls)),
+        Usage(
+            input_tokens=usage.input_tokens + cache_read + cache_write,
+            output_tokens=usage.output_tokens,
+            cached_input_tokens=cache_read,
+        ),
+        stop,
+    )
+
+
+class AnthropicModel:
+    """A Claude model on Anthropic's Messages API, through the official async SDK.
+
+    ``client`` (an ``anthropic.AsyncAnthropic``) is used as is; otherwise one is made
+    from ``base_url``, ``api_key`` (default: the ``ANTHROPIC_API_KEY`` environment
+    variable), ``max_retries`` (the SDK retries 408/409/429/5xx and timeouts with
+    backoff) and ``timeout`` (seconds per attempt). ``max_tokens`` caps each answer.
+    ``cache_control=True`` marks the system prompt and the last tool as prompt-cache
+    breakpoints. ``request_options`` go into every request (``temperature=0``, ...).
+
+    >>> model = AnthropicModel("claude-sonnet-4-5", cache_control=True)  # doctest: +SKIP
+    >>> st.ToolLoop(model).run("What is 2 + 3?", tools=[add]).output  # doctest: +SKIP
+    '2 + 3 = 5'
+
+    Failures after the retries raise :class:`~statetools.ProviderError` with ``status``.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        client: AsyncAnthropic | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        max_retries: int = 2,
+        timeout: float = 60.0,
+        max_tokens: int = 4096,
+        cache_control: bool = False,
+        **request_options: Any,
+    ) -> None:
+        self._sdk = require_sdk("anthropic", "anthropic", "AnthropicModel")
+        self.model = model
+        self.timeout = timeout
+        self.max_tokens = max_tokens
+        self.cache_control = cache_control
+        self.request_options: Mapping[str, Any] = dict(request_options)
+        sdk = self._sdk
+
+        def build() -> AsyncAnthropic:
+            made: AsyncAnthropic = sdk.AsyncAnthropic(
+                api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
+            )
+            credentials = (made.api_key, made.auth_token, getattr(made, "credentials", None))
+            if all(value is None for value in credentials):
+                raise StatetoolsError(
+                    f"no Anthropic API key for model {model!r}",
+                    path="AnthropicModel",
+                    hint=f"set the {KEY_VARIABLE} environment variable or pass api_key=...",
+                )
+            return made
+
+        self._clients = ClientPerLoop(build, given=client)
+
+    @property
+    def capabilities(self) -> ModelCapabilities:
+        """Tools may change between calls; several calls may come in one response."""
+        return ModelCapabilities(supports_dynamic_tools=True, parallel_tool_calls=True)
+
+    @property
+    def client(self) -> AsyncAnthropic:
+        """The SDK client: the one given, or the one built last."""
+        return self._clients.latest
+
+    def request_body(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments for ``messages.create`` (``system``/``tools`` only if any).
+
+        >>> AnthropicModel("m", api_key="k").request_body(
+        ...     ModelRequest((UserMessage("hi"),)))
+        {'model': 'm', 'max_tokens': 4096, 'messages': [{'role': 'user', 'content': 'hi'}]}
+        """
+        system, messages = to_anthropic_messages(request.messages)
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "messages": messages,
+        }
+        if system and self.cache_control:
+            body["system"] = [{"type": "text", "text": system, "cache_control": dict(EPHEMERAL)}]
+        elif system:
+            body["system"] = system
+        if request.tools:
+            body["tools"] = to_anthropic_tools(request.tools, cache_control=self.cache_control)
+        body.update(self.request_options)
+        return body
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """Send ``request`` and return the answer; raise ProviderError on failure."""
+        sdk = self._sdk
+        where = f"anthropic:{self.model}"
+        try:
+            message: AnthropicMessage = await (await self._clients.acquire()).messages.create(
+                **self.request_body(request)
+            )
+        except sdk.APITimeoutError as exc:
+            raise ProviderError(
+                f"Anthropic request timed out (timeout={self.timeout}s per attempt)",
+                path=where,
+                hint="raise timeout=..., or check that the server at base_url responds",
+            ) from exc
+        except sdk.APIStatusError as exc:
+            raise ProviderError(
+                f"Anthropic returned HTTP {exc.status_code}: {error_text(exc)}",
+                status=exc.status_code,
+                path=where,
+                hint=status_hint(exc.status_code, KEY_VARIABLE),
+            ) from exc
+        except sdk.APIConnectionError as exc:
+            raise ProviderError(
+                f"cannot reach the Anthropic API: {exc.message}",
+                path=where,
+                hint="check base_url and the network",
+            ) from exc
+        except sdk.AnthropicError as exc:
+            raise ProviderError(
+                f"Anthropic request failed: {exc}",
+                path=where,
+                hint="check the request options and the server's response",
+            ) from exc
+        return from_anthropic_message(message)

@@ -1,0 +1,268 @@
+"""OpenAIChatModel: the Model protocol on OpenAI's Chat Completions API (async SDK).
+
+Also serves OpenAI-compatible servers (vLLM, Ollama, LiteLLM, ...) through ``base_url``.
+The ``openai`` package is an optional extra: ``pip install statetools[openai]``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from statetools.errors import ProviderError, StatetoolsError
+from statetools.loop.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    UserMessage,
+)
+from statetools.models._provider import (
+    ClientPerLoop,
+    error_text,
+    plain_json,
+    require_sdk,
+    status_hint,
+)
+from statetools.models.base import (
+    ModelCapabilities,
+    ModelRequest,
+    ModelResponse,
+    StopReason,
+    ToolDefinition,
+    Usage,
+)
+from statetools.tools.tool import parse_arguments
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+    from openai.types.chat import ChatCompletion
+
+KEY_VARIABLE = "OPENAI_API_KEY"
+
+_STOP_REASONS: dict[str, StopReason] = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+
+
+def to_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Messages in the Chat Completions wire format.
+
+    Assistant tool calls carry their arguments as a JSON string; each tool result is
+    one ``role: tool`` message answering its ``tool_call_id``.
+
+    >>> to_openai_messages([UserMessage("hi"), ToolMessage("call_1", "add", "5")])
+    [{'role': 'user', 'content': 'hi'}, {'role': 'tool', 'tool_call_id': 'call_1', 'content': '5'}]
+    """
+    wire: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, SystemMessage | UserMessage):
+            wire.append({"role": message.role, "content": message.content})
+        elif isinstance(message, AssistantMessage):
+            item: dict[str, Any] = {"role": "assistant"}
+            item["content"] = message.content or (None if message.tool_calls else "")
+            if message.tool_calls:
+                item["tool_calls"] = [
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {
+                            "name": call.name,
+                            "arguments": json.dumps(plain_json(call.arguments)),
+                        },
+                    }
+                    for call in message.tool_calls
+                ]
+            wire.append(item)
+        else:
+            wire.append(
+                {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+            )
+    return wire
+
+
+def to_openai_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
+    """Tool definitions as Chat Completions ``function`` tools, in the given order.
+
+    >>> to_openai_tools([ToolDefinition("ping", "Ping.", {"type": "object"})])
+    [{'type': 'function', 'function': {'name': 'ping', 'description': 'Ping.', \
+'parameters': {'type': 'object'}}}]
+    """
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": plain_json(tool.input_schema),
+            },
+        }
+        for tool in tools
+    ]
+
+
+def _tool_call(call: Any) -> ToolCall:
+    function = getattr(call, "function", None)
+    if function is None:  # a custom (free-text) tool call; we only offer function tools
+        name = str(getattr(getattr(call, "custom", None), "name", "unknown"))
+        return ToolCall(
+            id=call.id,
+            name=name,
+            invalid_arguments=f"Invalid call of tool '{name}': call it as a function "
+            "with one JSON object of arguments.",
+        )
+    parsed = parse_arguments(function.name, function.arguments)
+    if isinstance(parsed, str):
+        return ToolCall(id=call.id, name=function.name, invalid_arguments=parsed)
+    return ToolCall(id=call.id, name=function.name, arguments=parsed)
+
+
+def from_openai_completion(completion: ChatCompletion) -> ModelResponse:
+    """Our ModelResponse for a Chat Completions response (first choice).
+
+    Arguments that are not a JSON object become a call with ``invalid_arguments``.
+    ``usage.input_tokens`` counts all prompt tokens, cached ones included.
+    """
+    if not completion.choices:
+        raise ProviderError(
+            "the Chat Completions response has no choices",
+            path=f"openai:{completion.model}",
+            hint="check that the server implements the Chat Completions API",
+        )
+    choice = completion.choices[0]
+    message = choice.message
+    calls = tuple(_tool_call(call) for call in message.tool_calls or ())
+    content = message.content or ""
+    stop = _STOP_REASONS.get(str(choice.finish_reason), "other")
+    if not content and message.refusal:
+        content, stop = message.refusal, "refusal"
+    if calls and stop == "end_turn":  # some compatible servers say "stop" with tool calls
+        stop = "tool_use"
+    usage = Usage()
+    if completion.usage is not None:
+        details = completion.usage.prompt_tokens_details
+        usage = Usage(
+            input_tokens=completion.usage.prompt_tokens,
+            output_tokens=completion.usage.completion_tokens,
+            cached_input_tokens=(details.cached_tokens or 0) if details is not None else 0,
+        )
+    return ModelResponse(AssistantMessage(content, calls), usage, stop)
+
+
+class OpenAIChatModel:
+    """A model on OpenAI's Chat Completions API, through the official async SDK.
+
+    ``client`` (an ``openai.AsyncOpenAI``) is used as is; otherwise one is made from
+    ``base_url``, ``api_key`` (default: the ``OPENAI_API_KEY`` environment variable),
+    ``max_retries`` (the SDK retries 408/409/429/5xx and timeouts with backoff) and
+    ``timeout`` (seconds per attempt). ``request_options`` go into every request
+    (``temperature=0``, ``parallel_tool_calls=False``, ...).
+
+    >>> model = OpenAIChatModel("gpt-4o-mini", temperature=0)  # doctest: +SKIP
+    >>> st.ToolLoop(model).run("What is 2 + 3?", tools=[add]).output  # doctest: +SKIP
+    '2 + 3 = 5'
+
+    A local OpenAI-compatible server::
+
+        OpenAIChatModel("llama3.1", base_url="http://localhost:11434/v1", api_key="ollama")
+
+    Failures after the retries raise :class:`~statetools.ProviderError` with ``status``.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        client: AsyncOpenAI | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        max_retries: int = 2,
+        timeout: float = 60.0,
+        **request_options: Any,
+    ) -> None:
+        self._sdk = require_sdk("openai", "openai", "OpenAIChatModel")
+        self.model = model
+        self.timeout = timeout
+        self.request_options: Mapping[str, Any] = dict(request_options)
+        sdk = self._sdk
+
+        def build() -> AsyncOpenAI:
+            try:
+                made: AsyncOpenAI = sdk.AsyncOpenAI(
+                    api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
+                )
+            except sdk.OpenAIError as exc:
+                raise StatetoolsError(
+                    f"no OpenAI API key for model {model!r}",
+                    path="OpenAIChatModel",
+                    hint=f"set the {KEY_VARIABLE} environment variable or pass api_key=...",
+                ) from exc
+            return made
+
+        self._clients = ClientPerLoop(build, given=client)
+
+    @property
+    def capabilities(self) -> ModelCapabilities:
+        """Tools may change between calls; several calls may come in one response."""
+        return ModelCapabilities(supports_dynamic_tools=True, parallel_tool_calls=True)
+
+    @property
+    def client(self) -> AsyncOpenAI:
+        """The SDK client: the one given, or the one built last."""
+        return self._clients.latest
+
+    def request_body(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments for ``chat.completions.create`` (``tools`` only if any).
+
+        >>> OpenAIChatModel("m", api_key="k").request_body(
+        ...     ModelRequest((UserMessage("hi"),)))
+        {'model': 'm', 'messages': [{'role': 'user', 'content': 'hi'}]}
+        """
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": to_openai_messages(request.messages),
+        }
+        if request.tools:
+            body["tools"] = to_openai_tools(request.tools)
+        body.update(self.request_options)
+        return body
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """Send ``request`` and return the first choice; raise ProviderError on failure."""
+        sdk = self._sdk
+        where = f"openai:{self.model}"
+        try:
+            completion: ChatCompletion = await (
+                await self._clients.acquire()
+            ).chat.completions.create(**self.request_body(request))
+        except sdk.APITimeoutError as exc:
+            raise ProviderError(
+                f"OpenAI request timed out (timeout={self.timeout}s per attempt)",
+                path=where,
+                hint="raise timeout=..., or check that the server at base_url responds",
+            ) from exc
+        except sdk.APIStatusError as exc:
+            raise ProviderError(
+                f"OpenAI returned HTTP {exc.status_code}: {error_text(exc)}",
+                status=exc.status_code,
+                path=where,
+                hint=status_hint(exc.status_code, KEY_VARIABLE),
+            ) from exc
+        except sdk.APIConnectionError as exc:
+            raise ProviderError(
+                f"cannot reach the OpenAI API: {exc.message}",
+                path=where,
+                hint="check base_url and the network",
+            ) from exc
+        except sdk.OpenAIError as exc:
+            raise ProviderError(
+                f"OpenAI request failed: {exc}",
+                path=where,
+                hint="check the request options and the server's response",
+            ) from exc
+        return from_openai_completion(completion)

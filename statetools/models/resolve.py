@@ -1,0 +1,57 @@
+"""resolve(): a model from a short string such as ``"openai:gpt-4o-mini"``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from statetools.errors import StatetoolsError
+from statetools.models.anthropic_messages import AnthropicModel
+from statetools.models.base import Model
+from statetools.models.openai_chat import OpenAIChatModel
+from statetools.models.scripted import ScriptedModel
+
+FORMS = "'openai:MODEL', 'anthropic:MODEL' or 'scripted:PATH.yaml'"
+
+
+def resolve(spec: str | Model, **options: Any) -> Model:
+    """The model a string names; a Model is returned unchanged.
+
+    ``"openai:MODEL"`` gives an :class:`OpenAIChatModel`, ``"anthropic:MODEL"`` an
+    :class:`AnthropicModel` (``options`` go to their constructors), and
+    ``"scripted:PATH.yaml"`` a :class:`ScriptedModel` read with ``from_yaml``.
+
+    >>> resolve("openai:gpt-4o-mini", api_key="sk-test").model
+    'gpt-4o-mini'
+    """
+    if not isinstance(spec, str):
+        if isinstance(spec, Model):
+            return spec
+        raise StatetoolsError(
+            f"cannot make a model from {type(spec).__name__}",
+            path="model",
+            hint=f"pass a Model or a string such as {FORMS}",
+        )
+    provider, colon, name = spec.partition(":")
+    provider, name = provider.strip().lower(), name.strip()
+    if not colon or not name:
+        raise StatetoolsError(
+            f"invalid model {spec!r}: expected PROVIDER:NAME",
+            path="model",
+            hint=f"write {FORMS}",
+        )
+    if provider == "openai":
+        return OpenAIChatModel(name, **options)
+    if provider == "anthropic":
+        return AnthropicModel(name, **options)
+    if provider == "scripted":
+        if options:
+            raise StatetoolsError(
+                f"a scripted model takes no options (got {', '.join(sorted(options))})",
+                path="model",
+            )
+        return ScriptedModel.from_yaml(name)
+    raise StatetoolsError(
+        f"unknown model provider {provider!r} in {spec!r}",
+        path="model",
+        hint=f"write {FORMS}",
+    )

@@ -1,0 +1,251 @@
+"""A scripted HTTP server on 127.0.0.1 for wire tests of the provider adapters.
+
+The real SDK clients talk to it through ``base_url``. Each request gets the next
+scripted reply; every request body is recorded as the SDK really sent it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import statetools as st
+
+
+@dataclass(frozen=True)
+class Reply:
+    body: Any
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+
+
+@dataclass(frozen=True)
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+class WireServer:
+    """Answers POSTs with scripted JSON replies, in order, and records the requests."""
+
+    def __init__(self) -> None:
+        self.replies: deque[Reply] = deque()
+        self.requests: list[Recorded] = []
+        self.stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._server.block_on_close = False
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @property
+    def bodies(self) -> list[Any]:
+        """The JSON body of every request received, in order."""
+        return [request.body for request in self.requests]
+
+    def reply(
+        self,
+        body: Any,
+        *,
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+        delay: float = 0.0,
+    ) -> None:
+        """Queue the reply to the next request."""
+        self.replies.append(Reply(body, status, dict(headers or {}), delay))
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _next(self, recorded: Recorded) -> Reply:
+        with self._lock:
+            self.requests.append(recorded)
+            if self.replies:
+                return self.replies.popleft()
+        return Reply(
+            {"error": {"message": "wire server: no scripted reply left", "type": "test"}},
+            status=599,
+            headers={"x-should-retry": "false"},
+        )
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length)
+                recorded = Recorded(
+                    "POST",
+                    self.path,
+                    {key.lower(): value for key, value in self.headers.items()},
+                    json.loads(raw) if raw else None,
+                )
+                reply = server._next(recorded)
+                if reply.delay and server.stopping.wait(reply.delay):
+                    return
+                payload = json.dumps(reply.body).encode()
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(payload)))
+                    for key, value in reply.headers.items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        return Handler
+
+
+# ---- replies in the providers' formats -------------------------------------------
+
+
+def openai_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    """One Chat Completions tool call; ``arguments`` is the raw JSON text."""
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def chat_completion(
+    content: str | None = None,
+    *,
+    tool_calls: list[dict[str, Any]] | None = None,
+    finish_reason: str | None = None,
+    prompt_tokens: int = 10,
+    completion_tokens: int = 5,
+    cached_tokens: int = 0,
+) -> dict[str, Any]:
+    """A Chat Completions response with one choice."""
+    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": "gpt-test",
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": finish_reason or ("tool_calls" if tool_calls else "stop"),
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": cached_tokens},
+        },
+    }
+
+
+def openai_error(message: str, kind: str = "server_error") -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": None, "code": None}}
+
+
+def tool_use(block_id: str, name: str, tool_input: Any) -> dict[str, Any]:
+    """One Messages API ``tool_use`` block."""
+    return {"type": "tool_use", "id": block_id, "name": name, "input": tool_input}
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+def anthropic_message(
+    *blocks: dict[str, Any],
+    stop_reason: str | None = None,
+    input_tokens: int = 10,
+    output_tokens: int = 5,
+    cache_read: int = 0,
+    cache_write: int = 0,
+) -> dict[str, Any]:
+    """A Messages API response."""
+    uses_tools = any(block["type"] == "tool_use" for block in blocks)
+    return {
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": list(blocks),
+        "stop_reason": stop_reason or ("tool_use" if uses_tools else "end_turn"),
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "cache_read_input_tokens": cache_read,
+            "cache_creation_input_tokens": cache_write,
+        },
+    }
+
+
+def anthropic_error(message: str, kind: str = "api_error") -> dict[str, Any]:
+    return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+FAST_RETRY = {"retry-after-ms": "1"}
+"""Headers that make the SDKs retry after 1 ms instead of their backoff."""
+
+
+# ---- tools of the runs ---------------------------------------------------------
+
+
+def search(query: str) -> str:
+    """Search the knowledge base."""
+    return f"3 hits for {query}"
+
+
+def open_ticket(title: str) -> str:
+    """Open a support ticket."""
+    return f"opened T-1: {title}"
+
+
+SEARCH = st.Tool.from_function(search)
+OPEN_TICKET = st.Tool.from_function(open_ticket)
+
+SEARCH_SCHEMA = {
+    "type": "object",
+    "properties": {"query": {"type": "string"}},
+    "required": ["query"],
+    "additionalProperties": False,
+}
+TITLE_SCHEMA = {
+    "type": "object",
+    "properties": {"title": {"type": "string"}},
+    "required": ["title"],
+    "additionalProperties": False,
+}
+
+
+class UnlockTicketAfterSearch:
+    """Injects open_ticket once search has been called."""
+
+    def evaluate(self, context: st.InjectionContext) -> st.Injection | None:
+        if context.call.name == "search" and not context.result.is_error:
+            return st.Injection(add=[OPEN_TICKET])
+        return None
