@@ -169,9 +169,12 @@ class Scheduler:
         if name in self._removed:
             return False
         entry = self.graph.entries[name]
-        if entry.machine is not None and not entry.is_global:
-            if self._machine_states[entry.machine] not in entry.states:
-                return False
+        if (
+            entry.machine is not None
+            and not entry.is_global
+            and self._machine_states[entry.machine] not in entry.states
+        ):
+            return False
         return entry.condition is None or holds(entry.condition, self._view)
 
     def explain(self, name: str) -> str | None:

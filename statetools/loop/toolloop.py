@@ -302,6 +302,8 @@ class ToolLoop:
                 return run.finish(
                     direct.value if direct.has_value else direct.text, "return_direct"
                 )
+            if final is not None:
+                return run.finish(final.text, "final_state")
         raise MaxIterationsExceeded(
             f"no final answer after {self.max_iterations} model calls",
             path="ToolLoop",

@@ -1,0 +1,154 @@
+"""Property tests: random playbooks and machines against random call sequences."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hs
+
+import statetools as st
+from statetools.models import ScriptedModel
+
+NAMES = [f"t{i}" for i in range(6)]
+States = enum.Enum("States", ["S0", "S1", "S2"])
+
+
+def conditions(names: list[str]) -> hs.SearchStrategy[st.Condition]:
+    after = hs.builds(
+        st.After, hs.lists(hs.sampled_from(names), min_size=1, max_size=2), hs.integers(1, 2)
+    )
+    in_state = hs.builds(st.InState, hs.just("m"), hs.sampled_from(["S0", "S1", "S2"]))
+    leaf = hs.one_of(after, in_state)
+    return hs.recursive(
+        leaf,
+        lambda inner: hs.one_of(
+            hs.lists(inner, min_size=1, max_size=3).map(lambda cs: st.AllOf(*cs)),
+            hs.lists(inner, min_size=1, max_size=3).map(lambda cs: st.AnyOf(*cs)),
+        ),
+        max_leaves=4,
+    )
+
+
+@hs.composite
+def designs(draw: hs.DrawFn) -> dict[str, Any]:
+    count = draw(hs.integers(1, len(NAMES)))
+    names = NAMES[:count]
+    kinds = {name: draw(hs.sampled_from(["playbook", "machine", "global"])) for name in names}
+    spec: dict[str, Any] = {"kinds": kinds, "conditions": {}, "states": {}, "transitions": []}
+    for name in names:
+        if kinds[name] == "playbook" and draw(hs.booleans()):
+            spec["conditions"][name] = draw(conditions(names))
+        if kinds[name] == "machine":
+            spec["states"][name] = draw(
+                hs.lists(hs.sampled_from(["S0", "S1", "S2"]), min_size=1, max_size=3, unique=True)
+            )
+            for state in spec["states"][name]:
+                if draw(hs.booleans()):
+                    target = draw(hs.sampled_from(["S0", "S1", "S2"]))
+                    spec["transitions"].append((state, name, target))
+    return spec
+
+
+def build(spec: dict[str, Any], ran: list[str]) -> list[Any]:
+    def make(name: str) -> st.Tool:
+        def handler(fail: bool = False) -> str:
+            ran.append(name)
+            if fail:
+                raise RuntimeError("asked to fail")
+            return f"{name} ok"
+
+        return st.Tool.create(name, f"Tool {name}", handler)
+
+    tools = {name: make(name) for name in spec["kinds"]}
+    playbook = st.PlaybookTool("p", "random playbook")
+    machine = st.StateMachineTool("m", "random machine", States).with_initial_state("S0")
+    for name, kind in spec["kinds"].items():
+        if kind == "playbook":
+            playbook = playbook.with_tool(tools[name])
+            if name in spec["conditions"]:
+                playbook = playbook.unlocked(spec["conditions"][name])
+        elif kind == "global":
+            machine = machine.with_global_tools(tools[name])
+        else:
+            for state in spec["states"][name]:
+                machine = machine.in_state(state).with_tool(tools[name])
+                for source, tool, target in spec["transitions"]:
+                    if source == state and tool == name:
+                        machine = machine.transitions_to(target)
+    items: list[Any] = [machine]
+    if playbook.entries:
+        items.append(playbook)
+    return items
+
+
+def holds(condition: st.Condition, counts: dict[str, int], state: str) -> bool:
+    if isinstance(condition, st.After):
+        return all(counts.get(n, 0) >= condition.count for n in condition.tools)
+    if isinstance(condition, st.InState):
+        return state == condition.state
+    if isinstance(condition, st.AllOf):
+        return all(holds(c, counts, state) for c in condition.conditions)
+    assert isinstance(condition, st.AnyOf)
+    return any(holds(c, counts, state) for c in condition.conditions)
+
+
+def brute_force_visible(spec: dict[str, Any], counts: dict[str, int], state: str) -> set[str]:
+    visible = set()
+    for name, kind in spec["kinds"].items():
+        if kind == "machine" and state not in spec["states"][name]:
+            continue
+        condition = spec["conditions"].get(name)
+        if condition is None or holds(condition, counts, state):
+            visible.add(name)
+    return visible
+
+
+calls = hs.lists(
+    hs.tuples(hs.sampled_from([*NAMES, "ghost"]), hs.booleans()), min_size=1, max_size=12
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=designs(), sequence=calls)
+def test_locked_tools_never_run_and_visibility_matches_brute_force(
+    spec: dict[str, Any], sequence: list[tuple[str, bool]]
+) -> None:
+    ran: list[str] = []
+    items = build(spec, ran)
+    steps: list[Any] = [(name, {"fail": fail}) for name, fail in sequence]
+    model = ScriptedModel([*steps, "end"])
+    try:
+        result = st.ToolLoop(model, max_iterations=len(steps) + 1).run("go", tools=items)
+    except st.RunError as error:  # three unknown names in a row end the run
+        assert isinstance(error, st.ToolNotFoundError)
+        assert error.result is not None
+        result = error.result
+
+    # Replay the history independently: counts of successful calls, the machine state.
+    counts: dict[str, int] = {}
+    state = "S0"
+    expected_ran: list[str] = []
+    answered: list[str] = []
+    for index, request in enumerate(model.requests):
+        assert set(request.tool_names) == brute_force_visible(spec, counts, state)
+        assert len(request.tool_names) == len(set(request.tool_names))
+        if index >= len(steps):
+            break
+        name, fail = sequence[index]
+        if name in request.tool_names:
+            expected_ran.append(name)
+            if not fail:
+                counts[name] = counts.get(name, 0) + 1
+                for source, tool, target in spec["transitions"]:
+                    if source == state and tool == name:
+                        state = target
+                        break
+    assert ran == expected_ran
+
+    for message in result.messages:
+        if isinstance(message, st.AssistantMessage):
+            answered.extend(call.id for call in message.tool_calls)
+    replies = [m.tool_call_id for m in result.messages if isinstance(m, st.ToolMessage)]
+    assert replies == answered
