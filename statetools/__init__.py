@@ -61,6 +61,7 @@ from statetools.tools.decorators import as_tool, llm_tool, tools_from_instance
 from statetools.tools.result import ToolResult
 from statetools.tools.schema import InputSchema, Param, Parameter
 from statetools.tools.tool import BaseTool, Tool, ToolMetadata
+from statetools.tools.wrappers import DelegatingTool, WrapperTool, unwrap
 
 __all__ = [
     "After",
@@ -86,6 +87,7 @@ __all__ = [
     "ChainedStrategy",
     "Changes",
     "DefinitionError",
+    "DelegatingTool",
     "DisclosureState",
     "Event",
     "Injection",
@@ -116,8 +118,10 @@ __all__ = [
     "ToolResult",
     "Trace",
     "UserMessage",
+    "WrapperTool",
     "as_tool",
     "llm_tool",
     "models",
     "tools_from_instance",
+    "unwrap",
 ]

@@ -25,8 +25,9 @@ class ToolCallContext(Mapping[str, Any]):
 
         loop.run("...", tools=[Tool.from_function(lookup)], context={"tenant": "acme"})
 
-    >>> ToolCallContext({"a": 1}).merge({"a": 2, "b": 3})["a"]
-    2
+    >>> ctx = ToolCallContext({"tenant": "acme"})
+    >>> ctx["tenant"], len(ctx)
+    ('acme', 1)
     """
 
     _values: Mapping[str, Any] = attrs.field(factory=dict, converter=_freeze, alias="values")
@@ -52,10 +53,22 @@ class ToolCallContext(Mapping[str, Any]):
         return f"ToolCallContext({dict(self._values)!r})"
 
     def merge(self, other: Mapping[str, Any] | None) -> ToolCallContext:
-        """A new context with ``other``'s entries added; on equal keys ``other`` wins."""
+        """A new context with ``other``'s entries added; on equal keys ``other`` wins.
+
+        ``ctx | other`` is the same.
+
+        >>> base = ToolCallContext({"user": "ann", "locale": "en"})
+        >>> dict(base.merge({"locale": "de"}))
+        {'user': 'ann', 'locale': 'de'}
+        """
         if not other:
             return self
         return ToolCallContext({**self._values, **other})
+
+    def __or__(self, other: Mapping[str, Any]) -> ToolCallContext:
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        return self.merge(other)
 
 
 RUN_ID_KEY = "statetools.run_id"

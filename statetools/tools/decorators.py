@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import attrs
 
 from statetools.errors import DefinitionError
-from statetools.tools.tool import BaseTool, Tool, ToolMetadata
+from statetools.tools.docstrings import description_of
+from statetools.tools.tool import BaseTool, Tool, ToolMetadata, check_tool_name
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -20,42 +21,77 @@ MARKER = "__llm_tool__"
 class LlmToolSpec:
     """What ``@llm_tool`` recorded about a function or method."""
 
-    description: str
+    description: str | None = None
     name: str | None = None
     category: str | None = None
     return_direct: bool = False
 
 
+@overload
+def llm_tool(description: F, /) -> F: ...
+
+
+@overload
 def llm_tool(
-    description: str,
+    description: str | None = None,
     *,
     name: str | None = None,
     category: str | None = None,
     return_direct: bool = False,
-) -> Callable[[F], F]:
-    """Mark a function or method as a tool. The function stays callable as before.
+) -> Callable[[F], F]: ...
 
-    Pass marked functions straight to ``tools=[...]`` (they become tools there) or use
-    :func:`tools_from_instance` for the methods of an object.
 
-    >>> @llm_tool("Add two numbers")
+def llm_tool(
+    description: str | Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    category: str | None = None,
+    return_direct: bool = False,
+) -> Any:
+    """Mark a function, method or staticmethod as a tool; it stays callable as before.
+
+    Without a description the docstring's first paragraph is used; bare ``@llm_tool``
+    works too. Pass marked functions straight to ``tools=[...]`` (they become tools
+    there), convert them with :func:`as_tool`, or use :func:`tools_from_instance` for
+    the methods of an object.
+
+    >>> @llm_tool("Add two numbers", category="math")
     ... def add(a: int, b: int) -> int:
     ...     return a + b
-    >>> as_tool(add).name
-    'add'
+    >>> add(1, 2), as_tool(add).name, as_tool(add).metadata.category
+    (3, 'add', 'math')
     """
+    if callable(description):
+        return llm_tool()(description)
+    if name is not None:
+        check_tool_name(name)
+    spec = LlmToolSpec(description, name, category, return_direct)
 
     def mark(fn: F) -> F:
-        if not callable(fn):
-            raise DefinitionError(f"@llm_tool needs a function, got {fn!r}")
-        setattr(fn, MARKER, LlmToolSpec(description, name, category, return_direct))
+        target = fn.__func__ if isinstance(fn, staticmethod | classmethod) else fn
+        if not callable(target):
+            raise DefinitionError(f"@llm_tool marks functions and methods, not {fn!r}")
+        check_tool_name(name or getattr(target, "__name__", None))
+        if spec.description is None and not description_of(target):
+            raise DefinitionError(
+                "tool has no description",
+                path=f"tool '{name or target.__name__}'",
+                hint="pass @llm_tool('what it does') or write a docstring",
+            )
+        setattr(target, MARKER, spec)
         return fn
 
     return mark
 
 
 def tool_spec(obj: Any) -> LlmToolSpec | None:
-    """The ``@llm_tool`` spec of a function or bound method, if it has one."""
+    """The ``@llm_tool`` spec of a function, method or static/class method, if it has one.
+
+    >>> tool_spec(len) is None
+    True
+    """
+    if isinstance(obj, staticmethod | classmethod):
+        obj = obj.__func__
     spec = getattr(obj, MARKER, None)
     return spec if isinstance(spec, LlmToolSpec) else None
 
@@ -70,35 +106,72 @@ def _tool_from_marked(fn: Callable[..., Any], spec: LlmToolSpec) -> Tool:
 
 
 def as_tool(obj: Any) -> BaseTool:
-    """``obj`` as a tool: tools pass through; ``@llm_tool`` functions are converted."""
+    """``obj`` as a tool: tools pass through; ``@llm_tool`` functions and plain functions
+    (described by their docstring) are converted with ``Tool.from_function``.
+
+    >>> def now() -> str:
+    ...     '''The current time.'''
+    ...     return "12:00"
+    >>> as_tool(now).call().text
+    '12:00'
+    """
     if isinstance(obj, BaseTool):
         return obj
     spec = tool_spec(obj)
     if spec is not None:
         return _tool_from_marked(obj, spec)
+    if inspect.isfunction(obj) or inspect.ismethod(obj):
+        return Tool.from_function(obj)
     raise DefinitionError(
         f"{obj!r} is not a tool",
-        hint="pass Tool objects, @llm_tool functions, or Tool.from_function(fn)",
+        hint="pass Tool objects, functions, or objects' methods marked with @llm_tool "
+        "(use tools_from_instance(obj) for a whole object)",
     )
 
 
+def _attribute_names(cls: type) -> list[str]:
+    """Attribute names in definition order, base classes first."""
+    names: dict[str, None] = {}
+    for klass in reversed(cls.__mro__):
+        names.update(dict.fromkeys(vars(klass)))
+    return list(names)
+
+
 def tools_from_instance(obj: Any) -> list[BaseTool]:
-    """Tools for every ``@llm_tool`` method of ``obj``, bound to that instance.
+    """Tools for every ``@llm_tool`` method of ``obj``, bound to it, in definition order.
+
+    Static and class methods are included. Raises :class:`~statetools.DefinitionError`
+    when ``obj`` has no such method.
 
     >>> class Cart:
-    ...     def __init__(self): self.items = []
-    ...     @llm_tool("Add an item")
+    ...     def __init__(self):
+    ...         self.items = []
+    ...     @llm_tool("Add an item to the cart")
     ...     def add(self, item: str) -> str:
-    ...         self.items.append(item); return "ok"
+    ...         self.items.append(item)
+    ...         return f"{len(self.items)} items"
+    ...     @llm_tool("Empty the cart")
+    ...     def clear(self) -> str:
+    ...         self.items.clear()
+    ...         return "empty"
     >>> [t.name for t in tools_from_instance(Cart())]
-    ['add']
+    ['add', 'clear']
     """
+    if isinstance(obj, type):
+        raise DefinitionError(
+            f"tools_from_instance needs an instance, got the class {obj.__qualname__}",
+            hint=f"pass an object: tools_from_instance({obj.__qualname__}(...))",
+        )
+    cls = type(obj)
     tools: list[BaseTool] = []
-    for attribute, member in inspect.getmembers_static(type(obj)):
-        function = member.__func__ if isinstance(member, staticmethod | classmethod) else member
-        spec = tool_spec(function)
-        if spec is None:
-            continue
-        bound = getattr(obj, attribute)
-        tools.append(_tool_from_marked(bound, spec))
+    for attribute in _attribute_names(cls):
+        spec = tool_spec(inspect.getattr_static(cls, attribute, None))
+        if spec is not None:
+            tools.append(_tool_from_marked(getattr(obj, attribute), spec))
+    if not tools:
+        raise DefinitionError(
+            f"{cls.__qualname__} has no @llm_tool methods",
+            path=cls.__qualname__,
+            hint="mark the methods the model may call with @llm_tool('description')",
+        )
     return tools

@@ -22,9 +22,18 @@ class _TextOrConstructor:
     def __get__(
         self, obj: ToolResult | None, owner: type[ToolResult]
     ) -> str | Callable[[str], ToolResult]:
-        if obj is None:
-            return lambda text: owner(content=text)
-        return obj.content
+        if obj is not None:
+            return obj.content
+
+        def text(text: str) -> ToolResult:
+            """A plain text result: the model sees ``text``.
+
+            >>> ToolResult.text("3 hits").text
+            '3 hits'
+            """
+            return owner(content=text)
+
+        return text
 
 
 @attrs.frozen
@@ -32,19 +41,21 @@ class ToolResult:
     """The outcome of one tool call.
 
     ``text`` is exactly what the model is shown; ``value`` keeps the Python object a
-    tool produced (an *artifact*), which disclosure conditions and tool chaining read;
-    ``is_error`` marks a failed call.
+    tool produced (an *artifact*) for conditions, chaining and your own code;
+    ``is_error`` marks a failed call. Build results with :attr:`text`,
+    :meth:`artifact` and :meth:`error`.
 
     >>> ToolResult.text("3 hits").text
     '3 hits'
-    >>> ToolResult.artifact({"id": 7}).text
-    '{"id": 7}'
-    >>> ToolResult.error("no such order").is_error
+    >>> r = ToolResult.artifact({"id": 7})
+    >>> r.text, r.value
+    ('{"id": 7}', {'id': 7})
+    >>> ToolResult.error("No order 7. Call list_orders first.").is_error
     True
     """
 
-    content: str
-    value: Any = None
+    content: str = attrs.field(validator=attrs.validators.instance_of(str))
+    value: Any = attrs.field(default=None, hash=False)
     is_error: bool = False
     has_value: bool = False
 
@@ -54,7 +65,11 @@ class ToolResult:
 
     @classmethod
     def artifact(cls, value: Any, text: str | None = None) -> ToolResult:
-        """A result that keeps ``value``; the model sees ``text``, or ``value`` as JSON."""
+        """A result that keeps ``value``; the model sees ``text``, or ``value`` as JSON.
+
+        >>> ToolResult.artifact([1, 2], text="2 items").text
+        '2 items'
+        """
         from statetools.tools.convert import to_json_text
 
         return cls(
@@ -63,16 +78,28 @@ class ToolResult:
 
     @classmethod
     def error(cls, message: str) -> ToolResult:
-        """A failed call; the model sees ``message``."""
+        """A failed call; the model sees ``message`` (say what to do next).
+
+        >>> ToolResult.error("Unknown city 'Pariss'. Did you mean 'Paris'?").text
+        "Unknown city 'Pariss'. Did you mean 'Paris'?"
+        """
         return cls(content=message, is_error=True)
 
     @property
     def kind(self) -> OutcomeKind:
-        """``"error"``, ``"artifact"`` or ``"text"``."""
+        """``"error"``, ``"artifact"`` or ``"text"``.
+
+        >>> ToolResult.artifact(1).kind
+        'artifact'
+        """
         if self.is_error:
             return "error"
         return "artifact" if self.has_value else "text"
 
     def with_text(self, text: str) -> ToolResult:
-        """The same result showing ``text`` to the model."""
+        """The same result (same value, same error flag) showing ``text`` to the model.
+
+        >>> ToolResult.artifact(1).with_text("one").value
+        1
+        """
         return attrs.evolve(self, content=text)

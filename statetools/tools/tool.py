@@ -3,29 +3,43 @@
 from __future__ import annotations
 
 import abc
+import asyncio
+import copy
 import inspect
 import json
+import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Self
 
 import attrs
 
-from statetools.errors import DefinitionError
+from statetools.errors import DefinitionError, StatetoolsError
 from statetools.tools.context import ToolCallContext
 from statetools.tools.convert import to_json_text
+from statetools.tools.docstrings import description_of
 from statetools.tools.result import ToolResult
-from statetools.tools.schema import JsonSchema, SignatureBinding, bind_signature, first_paragraph
-from statetools.tools.validation import argument_problems, make_validator
+from statetools.tools.schema import InputSchema
+from statetools.tools.signature import ConversionProblem, SignatureBinding, bind_signature
+from statetools.tools.typeschema import JsonSchema
+from statetools.tools.validation import argument_problems, json_type_name, make_validator
+
+logger = logging.getLogger("statetools.tools")
 
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """Names every major provider accepts for tools."""
 
 Handler = Callable[..., Any]
+Arguments = str | Mapping[str, Any] | None
+Context = ToolCallContext | Mapping[str, Any] | None
 
 
-def check_tool_name(name: str) -> str:
-    """Return ``name`` if providers accept it as a tool name, else raise DefinitionError."""
+def check_tool_name(name: object) -> str:
+    """Return ``name`` if providers accept it as a tool name, else raise DefinitionError.
+
+    >>> check_tool_name("search_orders")
+    'search_orders'
+    """
     if not isinstance(name, str) or not TOOL_NAME_PATTERN.match(name):
         raise DefinitionError(
             f"invalid tool name {name!r}",
@@ -37,10 +51,13 @@ def check_tool_name(name: str) -> str:
 
 @attrs.frozen
 class ToolMetadata:
-    """Facts about a tool that are not shown to the model.
+    """Facts about a tool that the model is not shown.
 
     ``return_direct``: the run ends with this tool's result as its output.
-    ``category``: groups tools for by-category facades.
+    ``category``: groups tools, e.g. for by-category facades.
+
+    >>> ToolMetadata(category="read").return_direct
+    False
     """
 
     return_direct: bool = False
@@ -61,77 +78,152 @@ def _metadata(value: ToolMetadata | Mapping[str, Any] | None) -> ToolMetadata:
     return ToolMetadata(**value)
 
 
-def parse_arguments(name: str, arguments: str | Mapping[str, Any] | None) -> dict[str, Any] | str:
-    """Arguments as a dict, or the error text for the model when they are not an object."""
+def _schema_copy(schema: Mapping[str, Any] | None) -> JsonSchema:
+    return InputSchema.empty() if schema is None else copy.deepcopy(dict(schema))
+
+
+def _check_name(_instance: object, _attribute: object, value: Any) -> None:
+    check_tool_name(value)
+
+
+def _check_description(_instance: object, _attribute: object, value: Any) -> None:
+    if not isinstance(value, str) or not value.strip():
+        raise DefinitionError(
+            f"a tool needs a description, got {value!r}",
+            hint="say in one sentence what the tool does and when to use it",
+        )
+
+
+def parse_arguments(name: str, arguments: Arguments) -> dict[str, Any] | str:
+    """Arguments as a dict, or the error text for the model when they are not one object.
+
+    ``None`` and an empty string mean no arguments.
+
+    >>> parse_arguments("t", '{"a": 1}')
+    {'a': 1}
+    >>> parse_arguments("t", "[1]")
+    "Invalid arguments for tool 't': expected a JSON object, got array. Send the arguments as one JSON object."
+    """  # noqa: E501
     if arguments is None:
         return {}
+    value: Any = arguments
     if isinstance(arguments, str):
         if not arguments.strip():
             return {}
         try:
-            arguments = json.loads(arguments)
+            value = json.loads(arguments)
         except json.JSONDecodeError as exc:
             return (
                 f"Invalid arguments for tool '{name}': not valid JSON ({exc.msg} at position "
                 f"{exc.pos}). Send the arguments as one JSON object."
             )
-    if not isinstance(arguments, Mapping):
+    if not isinstance(value, Mapping):
         return (
             f"Invalid arguments for tool '{name}': expected a JSON object, got "
-            f"{type(arguments).__name__}. Send the arguments as one JSON object."
+            f"{json_type_name(value)}. Send the arguments as one JSON object."
         )
-    return dict(arguments)
+    return dict(value)
+
+
+def to_result(value: Any) -> ToolResult:
+    """A handler's return value as a :class:`ToolResult`.
+
+    Results pass through; strings become text as they are; numbers, booleans and
+    ``None`` become their JSON text; anything else (dicts, lists, attrs objects, ...)
+    is kept as an artifact and shown to the model as JSON (via cattrs).
+
+    >>> to_result(3).text, to_result(None).text, to_result("hi").text
+    ('3', 'null', 'hi')
+    >>> to_result({"a": 1}).value
+    {'a': 1}
+    """
+    if isinstance(value, ToolResult):
+        return value
+    if isinstance(value, str):
+        return ToolResult.text(value)
+    if value is None or isinstance(value, bool | int | float):
+        return ToolResult.text(to_json_text(value))
+    return ToolResult.artifact(value)
+
+
+def failure(name: str, exc: BaseException) -> ToolResult:
+    """The result for a handler that raised: ``Tool 'name' failed: <message>``.
+
+    >>> failure("div", ZeroDivisionError("division by zero")).text
+    "Tool 'div' failed: division by zero"
+    """
+    message = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, KeyError):
+        message = f"KeyError {message}"
+    logger.info("tool %r failed", name, exc_info=exc)
+    return ToolResult.error(f"Tool '{name}' failed: {message}")
+
+
+def _outside_event_loop(what: str) -> None:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise StatetoolsError(
+        f"{what} cannot run inside a running event loop",
+        hint="use 'await tool.acall(...)' in async code",
+    )
 
 
 @attrs.frozen(kw_only=True)
 class BaseTool(abc.ABC):
     """What the loop needs of a tool: a definition for the model and :meth:`acall`.
 
-    Subclass it for tools that wrap other tools (see :class:`DelegatingTool`).
+    Subclass it for tools that are not a single function, such as wrappers (see
+    :class:`~statetools.tools.wrappers.WrapperTool`)::
+
+        @attrs.frozen(kw_only=True)
+        class Clock(BaseTool):
+            async def acall(self, arguments=None, context=None) -> ToolResult:
+                return ToolResult.text("12:00")
+
+        Clock(name="clock", description="The time")
     """
 
-    name: str = attrs.field(validator=lambda _i, _a, v: check_tool_name(v))
-    description: str
-    input_schema: JsonSchema = attrs.field(factory=lambda: dict(_EMPTY_SCHEMA))
+    name: str = attrs.field(validator=_check_name)
+    description: str = attrs.field(validator=_check_description)
+    input_schema: JsonSchema = attrs.field(
+        default=None, converter=_schema_copy, hash=False, repr=False
+    )
     metadata: ToolMetadata = attrs.field(default=None, converter=_metadata)
 
     @abc.abstractmethod
-    async def acall(
-        self,
-        arguments: str | Mapping[str, Any] | None = None,
-        context: ToolCallContext | Mapping[str, Any] | None = None,
-    ) -> ToolResult:
-        """Run the tool with arguments from the model (a JSON string or a dict)."""
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Run the tool with arguments from the model (a JSON string or a dict).
 
-    def call(
-        self,
-        arguments: str | Mapping[str, Any] | None = None,
-        context: ToolCallContext | Mapping[str, Any] | None = None,
-    ) -> ToolResult:
-        """Run the tool synchronously; see :meth:`acall`. Not for use inside an event loop."""
-        import asyncio
+        Bad arguments and failures come back as error results, never as exceptions.
+        """
 
+    def call(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Run the tool synchronously; see :meth:`acall`. Use ``acall`` in async code."""
+        _outside_event_loop(f"{type(self).__name__}.call()")
         return asyncio.run(self.acall(arguments, context))
 
-    def with_description(self, description: str) -> BaseTool:
-        """The same tool with another description."""
+    def with_description(self, description: str) -> Self:
+        """The same tool with another description.
+
+        >>> t = Tool.create("ping", "Ping", lambda: "pong").with_description("Check the link")
+        >>> t.description
+        'Check the link'
+        """
         return attrs.evolve(self, description=description)
 
-    def with_note(self, note: str) -> BaseTool:
-        """The same tool with ``". note"`` appended to its description."""
+    def with_note(self, note: str) -> Self:
+        """The same tool with ``". note"`` appended to its description.
+
+        >>> Tool.create("ping", "Ping the host.", lambda: "pong").with_note("Cheap").description
+        'Ping the host. Cheap'
+        """
         base = self.description.rstrip().rstrip(".")
         return attrs.evolve(self, description=f"{base}. {note}")
 
 
-_EMPTY_SCHEMA: JsonSchema = {
-    "type": "object",
-    "properties": {},
-    "required": [],
-    "additionalProperties": False,
-}
-
-
-def _as_context(context: ToolCallContext | Mapping[str, Any] | None) -> ToolCallContext:
+def _as_context(context: Context) -> ToolCallContext:
     if isinstance(context, ToolCallContext):
         return context
     return ToolCallContext(context or {})
@@ -141,29 +233,45 @@ def _as_context(context: ToolCallContext | Mapping[str, Any] | None) -> ToolCall
 class Tool(BaseTool):
     """A tool backed by a Python function (sync or async).
 
+    Build it with :meth:`from_function` (schema from the signature) or :meth:`create`
+    (explicit name, description and, optionally, schema).
+
     >>> def add(a: int, b: int = 1) -> int:
     ...     '''Add two numbers.'''
     ...     return a + b
     >>> tool = Tool.from_function(add)
     >>> tool.call({"a": 2}).text
     '3'
-    >>> tool.call('{"a": "x"}').is_error
-    True
-    """
+    >>> tool.call('{"a": "x"}').text
+    'Invalid arguments for tool \\'add\\': argument \\'a\\' must be an integer, got "x". Call it again with corrected arguments.'
+    """  # noqa: E501
 
     handler: Handler
-    binding: SignatureBinding
-    _validator: Any = attrs.field(init=False, eq=False, repr=False)
+    binding: SignatureBinding = attrs.field(
+        default=attrs.Factory(
+            lambda self: bind_signature(self.handler, where=self.name, schema=self.input_schema),
+            takes_self=True,
+        ),
+        eq=False,
+        repr=False,
+    )
+    _validator: Any = attrs.field(init=False, eq=False, repr=False, hash=False)
 
     def __attrs_post_init__(self) -> None:
+        where = f"tool '{self.name}'"
+        if self.input_schema.get("type") != "object":
+            raise DefinitionError(
+                f"input schema must have type 'object', got {self.input_schema.get('type')!r}",
+                path=where,
+                hint="tool arguments are a JSON object; use InputSchema.of(...)",
+            )
         try:
             validator = make_validator(self.input_schema)
-            validator.check_schema(self.input_schema)
         except Exception as exc:
             raise DefinitionError(
                 f"invalid input schema: {getattr(exc, 'message', exc)}",
-                path=f"tool '{self.name}'",
-                hint="input_schema must be a JSON schema of type object",
+                path=where,
+                hint="fix the schema, or build it with InputSchema.of(Parameter...)",
             ) from exc
         object.__setattr__(self, "_validator", validator)
 
@@ -174,21 +282,22 @@ class Tool(BaseTool):
         description: str,
         handler: Handler,
         *,
-        schema: JsonSchema | None = None,
+        schema: Mapping[str, Any] | None = None,
         metadata: ToolMetadata | Mapping[str, Any] | None = None,
     ) -> Tool:
-        """A tool from a handler called with the arguments as keywords.
+        """A tool whose handler is called with the arguments as keywords.
 
-        Without ``schema`` the schema is derived from the handler's signature.
+        Without ``schema`` the schema comes from the handler's signature; with it, the
+        schema must fit the handler (it may only send parameters the handler accepts).
 
-        >>> t = Tool.create("echo", "Echo text", lambda text: text,
-        ...                 schema=InputSchema.of(Parameter.string("text", "Text")))
-        >>> t.call({"text": "hi"}).text
+        >>> from statetools.tools.schema import Parameter
+        >>> echo = Tool.create("echo", "Repeat the text", lambda text: text,
+        ...                    schema=InputSchema.of(Parameter.string("text", "Text")))
+        >>> echo.call({"text": "hi"}).text
         'hi'
         """
-        binding = bind_signature(handler, where=name)
-        if schema is not None:
-            binding = attrs.evolve(binding, schema=dict(schema), types={})
+        check_tool_name(name)
+        binding = bind_signature(handler, where=name, schema=schema)
         return cls(
             name=name,
             description=description,
@@ -207,11 +316,17 @@ class Tool(BaseTool):
         description: str | None = None,
         metadata: ToolMetadata | Mapping[str, Any] | None = None,
     ) -> Tool:
-        """A tool whose schema comes from ``fn``'s signature and description from its docstring."""
-        tool_name = name or getattr(fn, "__name__", None)
-        if not tool_name:
-            raise DefinitionError(f"cannot name a tool for {fn!r}", hint="pass name=")
-        text = description if description is not None else first_paragraph(inspect.getdoc(fn))
+        """A tool named after ``fn``, described by its docstring, with a schema from its
+        signature (see :func:`~statetools.tools.schema.bind_signature`).
+
+        >>> def greet(name: str) -> str:
+        ...     '''Greet someone by name.'''
+        ...     return f"Hello, {name}!"
+        >>> Tool.from_function(greet).description
+        'Greet someone by name.'
+        """
+        tool_name = check_tool_name(name or getattr(fn, "__name__", None))
+        text = description if description is not None else description_of(fn)
         if not text:
             raise DefinitionError(
                 "tool has no description",
@@ -228,61 +343,70 @@ class Tool(BaseTool):
             metadata=metadata,
         )
 
-    async def acall(
-        self,
-        arguments: str | Mapping[str, Any] | None = None,
-        context: ToolCallContext | Mapping[str, Any] | None = None,
-    ) -> ToolResult:
-        """Validate ``arguments``, convert them, run the handler and wrap what it returns.
-
-        Problems with the arguments and exceptions from the handler become error results
-        the model can act on; this method never raises for them.
-        """
+    def _prepare(self, arguments: Arguments, context: Context) -> dict[str, Any] | ToolResult:
+        """Keyword arguments for the handler, or the error result for the model."""
         parsed = parse_arguments(self.name, arguments)
         if isinstance(parsed, str):
             return ToolResult.error(parsed)
         problems = argument_problems(self._validator, parsed)
+        if not problems:
+            try:
+                kwargs = self.binding.to_call_arguments(parsed)
+            except ConversionProblem as problem:
+                problems = problem.problems
         if problems:
             return ToolResult.error(
                 f"Invalid arguments for tool '{self.name}': {'; '.join(problems)}. "
                 "Call it again with corrected arguments."
             )
-        try:
-            kwargs = self.binding.to_call_arguments(parsed)
-        except Exception as exc:
-            return ToolResult.error(
-                f"Invalid arguments for tool '{self.name}': {_conversion_message(exc)}. "
-                "Call it again with corrected arguments."
-            )
-        if self.binding.context_parameter:
-            kwargs[self.binding.context_parameter] = _as_context(context)
+        if self.binding.context_parameters:
+            injected = _as_context(context)
+            kwargs.update(dict.fromkeys(self.binding.context_parameters, injected))
+        return kwargs
+
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Validate ``arguments``, convert them, run the handler and wrap what it returns.
+
+        Problems with the arguments and exceptions from the handler become error results
+        the model can act on; this method never raises for them.
+        """
+        kwargs = self._prepare(arguments, context)
+        if isinstance(kwargs, ToolResult):
+            return kwargs
         try:
             value = self.handler(**kwargs)
-            if isinstance(value, Awaitable):
-                value = await value
         except Exception as exc:
-            return ToolResult.error(f"Tool '{self.name}' failed: {exc}")
+            return failure(self.name, exc)
+        return await self._finish(value) if inspect.isawaitable(value) else to_result(value)
+
+    def call(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Run the tool synchronously. A sync handler runs right here, with no event loop.
+
+        >>> Tool.create("ping", "Ping", lambda: "pong").call().text
+        'pong'
+        """
+        if inspect.iscoroutinefunction(self.handler):
+            return super().call(arguments, context)
+        kwargs = self._prepare(arguments, context)
+        if isinstance(kwargs, ToolResult):
+            return kwargs
+        try:
+            value = self.handler(**kwargs)
+        except Exception as exc:
+            return failure(self.name, exc)
+        if not inspect.isawaitable(value):
+            return to_result(value)
+        try:
+            _outside_event_loop(f"Tool.call() of '{self.name}'")
+        except StatetoolsError:
+            if inspect.iscoroutine(value):
+                value.close()
+            raise
+        return asyncio.run(self._finish(value))
+
+    async def _finish(self, awaitable: Awaitable[Any]) -> ToolResult:
+        try:
+            value = await awaitable
+        except Exception as exc:
+            return failure(self.name, exc)
         return to_result(value)
-
-
-def _conversion_message(exc: Exception) -> str:
-    inner = getattr(exc, "exceptions", None)
-    if inner:
-        return "; ".join(_conversion_message(e) for e in inner)
-    return str(exc)
-
-
-def to_result(value: Any) -> ToolResult:
-    """A handler's return value as a ToolResult.
-
-    ToolResults pass through; strings become text as they are; numbers, booleans and
-    None become their JSON text; anything else (dicts, lists, objects) is kept as an
-    artifact and shown to the model as JSON.
-    """
-    if isinstance(value, ToolResult):
-        return value
-    if isinstance(value, str):
-        return ToolResult.text(value)
-    if value is None or isinstance(value, int | float | bool):
-        return ToolResult.text(to_json_text(value))
-    return ToolResult.artifact(value, to_json_text(value))

@@ -1,68 +1,147 @@
-"""Checks a model's arguments against a tool's JSON schema, in words the model can act on."""
+"""Checks a model's arguments against a tool's JSON schema, in words the model can act on.
+
+>>> v = make_validator({"type": "object", "properties": {"n": {"type": "integer"}},
+...                     "required": ["n"], "additionalProperties": False})
+>>> argument_problems(v, {"n": "5", "x": 1})
+["argument 'n' must be an integer, got \\"5\\"", "unknown argument 'x' (allowed: n)"]
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import jsonschema
 from jsonschema.exceptions import ValidationError
 
+_ARTICLES = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean",
+    "array": "an array",
+    "object": "an object",
+    "null": "null",
+}
+_MAX_SHOWN = 60
+
 
 def make_validator(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
-    """A validator for ``schema`` (Draft 2020-12 unless the schema names another)."""
+    """A validator for ``schema`` (JSON Schema Draft 2020-12 unless ``$schema`` names another).
+
+    Raises ``jsonschema.SchemaError`` when ``schema`` is not a valid JSON schema.
+    """
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    cls.check_schema(dict(schema))
     return cls(schema)
 
 
-def _where(error: ValidationError) -> str:
-    return ".".join(str(part) for part in error.absolute_path)
+def show(value: Any) -> str:
+    """``value`` as short JSON for a message (long values are cut with ``...``)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= _MAX_SHOWN else f"{text[: _MAX_SHOWN - 3]}..."
+
+
+def json_type_name(value: Any) -> str:
+    """The JSON name of a parsed JSON value's type (``"array"`` for a list, ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return type(value).__name__
+
+
+def _path(parts: Iterable[Any]) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _joined(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def _types(wanted: Any) -> str:
+    names = wanted if isinstance(wanted, list) else [wanted]
+    return " or ".join(_ARTICLES.get(str(n), str(n)) for n in names)
+
+
+def _missing(error: ValidationError) -> list[str]:
+    instance: Any = error.instance
+    wanted: Any = error.validator_value
+    present = instance if isinstance(instance, Mapping) else {}
+    return [str(name) for name in wanted if name not in present]
 
 
 def _describe(error: ValidationError, noun: str) -> str:
-    where = _where(error)
+    where = _path(error.absolute_path)
     label = f"{noun} '{where}'" if where else "the value"
-    if error.validator == "required":
-        message = str(error.message)
-        missing = message.split("'")[1] if "'" in message else message
-        full = f"{where}.{missing}" if where else missing
-        return f"missing required {noun} '{full}'"
-    if error.validator == "additionalProperties":
-        allowed = sorted(
-            (error.schema.get("properties") or {}) if isinstance(error.schema, dict) else {}
-        )
-        extra = (
-            sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
-        )
-        prefix = f"{where}." if where else ""
-        names = ", ".join(f"'{prefix}{name}'" for name in extra)
+    kind = error.validator
+    wanted: Any = error.validator_value
+    instance: Any = error.instance
+    if kind == "additionalProperties":
+        schema = error.schema if isinstance(error.schema, Mapping) else {}
+        allowed = list(schema.get("properties") or {})
+        extra = [n for n in instance if n not in allowed]
+        names = ", ".join(f"'{_joined(where, n)}'" for n in extra)
         plural = "" if len(extra) == 1 else "s"
-        expected = ", ".join(allowed) if allowed else "none"
-        return f"unknown {noun}{plural} {names} (expected: {expected})"
-    if error.validator == "type":
-        wanted_types: Any = error.validator_value
-        if isinstance(wanted_types, list):
-            wanted = " or ".join(wanted_types)
-        else:
-            wanted = str(wanted_types)
-        return f"{label} must be of type {wanted}, got {json.dumps(error.instance)}"
-    if error.validator == "enum":
-        values: Any = error.validator_value
-        choices = ", ".join(json.dumps(v) for v in values)
-        return f"{label} must be one of {choices}, got {json.dumps(error.instance)}"
+        expected = f"allowed: {', '.join(allowed)}" if allowed else "none are allowed"
+        return f"unknown {noun}{plural} {names} ({expected})"
+    if kind == "type":
+        return f"{label} must be {_types(wanted)}, got {show(instance)}"
+    if kind == "enum":
+        options = ", ".join(show(v) for v in wanted)
+        return f"{label} must be one of {options}, got {show(instance)}"
+    if kind == "const":
+        return f"{label} must be {show(wanted)}, got {show(instance)}"
+    if kind in ("minItems", "maxItems") and isinstance(instance, list):
+        bound = "at least" if kind == "minItems" else "at most"
+        return f"{label} must have {bound} {wanted} items, got {len(instance)}"
+    if kind == "items" and wanted is False and isinstance(instance, list):
+        return f"{label} has too many items ({len(instance)})"
+    if kind in ("anyOf", "oneOf"):
+        return f"{label} does not match any allowed form, got {show(instance)}"
     return f"{label}: {error.message}"
 
 
 def argument_problems(
     validator: jsonschema.protocols.Validator, arguments: Any, *, noun: str = "argument"
 ) -> list[str]:
-    """Every problem with ``arguments``, sorted by where it is; empty when they are valid.
+    """Every problem with ``arguments``, one sentence each, ordered by where it is.
 
-    ``noun`` names what is checked in the messages ("argument", "field").
+    Empty when the arguments are valid. ``noun`` names what is checked in the
+    sentences ("argument" for tool calls, "field" for structured output).
     """
     errors = sorted(
         validator.iter_errors(arguments),
-        key=lambda e: (list(map(str, e.absolute_path)), str(e.validator)),
+        key=lambda e: [str(part) for part in e.absolute_path],
     )
-    return [_describe(error, noun) for error in errors]
+    problems: list[str] = []
+    reported_missing: set[str] = set()
+    for error in errors:
+        if error.validator != "required":
+            problems.append(_describe(error, noun))
+            continue
+        where = _path(error.absolute_path)
+        if where in reported_missing:
+            continue  # jsonschema reports each missing name; all were listed already
+        reported_missing.add(where)
+        problems.extend(
+            f"missing required {noun} '{_joined(where, name)}'" for name in _missing(error)
+        )
+    return problems

@@ -1,0 +1,95 @@
+"""Reading tool and parameter descriptions out of docstrings.
+
+Google, NumPy, reST and Epydoc styles are understood (via ``docstring_parser``)::
+
+    def search(q: str, n: int = 5) -> str:
+        '''Search the catalogue.
+
+        Args:
+            q: Words to look for.
+            n: How many hits to return.
+        '''
+
+Here the tool description is ``"Search the catalogue."`` and the parameters are
+described as ``"Words to look for."`` and ``"How many hits to return."``.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import docstring_parser
+
+
+def _one_line(text: str) -> str:
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def _own_doc(obj: object) -> str | None:
+    """The docstring written on ``obj`` itself (not inherited, not generated)."""
+    doc = getattr(obj, "__doc__", None)
+    if not isinstance(doc, str) or not doc.strip():
+        return None
+    if isinstance(obj, type) and doc.startswith(f"{obj.__name__}("):
+        return None  # the signature a dataclass puts there when it has no docstring
+    return doc
+
+
+def first_paragraph(doc: str | None) -> str | None:
+    """The first paragraph of a docstring, on one line; ``None`` when there is none.
+
+    A parameter section (``Args:``, ``:param x:``, ...) is never part of it.
+
+    >>> first_paragraph('''Search the web
+    ...     for pages.
+    ...
+    ...     Slow; use sparingly.''')
+    'Search the web for pages.'
+    """
+    if not doc or not doc.strip():
+        return None
+    parsed = docstring_parser.parse(inspect.cleandoc(doc))
+    short = parsed.short_description or ""
+    if not parsed.blank_after_short_description and parsed.long_description:
+        short = f"{short}\n{parsed.long_description.split(chr(10) * 2, 1)[0]}"
+    text = _one_line(short)
+    return text or None
+
+
+def description_of(obj: object) -> str | None:
+    """The first paragraph of ``obj``'s own docstring.
+
+    >>> def f():
+    ...     '''Add two numbers.
+    ...
+    ...     Details nobody needs.'''
+    >>> description_of(f)
+    'Add two numbers.'
+    """
+    return first_paragraph(_own_doc(obj))
+
+
+def parameter_descriptions(obj: object) -> dict[str, str]:
+    """Parameter (or attribute) descriptions from ``obj``'s docstring, by name.
+
+    >>> def f(q):
+    ...     '''Search.
+    ...
+    ...     Args:
+    ...         q: The query,
+    ...             in plain words.
+    ...     '''
+    >>> parameter_descriptions(f)
+    {'q': 'The query, in plain words.'}
+    """
+    doc = _own_doc(obj)
+    if doc is None:
+        return {}
+    parsed = docstring_parser.parse(inspect.cleandoc(doc))
+    found: dict[str, str] = {}
+    for param in parsed.params:
+        text = _one_line(param.description or "")
+        name = param.arg_name.lstrip("*")
+        if text and name:
+            found[name] = text
+    return found
