@@ -105,6 +105,14 @@ def _tool_from_marked(fn: Callable[..., Any], spec: LlmToolSpec) -> Tool:
     )
 
 
+def _first_parameter(fn: Callable[..., Any]) -> str | None:
+    try:
+        parameters = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return None
+    return parameters[0] if parameters else None
+
+
 def as_tool(obj: Any) -> BaseTool:
     """``obj`` as a tool: tools pass through; ``@llm_tool`` functions and plain functions
     (described by their docstring) are converted with ``Tool.from_function``.
@@ -118,6 +126,11 @@ def as_tool(obj: Any) -> BaseTool:
     if isinstance(obj, BaseTool):
         return obj
     spec = tool_spec(obj)
+    if spec is not None and inspect.isfunction(obj) and _first_parameter(obj) in ("self", "cls"):
+        raise DefinitionError(
+            f"{obj.__qualname__} is a method; a tool needs it bound to an object",
+            hint="pass obj.method, or tools_from_instance(obj) for all of them",
+        )
     if spec is not None:
         return _tool_from_marked(obj, spec)
     if inspect.isfunction(obj) or inspect.ismethod(obj):

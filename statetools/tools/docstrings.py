@@ -16,6 +16,7 @@ described as ``"Words to look for."`` and ``"How many hits to return."``.
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 import docstring_parser
@@ -27,6 +28,8 @@ def _one_line(text: str) -> str:
 
 def _own_doc(obj: object) -> str | None:
     """The docstring written on ``obj`` itself (not inherited, not generated)."""
+    while isinstance(obj, functools.partial):
+        obj = obj.func
     doc = getattr(obj, "__doc__", None)
     if not isinstance(doc, str) or not doc.strip():
         return None

@@ -6,8 +6,6 @@ import abc
 import asyncio
 import copy
 import inspect
-import json
-import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Self
@@ -15,23 +13,33 @@ from typing import Any, Self
 import attrs
 
 from statetools.errors import DefinitionError, StatetoolsError
+from statetools.tools.calling import Arguments, Context, failure, parse_arguments, to_result
 from statetools.tools.context import ToolCallContext
-from statetools.tools.convert import to_json_text
 from statetools.tools.docstrings import description_of
 from statetools.tools.result import ToolResult
 from statetools.tools.schema import InputSchema
 from statetools.tools.signature import ConversionProblem, SignatureBinding, bind_signature
 from statetools.tools.typeschema import JsonSchema
-from statetools.tools.validation import argument_problems, json_type_name, make_validator
+from statetools.tools.validation import argument_problems, make_validator
 
-logger = logging.getLogger("statetools.tools")
+__all__ = [
+    "Arguments",
+    "BaseTool",
+    "Context",
+    "Handler",
+    "TOOL_NAME_PATTERN",
+    "Tool",
+    "ToolMetadata",
+    "check_tool_name",
+    "failure",
+    "parse_arguments",
+    "to_result",
+]
 
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """Names every major provider accepts for tools."""
 
 Handler = Callable[..., Any]
-Arguments = str | Mapping[str, Any] | None
-Context = ToolCallContext | Mapping[str, Any] | None
 
 
 def check_tool_name(name: object) -> str:
@@ -92,71 +100,6 @@ def _check_description(_instance: object, _attribute: object, value: Any) -> Non
             f"a tool needs a description, got {value!r}",
             hint="say in one sentence what the tool does and when to use it",
         )
-
-
-def parse_arguments(name: str, arguments: Arguments) -> dict[str, Any] | str:
-    """Arguments as a dict, or the error text for the model when they are not one object.
-
-    ``None`` and an empty string mean no arguments.
-
-    >>> parse_arguments("t", '{"a": 1}')
-    {'a': 1}
-    >>> parse_arguments("t", "[1]")
-    "Invalid arguments for tool 't': expected a JSON object, got array. Send the arguments as one JSON object."
-    """  # noqa: E501
-    if arguments is None:
-        return {}
-    value: Any = arguments
-    if isinstance(arguments, str):
-        if not arguments.strip():
-            return {}
-        try:
-            value = json.loads(arguments)
-        except json.JSONDecodeError as exc:
-            return (
-                f"Invalid arguments for tool '{name}': not valid JSON ({exc.msg} at position "
-                f"{exc.pos}). Send the arguments as one JSON object."
-            )
-    if not isinstance(value, Mapping):
-        return (
-            f"Invalid arguments for tool '{name}': expected a JSON object, got "
-            f"{json_type_name(value)}. Send the arguments as one JSON object."
-        )
-    return dict(value)
-
-
-def to_result(value: Any) -> ToolResult:
-    """A handler's return value as a :class:`ToolResult`.
-
-    Results pass through; strings become text as they are; numbers, booleans and
-    ``None`` become their JSON text; anything else (dicts, lists, attrs objects, ...)
-    is kept as an artifact and shown to the model as JSON (via cattrs).
-
-    >>> to_result(3).text, to_result(None).text, to_result("hi").text
-    ('3', 'null', 'hi')
-    >>> to_result({"a": 1}).value
-    {'a': 1}
-    """
-    if isinstance(value, ToolResult):
-        return value
-    if isinstance(value, str):
-        return ToolResult.text(value)
-    if value is None or isinstance(value, bool | int | float):
-        return ToolResult.text(to_json_text(value))
-    return ToolResult.artifact(value)
-
-
-def failure(name: str, exc: BaseException) -> ToolResult:
-    """The result for a handler that raised: ``Tool 'name' failed: <message>``.
-
-    >>> failure("div", ZeroDivisionError("division by zero")).text
-    "Tool 'div' failed: division by zero"
-    """
-    message = str(exc).strip() or type(exc).__name__
-    if isinstance(exc, KeyError):
-        message = f"KeyError {message}"
-    logger.info("tool %r failed", name, exc_info=exc)
-    return ToolResult.error(f"Tool '{name}' failed: {message}")
 
 
 def _outside_event_loop(what: str) -> None:
@@ -325,7 +268,12 @@ class Tool(BaseTool):
         >>> Tool.from_function(greet).description
         'Greet someone by name.'
         """
-        tool_name = check_tool_name(name or getattr(fn, "__name__", None))
+        tool_name = name or getattr(fn, "__name__", None)
+        if tool_name is None:
+            raise DefinitionError(
+                f"cannot name a tool for {fn!r}", hint="pass name= to Tool.from_function"
+            )
+        check_tool_name(tool_name)
         text = description if description is not None else description_of(fn)
         if not text:
             raise DefinitionError(

@@ -2,8 +2,10 @@
 
 >>> v = make_validator({"type": "object", "properties": {"n": {"type": "integer"}},
 ...                     "required": ["n"], "additionalProperties": False})
->>> argument_problems(v, {"n": "5", "x": 1})
-["argument 'n' must be an integer, got \\"5\\"", "unknown argument 'x' (allowed: n)"]
+>>> for problem in argument_problems(v, {"n": "5", "x": 1}):
+...     print(problem)
+unknown argument 'x' (allowed: n)
+argument 'n' must be an integer, got "5"
 """
 
 from __future__ import annotations

@@ -119,3 +119,9 @@ class WrapperTool(BaseTool):
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
         """Run the wrapped tool."""
         return await self.delegate.acall(arguments, context)
+
+    def call(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Run synchronously; a plain pass-through wrapper uses the delegate's ``call``."""
+        if type(self).acall is WrapperTool.acall:
+            return self.delegate.call(arguments, context)
+        return super().call(arguments, context)

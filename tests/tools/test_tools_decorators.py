@@ -178,3 +178,12 @@ def test_as_tool_refuses_other_things() -> None:
         "42 is not a tool Hint: pass Tool objects, functions, or objects' methods marked "
         "with @llm_tool (use tools_from_instance(obj) for a whole object)"
     )
+
+
+def test_unbound_marked_methods_are_refused() -> None:
+    with pytest.raises(st.DefinitionError) as caught:
+        st.as_tool(Library.shelve)
+    assert str(caught.value) == (
+        "Library.shelve is a method; a tool needs it bound to an object "
+        "Hint: pass obj.method, or tools_from_instance(obj) for all of them"
+    )

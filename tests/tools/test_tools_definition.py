@@ -201,3 +201,39 @@ def test_base_tool_subclasses_get_a_sync_call() -> None:
     assert clock.input_schema == st.InputSchema.empty()
     assert clock.call().text == "12:00"
     assert clock.with_note("UTC").description == "The time. UTC"
+
+
+def test_partials_and_callable_objects_are_handlers() -> None:
+    import functools
+
+    def scale(x: float, factor: float) -> float:
+        """Scale a number."""
+        return x * factor
+
+    double = st.Tool.from_function(functools.partial(scale, factor=2.0), name="double")
+    assert double.description == "Scale a number."
+    assert double.call({"x": 1.5}).text == "3.0"
+
+    class Counter:
+        """Count up by a step."""
+
+        def __init__(self) -> None:
+            self.total = 0
+
+        def __call__(self, step: int = 1) -> int:
+            self.total += step
+            return self.total
+
+    counter = st.Tool.from_function(Counter(), name="count")
+    assert counter.description == "Count up by a step."
+    assert counter.input_schema["properties"] == {"step": {"type": "integer", "default": 1}}
+    assert counter.call({"step": 3}).text == "3"
+
+
+def test_unnamed_callables_need_a_name() -> None:
+    import functools
+
+    with pytest.raises(st.DefinitionError) as caught:
+        st.Tool.from_function(functools.partial(echo), description="D")
+    assert caught.value.message.startswith("cannot name a tool for functools.partial(")
+    assert caught.value.hint == "pass name= to Tool.from_function"

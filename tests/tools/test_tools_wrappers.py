@@ -114,3 +114,17 @@ def test_wrappers_wrap_tools_only() -> None:
         st.WrapperTool.around("x")  # type: ignore[arg-type]
     with pytest.raises(st.DefinitionError, match="a wrapper's delegate must be a tool"):
         st.WrapperTool(name="w", description="W", delegate=ping)  # type: ignore[arg-type]
+
+
+def test_a_plain_wrapper_calls_its_delegate_synchronously_inside_an_event_loop() -> None:
+    import asyncio
+
+    async def inside() -> tuple[str, bool]:
+        plain = st.WrapperTool.around(INNER).call().text
+        try:
+            Counting.around(INNER).call()
+        except st.StatetoolsError:
+            return plain, True
+        return plain, False
+
+    assert asyncio.run(inside()) == ("pong", True)

@@ -1,0 +1,86 @@
+"""Crossing the boundary of a call: the model's arguments in, the handler's value out."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from statetools.tools.context import ToolCallContext
+from statetools.tools.convert import to_json_text
+from statetools.tools.result import ToolResult
+from statetools.tools.validation import json_type_name
+
+logger = logging.getLogger("statetools.tools")
+
+Arguments = str | Mapping[str, Any] | None
+"""What a tool is called with: a JSON string, a dict, or nothing."""
+
+Context = ToolCallContext | Mapping[str, Any] | None
+"""The context a call may carry: a ToolCallContext, any mapping, or nothing."""
+
+
+def parse_arguments(name: str, arguments: Arguments) -> dict[str, Any] | str:
+    """Arguments as a dict, or the error text for the model when they are not one object.
+
+    ``None`` and an empty string mean no arguments.
+
+    >>> parse_arguments("t", '{"a": 1}')
+    {'a': 1}
+    >>> parse_arguments("t", "[1]")
+    "Invalid arguments for tool 't': expected a JSON object, got array. Send the arguments as one JSON object."
+    """  # noqa: E501
+    if arguments is None:
+        return {}
+    value: Any = arguments
+    if isinstance(arguments, str):
+        if not arguments.strip():
+            return {}
+        try:
+            value = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            return (
+                f"Invalid arguments for tool '{name}': not valid JSON ({exc.msg} at position "
+                f"{exc.pos}). Send the arguments as one JSON object."
+            )
+    if not isinstance(value, Mapping):
+        return (
+            f"Invalid arguments for tool '{name}': expected a JSON object, got "
+            f"{json_type_name(value)}. Send the arguments as one JSON object."
+        )
+    return dict(value)
+
+
+def to_result(value: Any) -> ToolResult:
+    """A handler's return value as a :class:`ToolResult`.
+
+    Results pass through; strings become text as they are; numbers, booleans and
+    ``None`` become their JSON text; anything else (dicts, lists, attrs objects, ...)
+    is kept as an artifact and shown to the model as JSON (via cattrs).
+
+    >>> to_result(3).text, to_result(None).text, to_result("hi").text
+    ('3', 'null', 'hi')
+    >>> to_result({"a": 1}).value
+    {'a': 1}
+    """
+    if isinstance(value, ToolResult):
+        return value
+    if isinstance(value, str):
+        return ToolResult.text(value)
+    if value is None or isinstance(value, bool | int | float):
+        return ToolResult.text(to_json_text(value))
+    return ToolResult.artifact(value)
+
+
+def failure(name: str, exc: BaseException) -> ToolResult:
+    """The result for a handler that raised: ``Tool 'name' failed: <message>``.
+
+    >>> failure("div", ZeroDivisionError("division by zero")).text
+    "Tool 'div' failed: division by zero"
+    """
+    message = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, KeyError):
+        message = f"KeyError {message}"
+    logger.info("tool %r failed", name, exc_info=exc)
+    return ToolResult.error(f"Tool '{name}' failed: {message}")
