@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 from collections.abc import AsyncGenerator, Callable, Mapping
 from types import ModuleType
 from typing import Any, Generic, Protocol, TypeVar
@@ -44,6 +45,34 @@ def plain_json(value: Any) -> Any:
     return value
 
 
+def sdk_arguments(create: Callable[..., Any], body: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword arguments for an SDK ``create`` method that put ``body`` on the wire.
+
+    Keys the method does not take (``temperature`` in anthropic>=1, server-specific
+    options of OpenAI-compatible servers) go through ``extra_body``, which the SDKs
+    merge into the JSON body as is.
+
+    >>> def create(*, model: str, extra_body: object = None) -> None: ...
+    >>> sdk_arguments(create, {"model": "m", "temperature": 0})
+    {'model': 'm', 'extra_body': {'temperature': 0}}
+    """
+    accepted = inspect.signature(create).parameters
+    arguments: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in body.items():
+        if key in accepted and key != "extra_body":
+            arguments[key] = value
+        else:
+            extra[key] = value
+    given = body.get("extra_body")
+    extra.pop("extra_body", None)
+    if isinstance(given, Mapping):
+        extra.update(given)
+    if extra:
+        arguments["extra_body"] = extra
+    return arguments
+
+
 def error_text(error: Exception) -> str:
     """The provider's own error message: ``body["message"]`` if the body has one.
 
@@ -53,6 +82,8 @@ def error_text(error: Exception) -> str:
     'Rate limit reached'
     """
     body = getattr(error, "body", None)
+    if isinstance(body, Mapping) and isinstance(body.get("error"), Mapping):
+        body = body["error"]
     if isinstance(body, Mapping) and isinstance(body.get("message"), str):
         return str(body["message"])
     return str(getattr(error, "message", None) or error)

@@ -22,6 +22,7 @@ from statetools.models._provider import (
     error_text,
     plain_json,
     require_sdk,
+    sdk_arguments,
     status_hint,
 )
 from statetools.models.base import (
@@ -175,7 +176,7 @@ class AnthropicModel:
     ``cache_control=True`` marks the system prompt and the last tool as prompt-cache
     breakpoints. ``request_options`` go into every request (``temperature=0``, ...).
 
-    >>> model = AnthropicModel("claude-sonnet-4-5", cache_control=True)  # doctest: +SKIP
+    >>> model = AnthropicModel("claude-sonnet-4-6", cache_control=True)  # doctest: +SKIP
     >>> st.ToolLoop(model).run("What is 2 + 3?", tools=[add]).output  # doctest: +SKIP
     '2 + 3 = 5'
 
@@ -229,7 +230,7 @@ class AnthropicModel:
         return self._clients.latest
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
-        """The keyword arguments for ``messages.create`` (``system``/``tools`` only if any).
+        """The JSON body of the request (``system`` and ``tools`` only if any).
 
         >>> AnthropicModel("m", api_key="k").request_body(
         ...     ModelRequest((UserMessage("hi"),)))
@@ -255,8 +256,9 @@ class AnthropicModel:
         sdk = self._sdk
         where = f"anthropic:{self.model}"
         try:
-            message: AnthropicMessage = await (await self._clients.acquire()).messages.create(
-                **self.request_body(request)
+            create = (await self._clients.acquire()).messages.create
+            message: AnthropicMessage = await create(
+                **sdk_arguments(create, self.request_body(request))
             )
         except sdk.APITimeoutError as exc:
             raise ProviderError(

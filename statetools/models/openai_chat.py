@@ -23,6 +23,7 @@ from statetools.models._provider import (
     error_text,
     plain_json,
     require_sdk,
+    sdk_arguments,
     status_hint,
 )
 from statetools.models.base import (
@@ -217,7 +218,7 @@ class OpenAIChatModel:
         return self._clients.latest
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
-        """The keyword arguments for ``chat.completions.create`` (``tools`` only if any).
+        """The JSON body of the request (``tools`` only if any).
 
         >>> OpenAIChatModel("m", api_key="k").request_body(
         ...     ModelRequest((UserMessage("hi"),)))
@@ -237,9 +238,10 @@ class OpenAIChatModel:
         sdk = self._sdk
         where = f"openai:{self.model}"
         try:
-            completion: ChatCompletion = await (
-                await self._clients.acquire()
-            ).chat.completions.create(**self.request_body(request))
+            create = (await self._clients.acquire()).chat.completions.create
+            completion: ChatCompletion = await create(
+                **sdk_arguments(create, self.request_body(request))
+            )
         except sdk.APITimeoutError as exc:
             raise ProviderError(
                 f"OpenAI request timed out (timeout={self.timeout}s per attempt)",

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from provider_wire import WireServer
+
+from tests.providers.provider_wire import WireServer
 
 PROVIDER_ENVIRONMENT = (
     "OPENAI_API_KEY",
@@ -28,11 +30,11 @@ PROVIDER_ENVIRONMENT = (
 
 
 @pytest.fixture(autouse=True)
-def _no_provider_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
-    """Keys and settings of the developer's shell never reach these tests."""
+def _no_provider_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Keys, settings and profiles of the developer's machine never reach these tests."""
     for name in PROVIDER_ENVIRONMENT:
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(tmp_path))
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.config/anthropic profiles
 
 
 @pytest.fixture

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from typing import Any
 
 import pytest
-from provider_wire import (
+
+import statetools as st
+from statetools.models import ModelRequest, OpenAIChatModel
+from tests.providers.provider_wire import (
     FAST_RETRY,
+    OPEN_TICKET,
     SEARCH,
     SEARCH_SCHEMA,
     TITLE_SCHEMA,
@@ -18,9 +23,6 @@ from provider_wire import (
     openai_call,
     openai_error,
 )
-
-import statetools as st
-from statetools.models import ModelRequest, OpenAIChatModel
 
 SEARCH_TOOL = {
     "type": "function",
@@ -114,6 +116,32 @@ def test_a_run_sends_the_exact_history_and_the_tools_grow_after_an_injection(
     )
 
 
+def test_a_playbook_unlock_shows_on_the_wire(wire: WireServer) -> None:
+    wire.reply(chat_completion(tool_calls=[openai_call("call_1", "search", '{"query": "x"}')]))
+    wire.reply(chat_completion(tool_calls=[openai_call("call_2", "open_ticket", '{"title": "x"}')]))
+    wire.reply(chat_completion("Opened."))
+    support = (
+        st.PlaybookTool("support", "Support desk.")
+        .with_tool(SEARCH)
+        .with_tool(OPEN_TICKET)
+        .unlocked_by(SEARCH)
+    )
+
+    result = st.ToolLoop(model_for(wire)).run("Printer broken.", tools=[support])
+
+    assert [body["tools"] for body in wire.bodies] == [
+        [SEARCH_TOOL],
+        [SEARCH_TOOL, TICKET_TOOL],
+        [SEARCH_TOOL, TICKET_TOOL],
+    ]
+    sent = wire.bodies[2]["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool", "assistant", "tool"]
+    assert [(m["tool_call_id"], m["content"]) for m in sent if m["role"] == "tool"] == [
+        (m.tool_call_id, m.content) for m in result.messages if isinstance(m, st.ToolMessage)
+    ]
+    assert result.output == "Opened."
+
+
 def test_request_options_go_into_every_request_and_no_tools_means_no_tools_key(
     wire: WireServer,
 ) -> None:
@@ -196,7 +224,7 @@ def test_malformed_arguments_become_error_results_and_the_run_continues(
         "10). Send the arguments as one JSON object."
     )
     not_object = (
-        "Invalid arguments for tool 'search': expected a JSON object, got list. "
+        "Invalid arguments for tool 'search': expected a JSON object, got array. "
         "Send the arguments as one JSON object."
     )
     assert result.messages[1:3] == (
@@ -305,4 +333,22 @@ def test_capabilities_allow_dynamic_tools() -> None:
 
     assert model.capabilities == st.models.ModelCapabilities(
         supports_dynamic_tools=True, parallel_tool_calls=True
+    )
+
+
+def test_an_unreachable_server_raises_provider_error() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    model = OpenAIChatModel(
+        "gpt-test", base_url=f"http://127.0.0.1:{port}/v1", api_key="sk-test", max_retries=0
+    )
+
+    with pytest.raises(st.ProviderError) as caught:
+        st.ToolLoop(model).run("Hi")
+
+    assert (caught.value.status, caught.value.message, caught.value.hint) == (
+        None,
+        "cannot reach the OpenAI API: Connection error.",
+        "check base_url and the network",
     )
