@@ -456,3 +456,28 @@ def test_merge_right_side_wins() -> None:
     assert base | {"user": "bob"} == {"user": "bob", "locale": "en"}
     assert base.merge(None) is base
     assert base.merge(st.ToolCallContext({"x": 1}))["x"] == 1
+
+
+def test_dict_arguments_are_converted_per_value() -> None:
+    def stock(counts: dict[str, Size]) -> str:
+        """Stock per shop."""
+        return ",".join(f"{shop}={size.name}" for shop, size in sorted(counts.items()))
+
+    tool = st.Tool.from_function(stock)
+    assert tool.input_schema["properties"]["counts"] == {
+        "type": "object",
+        "additionalProperties": {"type": "string", "enum": ["s", "m"]},
+    }
+    assert tool.call({"counts": {"b": "m", "a": "s"}}).text == "a=S,b=M"
+    assert tool.call({"counts": {"a": "l"}}).text == (
+        "Invalid arguments for tool 'stock': argument 'counts.a' must be one of \"s\", \"m\", "
+        f'got "l". {RETRY}'
+    )
+
+
+def test_async_handlers_receive_context_too() -> None:
+    async def who(ctx: st.ToolCallContext) -> str:
+        """Who am I."""
+        return str(ctx["user"])
+
+    assert asyncio.run(st.Tool.from_function(who).acall(None, {"user": "ann"})).text == "ann"

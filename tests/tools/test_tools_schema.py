@@ -474,3 +474,42 @@ def test_unsupported_parameter_type_names_tool_and_parameter() -> None:
     with pytest.raises(st.DefinitionError) as caught:
         st.Tool.from_function(send)
     assert caught.value.path == "send.payload"
+
+
+def test_rest_and_numpy_docstrings_describe_parameters_too() -> None:
+    def rest(q: str) -> None:
+        """Search.
+
+        :param q: The query.
+        """
+
+    def numpy(q: str) -> None:
+        """Search.
+
+        Parameters
+        ----------
+        q : str
+            The query.
+        """
+
+    for fn in (rest, numpy):
+        tool = st.Tool.from_function(fn)
+        assert tool.description == "Search."
+        assert tool.input_schema["properties"] == {
+            "q": {"type": "string", "description": "The query."}
+        }
+
+
+def test_local_classes_with_unresolvable_annotations_say_so() -> None:
+    @dataclasses.dataclass
+    class Pair:
+        left: Later  # type: ignore[name-defined]  # noqa: F821
+
+    with pytest.raises(st.DefinitionError) as caught:
+        type_schema(Pair, where="join.pair")
+    assert caught.value.path == "join.pair"
+    assert caught.value.message == (
+        "cannot resolve the annotations of "
+        "test_local_classes_with_unresolvable_annotations_say_so.<locals>.Pair: "
+        "name 'Later' is not defined"
+    )
