@@ -41,10 +41,11 @@ class SimpleAgenticTool(BaseTool):
         name: str,
         description: str,
         items: tuple[Any, ...] = (),
-        agent: AgentOptions = AgentOptions(),
+        agent: AgentOptions | None = None,
         *,
         end_on_final_state: bool = True,
     ) -> None:
+        agent = agent or AgentOptions()
         self.__attrs_init__(
             name=name,
             description=description,

@@ -91,6 +91,11 @@ class DisclosureGraph:
         self._state_tools: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.when_tools: set[str] = set()
         """Tools whose condition contains a When (re-checked every turn)."""
+        self.position: dict[str, int] = {}
+        """Registration index of every tool (orders tools that appear in the same turn)."""
+        self.initial_visible: tuple[str, ...] | None = None
+        """Memo of the tools visible in a fresh run, apart from When tools (the scheduler
+        fills it on first use; the graph does not change after it is built)."""
 
     # building -------------------------------------------------------------------
 
@@ -110,6 +115,7 @@ class DisclosureGraph:
             if existing.tool != entry.tool or existing.owner != entry.owner:
                 self.duplicates.append(name)
             return
+        self.position[name] = len(self.entries)
         self.entries[name] = entry
         self._node(tool_node(name), "tool", label=name)
         if entry.owner:

@@ -61,7 +61,7 @@ class StateMachineTool(Generic[E]):
     final_states: tuple[str, ...] = ()
     cursor: str | None = None
     last: str | None = None
-    agent: AgentOptions = AgentOptions()
+    agent: AgentOptions = attrs.field(factory=AgentOptions)
 
     def __attrs_post_init__(self) -> None:
         if not (isinstance(self.states, type) and issubclass(self.states, enum.Enum)):
@@ -102,6 +102,8 @@ class StateMachineTool(Generic[E]):
 
     def _add_tool(self, tool: Any) -> tuple[tuple[BaseTool, ...], str]:
         resolved = as_tool(tool)
+        if resolved in self.tools:
+            return self.tools, resolved.name
         for existing in self.tools:
             if existing.name == resolved.name:
                 if existing != resolved:

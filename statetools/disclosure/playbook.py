@@ -70,26 +70,30 @@ class PlaybookTool:
     description: str
     entries: tuple[PlaybookEntry, ...] = ()
     last: str | None = None
-    agent: AgentOptions = AgentOptions()
+    agent: AgentOptions = attrs.field(factory=AgentOptions)
+    names: frozenset[str] = attrs.field(default=frozenset(), eq=False, repr=False)
+    """The names of the tools in ``entries`` (kept to make adding a tool cheap)."""
 
     def with_tools(self, *tools: Any) -> PlaybookTool:
         """Add tools that are available from the start."""
-        playbook = self
-        for tool in tools:
-            playbook = playbook.with_tool(tool)
-        return attrs.evolve(playbook, last=None)
+        added = tuple(PlaybookEntry(as_tool(tool)) for tool in tools)
+        names = set(self.names)
+        for entry in added:
+            if entry.tool.name in names:
+                raise DefinitionError(
+                    f"tool '{entry.tool.name}' is already in the playbook",
+                    path=f"playbook '{self.name}'",
+                    hint="add each tool once; combine its conditions with unlocked(AllOf(...))",
+                )
+            names.add(entry.tool.name)
+        return attrs.evolve(
+            self, entries=(*self.entries, *added), last=None, names=frozenset(names)
+        )
 
     def with_tool(self, tool: Any) -> PlaybookTool:
         """Add one tool; follow with ``unlocked_by...`` to give it a condition."""
-        resolved = as_tool(tool)
-        if any(e.tool.name == resolved.name for e in self.entries):
-            raise DefinitionError(
-                f"tool '{resolved.name}' is already in the playbook",
-                path=f"playbook '{self.name}'",
-                hint="add each tool once; combine its conditions with unlocked(AllOf(...))",
-            )
-        entries = (*self.entries, PlaybookEntry(resolved))
-        return attrs.evolve(self, entries=entries, last=resolved.name)
+        playbook = self.with_tools(tool)
+        return attrs.evolve(playbook, last=playbook.entries[-1].tool.name)
 
     def unlocked(self, condition: Condition) -> PlaybookTool:
         """Give the tool added last this condition (combined with AND if it has one)."""
@@ -99,15 +103,10 @@ class PlaybookTool:
                 path=f"playbook '{self.name}'",
                 hint="write .with_tool(analyze).unlocked_by(search)",
             )
-        entries = []
-        for entry in self.entries:
-            if entry.tool.name == self.last:
-                combined = (
-                    condition if entry.condition is None else AllOf(entry.condition, condition)
-                )
-                entry = attrs.evolve(entry, condition=combined)
-            entries.append(entry)
-        return attrs.evolve(self, entries=tuple(entries))
+        entry = self.entries[-1]  # with_tool appends the tool and sets `last` to it
+        combined = condition if entry.condition is None else AllOf(entry.condition, condition)
+        entries = (*self.entries[:-1], attrs.evolve(entry, condition=combined))
+        return attrs.evolve(self, entries=entries)
 
     def unlocked_by(self, *prerequisites: Prerequisite) -> PlaybookTool:
         """Unlock the last tool after every prerequisite succeeded once."""

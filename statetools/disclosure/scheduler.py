@@ -111,9 +111,9 @@ class Scheduler:
         context: Mapping[str, Any] | None = None,
     ) -> None:
         if graph.duplicates:
-            names = ", ".join(sorted(set(graph.duplicates)))
+            twice = ", ".join(sorted(set(graph.duplicates)))
             raise DefinitionError(
-                f"more than one tool is named {names}",
+                f"more than one tool is named {twice}",
                 path="tools",
                 hint="every tool of a run needs its own name",
             )
@@ -132,11 +132,23 @@ class Scheduler:
         self._blackboard_seen = 0
         self._removed = set(restored.removed)
         self._dynamic: dict[str, BaseTool] = {}
-        self._position = {name: index for index, name in enumerate(graph.entries)}
         self._visible: dict[str, BaseTool] = {}
-        for name in (*restored.visible_order, *graph.entries):
-            if name in graph.entries and name not in self._visible and self._available(name):
-                self._visible[name] = graph.entries[name].tool
+        fresh = state is None or state == DisclosureState(iteration=state.iteration)
+        if fresh and graph.initial_visible is not None:
+            names: Iterable[str] = graph.initial_visible
+        else:
+            names = [
+                name
+                for name in dict.fromkeys((*restored.visible_order, *graph.entries))
+                if name in graph.entries
+                and not (fresh and name in graph.when_tools)
+                and self._available(name)
+            ]
+            if fresh:
+                graph.initial_visible = tuple(names)
+        for name in names:
+            self._visible[name] = graph.entries[name].tool
+        self._refresh(graph.when_tools)
 
     @classmethod
     def for_items(
@@ -227,7 +239,8 @@ class Scheduler:
     def _refresh(self, names: Iterable[str]) -> tuple[list[str], list[str]]:
         shown: list[str] = []
         hidden: list[str] = []
-        for name in sorted(names, key=lambda n: self._position.get(n, len(self._position))):
+        position = self.graph.position
+        for name in sorted(names, key=lambda n: position.get(n, len(position))):
             if name not in self.graph.entries:
                 continue
             now = self._available(name)
