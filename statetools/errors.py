@@ -76,6 +76,10 @@ class ProviderError(RunError):
         super().__init__(message, path=path, hint=hint)
 
 
+class RestartLimitExceeded(RunError):
+    """A model without dynamic tools needed more conversation restarts than allowed."""
+
+
 class ScriptExhaustedError(RunError):
     """A :class:`~statetools.models.ScriptedModel` was asked for more steps than it has."""
 

@@ -142,6 +142,17 @@ class StateEntered:
 
 
 @attrs.frozen
+class ConversationRestarted:
+    """The tool set changed and the model cannot take new tools mid-conversation, so the
+    loop started conversation number ``conversation`` with ``tools``."""
+
+    iteration: int
+    conversation: int
+    tools: tuple[str, ...]
+    type: Literal["conversation_restarted"] = "conversation_restarted"
+
+
+@attrs.frozen
 class OutputRejected:
     """The final answer could not be read as the output type; the model was told why."""
 
@@ -174,6 +185,7 @@ Event = (
     | ToolsUnlocked
     | ToolsHidden
     | StateEntered
+    | ConversationRestarted
     | OutputRejected
     | RunFinished
 )

@@ -14,6 +14,7 @@ from statetools.disclosure.state import DisclosureState
 from statetools.errors import (
     MaxIterationsExceeded,
     OutputValidationError,
+    RestartLimitExceeded,
     RunError,
     StatetoolsError,
     ToolNotFoundError,
@@ -21,6 +22,7 @@ from statetools.errors import (
 from statetools.loop.blackboard import Blackboard
 from statetools.loop.events import (
     CallBlocked,
+    ConversationRestarted,
     Event,
     InjectionSkipped,
     IterationStarted,
@@ -55,6 +57,8 @@ from statetools.tools.tool import BaseTool
 
 Visibility = Literal["hidden", "declared"]
 MAX_MISSES_IN_A_ROW = 3
+MAX_RESTARTS = 10
+"""Conversation restarts allowed for a model without dynamic tools."""
 
 
 def unknown_tool_message(name: str, available: Sequence[str]) -> str:
@@ -92,6 +96,8 @@ class _Run:
         self.iterations = state.iteration if state is not None else 0
         self.misses = 0
         self.blackboard = Blackboard()
+        self.conversation = 0
+        self.conversation_tools: tuple[ToolDefinition, ...] | None = None
         self.scheduler = Scheduler.for_items(
             tools,
             state,
@@ -253,7 +259,10 @@ class ToolLoop:
             run.emit_changes(run.scheduler.begin_turn())
             visible = run.scheduler.visible()
             run.emit(IterationStarted(run.iterations + 1, tuple(t.name for t in visible)))
-            request = ModelRequest(tuple(run.messages), tuple(_definition(t) for t in visible))
+            definitions = tuple(_definition(t) for t in visible)
+            if not self.model.capabilities.supports_dynamic_tools:
+                self._restart_if_tools_changed(run, definitions)
+            request = ModelRequest(tuple(run.messages), definitions, run.conversation)
             response = await self.model.complete(request)
             run.iterations += 1
             run.usage += response.usage
@@ -308,6 +317,27 @@ class ToolLoop:
             f"no final answer after {self.max_iterations} model calls",
             path="ToolLoop",
             hint="raise max_iterations, or check that the tools let the model finish",
+        )
+
+    def _restart_if_tools_changed(self, run: _Run, definitions: tuple[ToolDefinition, ...]) -> None:
+        """For a model whose tools cannot change mid-conversation: start a new
+        conversation (same history, the new tools from its first request on)."""
+        if run.conversation_tools is None or run.conversation_tools == definitions:
+            run.conversation_tools = definitions
+            return
+        if run.conversation >= MAX_RESTARTS:
+            raise RestartLimitExceeded(
+                f"the tools changed more than {MAX_RESTARTS} times and the model cannot "
+                "take new tools within a conversation",
+                path=f"iteration {run.iterations + 1}",
+                hint="use a model with dynamic tools, or a design that discloses in fewer steps",
+            )
+        run.conversation += 1
+        run.conversation_tools = definitions
+        run.emit(
+            ConversationRestarted(
+                run.iterations + 1, run.conversation, tuple(d.name for d in definitions)
+            )
         )
 
     async def _execute(

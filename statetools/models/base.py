@@ -39,10 +39,16 @@ class Usage:
 
 @attrs.frozen
 class ModelRequest:
-    """Everything sent to the model in one call: the history and the visible tools."""
+    """Everything sent to the model in one call: the history and the visible tools.
+
+    ``conversation`` counts restarts: it grows by one each time the loop starts the
+    conversation again because a model without dynamic tools needs a new tool set
+    (see ``ModelCapabilities.supports_dynamic_tools``).
+    """
 
     messages: tuple[Message, ...]
     tools: tuple[ToolDefinition, ...] = ()
+    conversation: int = 0
 
     @property
     def tool_names(self) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Any, TypeAlias
 
 import yaml
 
-from statetools.errors import ScriptExhaustedError, SpecError
+from statetools.errors import ProviderError, ScriptExhaustedError, SpecError
 from statetools.loop.messages import AssistantMessage, ToolCall
 from statetools.models.base import ModelCapabilities, ModelRequest, ModelResponse, StopReason, Usage
 
@@ -83,7 +83,12 @@ class ScriptedModel:
         return cls(parse_script(data, where=where))
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        """Record ``request`` and answer with the next step."""
+        """Record ``request`` and answer with the next step.
+
+        Flagged without dynamic tools, it refuses (like such a provider would) a request
+        whose tools differ from the first request of the same conversation.
+        """
+        self._check_static_tools(request)
         self.requests.append(request)
         if self._position >= len(self._steps):
             raise ScriptExhaustedError(
@@ -103,6 +108,18 @@ class ScriptedModel:
             if inspect.isawaitable(value):
                 value = await value
         return self._response(value)
+
+    def _check_static_tools(self, request: ModelRequest) -> None:
+        if self.capabilities.supports_dynamic_tools:
+            return
+        for earlier in self.requests:
+            if earlier.conversation == request.conversation and earlier.tools != request.tools:
+                raise ProviderError(
+                    f"the tools changed within conversation {request.conversation} "
+                    f"(from {earlier.tool_names} to {request.tool_names})",
+                    path="ScriptedModel",
+                    hint="this model is flagged supports_dynamic_tools=False",
+                )
 
     def _next_id(self) -> str:
         self._call_counter += 1
