@@ -1,0 +1,1 @@
+"""Example playbooks with their Python tool modules (used by the demo and the tests)."""
