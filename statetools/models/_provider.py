@@ -9,7 +9,7 @@ from collections.abc import AsyncGenerator, Callable, Mapping
 from types import ModuleType
 from typing import Any, Generic, Protocol, TypeVar
 
-from statetools.errors import StatetoolsError
+from statetools.errors import ProviderError, StatetoolsError
 
 ClientT = TypeVar("ClientT", bound="Closable")
 
@@ -104,6 +104,36 @@ def status_hint(status: int, key_variable: str) -> str:
     if status >= 500:
         return "the provider failed even after retries; run again later or raise max_retries"
     return "the provider rejected the request; check the model name and request options"
+
+
+def provider_error(
+    exc: Exception, sdk: ModuleType, *, label: str, where: str, timeout: float, key_variable: str
+) -> ProviderError:
+    """The ProviderError for an exception of an OpenAI-style SDK (openai, anthropic)."""
+    if isinstance(exc, sdk.APITimeoutError):
+        return ProviderError(
+            f"{label} request timed out (timeout={timeout}s per attempt)",
+            path=where,
+            hint="raise timeout=..., or check that the server at base_url responds",
+        )
+    if isinstance(exc, sdk.APIStatusError):
+        return ProviderError(
+            f"{label} returned HTTP {exc.status_code}: {error_text(exc)}",
+            status=exc.status_code,
+            path=where,
+            hint=status_hint(exc.status_code, key_variable),
+        )
+    if isinstance(exc, sdk.APIConnectionError):
+        return ProviderError(
+            f"cannot reach the {label} API: {exc.message}",
+            path=where,
+            hint="check base_url and the network",
+        )
+    return ProviderError(
+        f"{label} request failed: {exc}",
+        path=where,
+        hint="check the request options and the server's response",
+    )
 
 
 class Closable(Protocol):

@@ -20,11 +20,10 @@ from statetools.loop.messages import (
 )
 from statetools.models._provider import (
     ClientPerLoop,
-    error_text,
     plain_json,
+    provider_error,
     require_sdk,
     sdk_arguments,
-    status_hint,
 )
 from statetools.models.base import (
     ModelCapabilities,
@@ -242,29 +241,13 @@ class OpenAIChatModel:
             completion: ChatCompletion = await create(
                 **sdk_arguments(create, self.request_body(request))
             )
-        except sdk.APITimeoutError as exc:
-            raise ProviderError(
-                f"OpenAI request timed out (timeout={self.timeout}s per attempt)",
-                path=where,
-                hint="raise timeout=..., or check that the server at base_url responds",
-            ) from exc
-        except sdk.APIStatusError as exc:
-            raise ProviderError(
-                f"OpenAI returned HTTP {exc.status_code}: {error_text(exc)}",
-                status=exc.status_code,
-                path=where,
-                hint=status_hint(exc.status_code, KEY_VARIABLE),
-            ) from exc
-        except sdk.APIConnectionError as exc:
-            raise ProviderError(
-                f"cannot reach the OpenAI API: {exc.message}",
-                path=where,
-                hint="check base_url and the network",
-            ) from exc
         except sdk.OpenAIError as exc:
-            raise ProviderError(
-                f"OpenAI request failed: {exc}",
-                path=where,
-                hint="check the request options and the server's response",
+            raise provider_error(
+                exc,
+                sdk,
+                label="OpenAI",
+                where=where,
+                timeout=self.timeout,
+                key_variable=KEY_VARIABLE,
             ) from exc
         return from_openai_completion(completion)
