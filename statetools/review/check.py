@@ -1,0 +1,509 @@
+"""check(graph) -> Report: static review of a disclosure design.
+
+Every rule runs and every finding is reported together; rules can be switched off by
+code or name. The rules and their codes are listed in ``RULES`` and in
+``docs/review.md``.
+
+>>> report = check(graph)  # doctest: +SKIP
+>>> report.ok, [f.code for f in report.findings]  # doctest: +SKIP
+(True, [])
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import attrs
+import networkx as nx
+
+from statetools.disclosure.conditions import After, Condition, InState
+from statetools.errors import StatetoolsError
+from statetools.review.findings import RULES_BY_CODE, Finding, Report, resolve_codes
+from statetools.review.model import (
+    Design,
+    Reachability,
+    Term,
+    as_graph,
+    dnf,
+    leaves,
+    reachability,
+)
+from statetools.review.tokens import Provider
+from statetools.tools.tool import TOOL_NAME_PATTERN
+
+DEFAULT_TOKEN_BUDGET = 8_000
+"""o200k tokens one visible set may take before ST010 warns."""
+DEFAULT_MAX_FACADE_DEPTH = 3
+DEFAULT_MAX_STATES = 5_000
+"""Disclosure states explored for the token budget before it falls back to fewer turns."""
+
+_STARTS_WELL = re.compile(r"^[A-Za-z_]")
+
+
+@attrs.frozen
+class _Context:
+    design: Design
+    reach: Reachability
+    token_budget: int | None
+    max_facade_depth: int
+    provider: Provider
+    max_states: int
+
+    def finding(self, code: str, message: str, path: str, severity: str | None = None) -> Finding:
+        rule = RULES_BY_CODE[code]
+        return Finding(code, severity or rule.severity, message, path)  # type: ignore[arg-type]
+
+
+def check(
+    graph: Any,
+    *,
+    disable: Iterable[str] = (),
+    token_budget: int | None = DEFAULT_TOKEN_BUDGET,
+    max_facade_depth: int = DEFAULT_MAX_FACADE_DEPTH,
+    provider: Provider = "openai",
+    max_states: int = DEFAULT_MAX_STATES,
+) -> Report:
+    """Review a design: every problem found, each with a stable code, severity and path.
+
+    ``graph`` is a :class:`~statetools.DisclosureGraph` (or tools and definitions to
+    compile into one). ``disable`` switches rules off by code or name
+    (``{"ST010", "unused-state"}``). ``token_budget`` (o200k tokens of one visible set,
+    None to skip) and ``max_facade_depth`` are the limits of ST010 and ST009;
+    ``max_states`` bounds the exploration behind ST010.
+
+    >>> report = check(st.disclosure_graph(playbook), disable={"ST010"})  # doctest: +SKIP
+    >>> report.ok  # doctest: +SKIP
+    True
+    """
+    disabled = resolve_codes(disable)
+    design = Design(as_graph(graph))
+    context = _Context(
+        design, reachability(design), token_budget, max_facade_depth, provider, max_states
+    )
+    findings: list[Finding] = []
+    for code, rule in _CHECKS.items():
+        if code not in disabled:
+            findings.extend(rule(context))
+    return Report(tuple(findings), disabled)
+
+
+# ST001 ---------------------------------------------------------------------------------
+
+
+def _suggestion(name: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" Did you mean '{close[0]}'?" if close else ""
+
+
+def _unknown_references(context: _Context) -> Iterator[Finding]:
+    design = context.design
+    for name, entry in design.entries.items():
+        if entry.condition is None:
+            continue
+        path = design.owner_path(name)
+        reported: set[str] = set()
+        for leaf in leaves(entry.condition):
+            for message in _leaf_problems(design, name, leaf):
+                if message not in reported:
+                    reported.add(message)
+                    yield context.finding("ST001", message, path)
+    for machine_name, machine in design.machines.items():
+        states = machine.state_names
+        for transition in machine.transitions:
+            where = f"Transition {transition.source} -> {transition.target} of '{machine_name}'"
+            for role, state in (("source", transition.source), ("target", transition.target)):
+                if state not in states:
+                    yield context.finding(
+                        "ST001",
+                        f"{where} has {role} state {state}, which '{machine_name}' does not "
+                        f"have.{_suggestion(state, states)}",
+                        f"machine:{machine_name}",
+                    )
+            if transition.tool not in design.entries:
+                yield context.finding(
+                    "ST001",
+                    f"{where} names tool '{transition.tool}', which is not registered."
+                    f"{_suggestion(transition.tool, design.entries)}",
+                    f"machine:{machine_name}/state:{transition.source}",
+                )
+
+
+def _leaf_problems(design: Design, tool: str, leaf: Condition) -> Iterator[str]:
+    match leaf:
+        case After(tools=names):
+            for other in names:
+                if other not in design.entries:
+                    yield (
+                        f"The condition of '{tool}' names tool '{other}', which is not "
+                        f"registered.{_suggestion(other, design.entries)}"
+                    )
+        case InState(machine=machine, state=state):
+            if machine not in design.machines:
+                yield (
+                    f"The condition of '{tool}' names machine '{machine}', which is not "
+                    f"registered.{_suggestion(machine, design.machines)}"
+                )
+            elif state not in design.state_names(machine):
+                yield (
+                    f"The condition of '{tool}' names state {state} of '{machine}', which it "
+                    f"does not have.{_suggestion(state, design.state_names(machine))}"
+                )
+
+
+# ST002 ---------------------------------------------------------------------------------
+
+
+def _duplicates(context: _Context) -> Iterator[Finding]:
+    for name in dict.fromkeys(context.design.graph.duplicates):
+        yield context.finding(
+            "ST002",
+            f"More than one tool is named '{name}': the model cannot tell them apart and the "
+            "scheduler refuses to run.",
+            context.design.owner_path(name),
+        )
+
+
+# ST003 ---------------------------------------------------------------------------------
+
+
+def _never_unlocks(context: _Context) -> Iterator[Finding]:
+    design, reach = context.design, context.reach
+    dead = [name for name in design.entries if name not in reach.tools]
+    cycles = _unlock_cycles(design, dead)
+    for name in dead:
+        reason = cycles.get(name) or _why_dead(design, reach, name)
+        yield context.finding(
+            "ST003", f"Tool '{name}' can never unlock: {reason}.", design.owner_path(name)
+        )
+
+
+def _unlock_cycles(design: Design, dead: list[str]) -> dict[str, str]:
+    """For dead tools on a cycle of prerequisites: 'unlock cycle a -> b -> a'."""
+    needs: nx.DiGraph[str] = nx.DiGraph()
+    dead_set = set(dead)
+    for name in dead:
+        needs.add_node(name)
+        condition = design.entries[name].condition
+        if condition is None:
+            continue
+        for leaf in leaves(condition):
+            if isinstance(leaf, After):
+                for other in leaf.tools:
+                    if other in dead_set:
+                        needs.add_edge(name, other)
+    order = {name: index for index, name in enumerate(dead)}
+    cycles: dict[str, str] = {}
+    for component in nx.strongly_connected_components(needs):
+        members = sorted(component, key=order.__getitem__)
+        if len(members) == 1 and not needs.has_edge(members[0], members[0]):
+            continue
+        sub = needs.subgraph(component)
+        for name in members:
+            best: list[str] | None = None
+            for successor in sorted(sub.successors(name), key=order.__getitem__):
+                path = [name] if successor == name else nx.shortest_path(sub, successor, name)
+                if best is None or len(path) < len(best):
+                    best = path
+            if best is not None:
+                chain = [name, *best] if best != [name] else [name, name]
+                cycles[name] = f"unlock cycle {' -> '.join(chain)}"
+    return cycles
+
+
+def _why_dead(design: Design, reach: Reachability, name: str) -> str:
+    for facade in design.facade_chain(name):
+        if facade not in reach.tools:
+            return f"its facade '{facade}' is never unfolded"
+    entry = design.entries[name]
+    fixed_states: list[tuple[str, str] | None] = [None]
+    if entry.machine is not None and entry.machine in design.machines:
+        machine = entry.machine
+        own = design.state_names(machine) if entry.is_global else sorted(entry.states)
+        entered = [state for state in own if state in reach.states[machine]]
+        if not entered:
+            where = ", ".join(s for s in design.state_names(machine) if s in entry.states)
+            return f"it is available only in states that are never entered ({where})"
+        fixed_states = [(machine, state) for state in entered]
+    condition = entry.condition
+    terms = dnf(condition) if condition is not None else None
+    if not terms:
+        return "its condition can never hold"
+    return _term_problem(design, reach, terms[0], fixed_states[0])
+
+
+def _term_problem(
+    design: Design, reach: Reachability, term: Term, fixed: tuple[str, str] | None
+) -> str:
+    required: dict[str, str] = dict([fixed]) if fixed else {}
+    for leaf in term:
+        match leaf:
+            case After(tools=names):
+                for other in names:
+                    if other not in design.entries:
+                        return f"it needs '{other}', which is not a registered tool"
+                    if other not in reach.tools:
+                        return f"it needs '{other}', which can never unlock"
+            case InState(machine=machine, state=state):
+                if machine not in design.machines:
+                    return f"it needs machine '{machine}', which is not registered"
+                if state not in design.state_names(machine):
+                    return f"it needs state {state} of '{machine}', which does not exist"
+                if state not in reach.states[machine]:
+                    return f"it needs state {state} of '{machine}', which is never entered"
+                other_state = required.setdefault(machine, state)
+                if other_state != state:
+                    pair = ", ".join(sorted({other_state, state}))
+                    return f"it needs '{machine}' in two states at once ({pair})"
+    return "its condition can never hold"
+
+
+# machines: ST004, ST005, ST006, ST007, ST011, ST013 -------------------------------------
+
+
+def _used_states(design: Design, machine: str) -> set[str]:
+    definition = design.machines[machine]
+    used = {definition.initial_state(), *definition.final_states}
+    used.update(state for _tool, state in definition.availability)
+    for transition in definition.transitions:
+        used.update((transition.source, transition.target))
+    return used
+
+
+def _unreachable_states(context: _Context) -> Iterator[Finding]:
+    design = context.design
+    for machine in design.machines:
+        used = _used_states(design, machine)
+        for state in design.state_names(machine):
+            if state in used and state not in context.reach.states[machine]:
+                yield context.finding(
+                    "ST004",
+                    f"State {state} of '{machine}' is never entered: no transition that can "
+                    "fire leads to it.",
+                    f"machine:{machine}/state:{state}",
+                )
+
+
+def _unused_states(context: _Context) -> Iterator[Finding]:
+    design = context.design
+    for machine in design.machines:
+        used = _used_states(design, machine)
+        for state in design.state_names(machine):
+            if state not in used:
+                yield context.finding(
+                    "ST011",
+                    f"State {state} of '{machine}' is never used: no tools, no transitions.",
+                    f"machine:{machine}/state:{state}",
+                )
+
+
+def _traps(context: _Context) -> dict[tuple[str, str], list[str]]:
+    """Reachable non-final states without exits, in machines that have final states."""
+    design, reach = context.design, context.reach
+    traps: dict[tuple[str, str], list[str]] = {}
+    for machine, definition in design.machines.items():
+        if not definition.final_states:
+            continue
+        for state in design.state_names(machine):
+            if (
+                state in reach.states[machine]
+                and state not in definition.final_states
+                and not reach.exits(design, machine, state)
+            ):
+                declared = [t.tool for t in definition.transitions if t.source == state]
+                traps[(machine, state)] = declared
+    return traps
+
+
+def _trap_states(context: _Context) -> Iterator[Finding]:
+    for (machine, state), declared in _traps(context).items():
+        detail = (
+            f"its transitions need tools that cannot be called there ({', '.join(declared)})"
+            if declared
+            else "it has no transitions"
+        )
+        yield context.finding(
+            "ST005",
+            f"State {state} of '{machine}' is a trap: it is not final and no transition out of "
+            f"it can fire ({detail}).",
+            f"machine:{machine}/state:{state}",
+        )
+
+
+def _no_final_path(context: _Context) -> Iterator[Finding]:
+    design, reach = context.design, context.reach
+    traps = _traps(context)
+    for machine, definition in design.machines.items():
+        if not definition.final_states:
+            continue
+        moves: nx.DiGraph[str] = nx.DiGraph()
+        for state in reach.states[machine]:
+            moves.add_node(state)
+            for target in reach.exits(design, machine, state):
+                moves.add_edge(state, target)
+        finals = [s for s in definition.final_states if s in reach.states[machine]]
+        can_finish: set[str] = set(finals)
+        for final in finals:
+            can_finish |= nx.ancestors(moves, final)
+        for state in design.state_names(machine):
+            if (
+                state in reach.states[machine]
+                and state not in can_finish
+                and (machine, state) not in traps
+            ):
+                yield context.finding(
+                    "ST006",
+                    f"From state {state} of '{machine}' no final state can be reached "
+                    f"(final: {', '.join(definition.final_states)}).",
+                    f"machine:{machine}/state:{state}",
+                )
+
+
+def _exits_from_final(context: _Context) -> Iterator[Finding]:
+    for machine, definition in context.design.machines.items():
+        for transition in definition.transitions:
+            if transition.source in definition.final_states:
+                yield context.finding(
+                    "ST007",
+                    f"Final state {transition.source} of '{machine}' has a transition out "
+                    f"({transition.tool} -> {transition.target}); an agentic run ends there.",
+                    f"machine:{machine}/state:{transition.source}",
+                )
+
+
+def _dead_transitions(context: _Context) -> Iterator[Finding]:
+    design = context.design
+    for machine, definition in design.machines.items():
+        for transition in definition.transitions:
+            entry = design.entries.get(transition.tool)
+            if entry is None or transition.source not in definition.state_names:
+                continue  # ST001
+            where = f"Transition {transition.source} -> {transition.target} of '{machine}'"
+            if entry.machine != machine:
+                reason = f"'{transition.tool}' is not a tool of '{machine}'"
+            elif not entry.is_global and transition.source not in entry.states:
+                reason = f"'{transition.tool}' is not available in {transition.source}"
+            else:
+                continue
+            yield context.finding(
+                "ST013",
+                f"{where} never fires: {reason}.",
+                f"machine:{machine}/state:{transition.source}",
+            )
+
+
+# facades: ST008, ST009 ----------------------------------------------------------------
+
+
+def _facade_path(design: Design, facade: str) -> str:
+    return design.owner_path(facade).replace(f"tool:{facade}", f"facade:{facade}")
+
+
+def _empty_facades(context: _Context) -> Iterator[Finding]:
+    for facade in context.design.facades.values():
+        if not facade.inner:
+            yield context.finding(
+                "ST008",
+                f"Facade '{facade.name}' holds no tools: calling it reveals nothing.",
+                _facade_path(context.design, facade.name),
+            )
+
+
+def _deep_facades(context: _Context) -> Iterator[Finding]:
+    design = context.design
+    for facade in design.facades.values():
+        depth = design.facade_depth(facade.name)
+        if depth > context.max_facade_depth:
+            yield context.finding(
+                "ST009",
+                f"Facade '{facade.name}' is nested {depth} deep (limit "
+                f"{context.max_facade_depth}): the model needs {depth} calls to reach its tools.",
+                _facade_path(design, facade.name),
+            )
+
+
+# ST010 ---------------------------------------------------------------------------------
+
+
+def _over_budget(context: _Context) -> Iterator[Finding]:
+    from statetools.review.explore import ExplorationTooLarge, explore
+
+    budget = context.token_budget
+    if budget is None:
+        return
+    try:
+        exploration = explore(
+            context.design.graph, provider=context.provider, max_states=context.max_states
+        )
+    except ExplorationTooLarge as error:
+        depth = max(error.depth - 1, 0)
+        exploration = explore(
+            context.design.graph,
+            provider=context.provider,
+            max_states=context.max_states,
+            max_depth=depth,
+        )
+        yield context.finding(
+            "ST010",
+            f"The token budget was checked for the visible sets of the first {depth} turns "
+            f"only: the design has more than {context.max_states} disclosure states.",
+            "visible-set:*",
+            "info",
+        )
+    except StatetoolsError as error:
+        yield context.finding(
+            "ST010", f"The token budget was not checked: {error}", "visible-set:*", "info"
+        )
+        return
+    over = [s for s in exploration.visible_sets if s.tokens > budget]
+    if not over:
+        return
+    largest = max(over, key=lambda s: s.tokens)
+    others = f" ({len(over)} visible sets are over the budget)" if len(over) > 1 else ""
+    yield context.finding(
+        "ST010",
+        f"{len(largest.tools)} tools visible together take {largest.tokens:,} tokens, over the "
+        f"budget of {budget:,}{others}.",
+        largest.label_path,
+    )
+
+
+# ST012 ---------------------------------------------------------------------------------
+
+
+def _invalid_names(context: _Context) -> Iterator[Finding]:
+    design = context.design
+    for name in design.entries:
+        if not TOOL_NAME_PATTERN.match(name):
+            yield context.finding(
+                "ST012",
+                f"Tool name {name!r} is rejected by OpenAI and Anthropic: use 1 to 64 of "
+                "a-z, A-Z, 0-9, '_' and '-'.",
+                design.owner_path(name),
+            )
+        elif not _STARTS_WELL.match(name):
+            yield context.finding(
+                "ST012",
+                f"Tool name {name!r} is rejected by Gemini, which needs a letter or '_' first.",
+                design.owner_path(name),
+                "warning",
+            )
+
+
+_CHECKS: dict[str, Callable[[_Context], Iterator[Finding]]] = {
+    "ST001": _unknown_references,
+    "ST002": _duplicates,
+    "ST003": _never_unlocks,
+    "ST004": _unreachable_states,
+    "ST005": _trap_states,
+    "ST006": _no_final_path,
+    "ST007": _exits_from_final,
+    "ST008": _empty_facades,
+    "ST009": _deep_facades,
+    "ST010": _over_budget,
+    "ST011": _unused_states,
+    "ST012": _invalid_names,
+    "ST013": _dead_transitions,
+}

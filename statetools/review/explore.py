@@ -1,0 +1,425 @@
+"""explore(graph) -> Exploration: every visible set a run can show, breadth first.
+
+The search runs over abstract disclosure states: call counts (only as high as some
+``After`` needs), the state of each machine, the unfolded facades, and whether any
+call succeeded yet. One tool call per model turn. What the analysis cannot decide is
+taken both ways: a ``When`` condition, an artifact or a blackboard value may hold or
+not at any time (an artifact only after a call), and a guarded transition may fire
+or not. Failed calls change nothing, so they are not followed.
+
+>>> exploration = explore(graph)  # doctest: +SKIP
+>>> exploration.min_turns  # doctest: +SKIP
+{'search': 0, 'analyze': 1, 'report': 2}
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import attrs
+
+from statetools.disclosure.conditions import (
+    After,
+    AllOf,
+    AnyOf,
+    Condition,
+    InState,
+    OnArtifact,
+)
+from statetools.errors import StatetoolsError
+from statetools.review.model import Design, as_graph, free_key, leaves
+from statetools.review.tokens import Provider, tool_tokens, tools_tokens
+
+DEFAULT_MAX_STATES = 10_000
+MAX_FREE_CONDITIONS = 10
+"""Undecidable conditions (When, artifacts, blackboard) whose combinations are tried."""
+
+_State = tuple[tuple[int, ...], tuple[str, ...], bool, frozenset[str]]
+"""(call counts, machine states, any call yet, unfolded facades)."""
+
+
+class ExplorationTooLarge(StatetoolsError):
+    """The design has more abstract disclosure states than ``max_states``.
+
+    ``depth`` is the turn the search had reached; ``explore(..., max_depth=depth - 1)``
+    covers every turn before it.
+    """
+
+    def __init__(self, message: str, *, depth: int, states: int, hint: str) -> None:
+        self.depth = depth
+        self.states = states
+        super().__init__(message, hint=hint)
+
+
+@attrs.frozen
+class Progress:
+    """How far :func:`explore` got: states seen, states waiting, the current turn."""
+
+    states: int
+    queued: int
+    depth: int
+
+
+@attrs.frozen
+class VisibleSet:
+    """Tools the model may see together, first reached after ``path`` (one call a turn).
+
+    ``tools`` are in registration order; ``tokens`` counts their definitions as one
+    ``tools`` array; ``turns == len(path)``.
+    """
+
+    tools: tuple[str, ...]
+    tokens: int
+    path: tuple[str, ...]
+
+    @property
+    def turns(self) -> int:
+        """Model turns (calls) before this set is visible; 0 at the start."""
+        return len(self.path)
+
+    @property
+    def label_path(self) -> str:
+        """``visible-set:start`` or ``visible-set:search/fetch`` (used in findings)."""
+        return f"visible-set:{'/'.join(self.path) if self.path else 'start'}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The set as a JSON-ready dict."""
+        return {
+            "tools": list(self.tools),
+            "tokens": self.tokens,
+            "turns": self.turns,
+            "path": list(self.path),
+        }
+
+
+@attrs.frozen
+class Exploration:
+    """What :func:`explore` found.
+
+    ``visible_sets``: the distinct visible sets, in the order first reached (so by
+    turns); ``min_turns``: tool -> fewest turns before it is visible, and ``paths``:
+    the calls that get there; ``never_visible``: tools no explored run shows;
+    ``tool_tokens``: tokens of each tool's definition; ``flat_tokens``: all tools at
+    once, as without disclosure (facade tools left out); ``states``: abstract states
+    visited; ``complete``: False when ``max_depth`` cut the search short.
+    """
+
+    visible_sets: tuple[VisibleSet, ...]
+    min_turns: Mapping[str, int]
+    paths: Mapping[str, tuple[str, ...]]
+    never_visible: tuple[str, ...]
+    tool_tokens: Mapping[str, int]
+    flat_tokens: int
+    states: int
+    depth: int
+    complete: bool
+    provider: Provider
+
+    @property
+    def initial(self) -> VisibleSet:
+        """The largest set visible at the start."""
+        return max(
+            (s for s in self.visible_sets if not s.path), key=lambda s: (s.tokens, len(s.tools))
+        )
+
+    @property
+    def largest(self) -> VisibleSet:
+        """The visible set with the most tokens (the first such, on ties)."""
+        return max(self.visible_sets, key=lambda s: s.tokens)
+
+    @property
+    def max_tokens(self) -> int:
+        """Tokens of the largest visible set."""
+        return self.largest.tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        """The exploration as a JSON-ready dict."""
+        return {
+            "provider": self.provider,
+            "encoding": "o200k_base",
+            "states": self.states,
+            "depth": self.depth,
+            "complete": self.complete,
+            "flat_tokens": self.flat_tokens,
+            "initial_tokens": self.initial.tokens,
+            "max_tokens": self.max_tokens,
+            "visible_sets": [s.to_dict() for s in self.visible_sets],
+            "tools": {
+                name: {
+                    "tokens": self.tool_tokens[name],
+                    "min_turns": self.min_turns.get(name),
+                    "path": list(self.paths[name]) if name in self.paths else None,
+                }
+                for name in self.tool_tokens
+            },
+            "never_visible": list(self.never_visible),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The exploration as JSON text."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def to_text(self) -> str:
+        """A summary and two tables: visible sets, and tools with their fewest turns."""
+        largest = self.largest
+        share = f" ({largest.tokens / self.flat_tokens:.0%} of flat)" if self.flat_tokens else ""
+        scope = "complete" if self.complete else f"first {self.depth} turns only"
+        lines = [
+            f"{self.states:,} disclosure states, {len(self.visible_sets):,} distinct visible "
+            f"sets ({scope})",
+            f"tokens (o200k_base, {self.provider}): flat {self.flat_tokens:,}, start "
+            f"{self.initial.tokens:,}, largest {largest.tokens:,}{share}",
+            "",
+            _table(
+                ("turns", "tools", "tokens", "after"),
+                [
+                    (str(s.turns), str(len(s.tools)), f"{s.tokens:,}", _after(s.path))
+                    for s in self.visible_sets
+                ],
+            ),
+            "",
+            _table(
+                ("tool", "turns", "tokens", "after"),
+                [
+                    (name, str(turns), f"{self.tool_tokens[name]:,}", _after(self.paths[name]))
+                    for name, turns in self.min_turns.items()
+                ],
+            ),
+        ]
+        if self.never_visible:
+            lines += ["", f"never visible: {', '.join(self.never_visible)}"]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def _after(path: tuple[str, ...]) -> str:
+    return ", ".join(path) if path else "(start)"
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    numeric = [all(r[i].replace(",", "").isdigit() for r in rows) for i in range(len(header))]
+
+    def line(row: tuple[str, ...]) -> str:
+        cells = [
+            cell.rjust(width) if right else cell.ljust(width)
+            for cell, width, right in zip(row, widths, numeric, strict=True)
+        ]
+        return "  ".join(cells).rstrip()
+
+    return "\n".join([line(header), *(line(row) for row in rows)])
+
+
+class _Space:
+    """The abstract semantics: visible sets of a state, and the states after a call."""
+
+    def __init__(self, design: Design) -> None:
+        self.design = design
+        self.machines = list(design.machines)
+        self.position = {name: i for i, name in enumerate(self.machines)}
+        caps: dict[str, int] = {}
+        free: dict[str, None] = {}
+        for entry in design.entries.values():
+            if entry.condition is None:
+                continue
+            for leaf in leaves(entry.condition):
+                if isinstance(leaf, After):
+                    for name in leaf.tools:
+                        caps[name] = max(caps.get(name, 0), leaf.count)
+                key = free_key(leaf)
+                if key is not None:
+                    free.setdefault(key)
+        self.tracked = list(caps)
+        self.index = {name: i for i, name in enumerate(self.tracked)}
+        self.caps = [caps[name] for name in self.tracked]
+        self.free = list(free)
+        if len(self.free) > MAX_FREE_CONDITIONS:
+            raise StatetoolsError(
+                f"the design has {len(self.free)} conditions that analysis cannot decide "
+                f"(When, artifacts, blackboard); at most {MAX_FREE_CONDITIONS} are explored",
+                hint="use After/InState conditions where you can",
+            )
+        self.artifact_keys = {key for key in self.free if key.startswith("artifact ")}
+
+    def start(self) -> _State:
+        states = tuple(self.design.machines[m].initial_state() for m in self.machines)
+        return ((0,) * len(self.tracked), states, False, frozenset())
+
+    def assignments(self, state: _State) -> Iterator[Mapping[str, bool]]:
+        for values in itertools.product((False, True), repeat=len(self.free)):
+            assignment = dict(zip(self.free, values, strict=True))
+            if not state[2] and any(assignment[key] for key in self.artifact_keys):
+                continue
+            yield assignment
+
+    def holds(self, condition: Condition, state: _State, free: Mapping[str, bool]) -> bool:
+        match condition:
+            case After(tools=names, count=count):
+                return all(state[0][self.index[name]] >= count for name in names)
+            case AllOf(conditions=parts):
+                return all(self.holds(part, state, free) for part in parts)
+            case AnyOf(conditions=parts):
+                return any(self.holds(part, state, free) for part in parts)
+            case InState(machine=machine, state=wanted):
+                if machine not in self.design.machines:
+                    return False
+                return state[1][self.position[machine]] == wanted
+        key = free_key(condition)
+        if isinstance(condition, OnArtifact) and not state[2]:
+            return False
+        return bool(key is not None and free.get(key, False))
+
+    def visible(self, state: _State, free: Mapping[str, bool]) -> tuple[str, ...]:
+        design = self.design
+        shown: list[str] = []
+        for name, entry in design.entries.items():
+            if not all(facade in state[3] for facade in design.facade_chain(name)):
+                continue
+            if entry.machine is not None and not entry.is_global:
+                current = state[1][self.position[entry.machine]]
+                if current not in entry.states:
+                    continue
+            if entry.condition is None or self.holds(entry.condition, state, free):
+                shown.append(name)
+        return tuple(shown)
+
+    def after(self, state: _State, tool: str) -> list[_State]:
+        counts = list(state[0])
+        if tool in self.index:
+            i = self.index[tool]
+            counts[i] = min(counts[i] + 1, self.caps[i])
+        unfolded = state[3] | {tool} if tool in self.design.facades else state[3]
+        options: list[list[str]] = []
+        for position, machine in enumerate(self.machines):
+            options.append(self._targets(machine, state[1][position], tool))
+        return [
+            (tuple(counts), tuple(machines), True, unfolded)
+            for machines in itertools.product(*options)
+        ]
+
+    def _targets(self, machine: str, current: str, tool: str) -> list[str]:
+        targets: list[str] = []
+        for transition in self.design.graph.transitions(machine, current, tool):
+            if transition.target not in targets:
+                targets.append(transition.target)
+            if transition.guard is None:
+                return targets
+        return [current, *(t for t in targets if t != current)]
+
+
+def explore(
+    graph: Any,
+    *,
+    provider: Provider = "openai",
+    max_states: int = DEFAULT_MAX_STATES,
+    max_depth: int | None = None,
+    progress: Callable[[Progress], None] | None = None,
+) -> Exploration:
+    """Breadth-first search over a design's abstract disclosure states.
+
+    ``graph`` is a :class:`~statetools.DisclosureGraph` (or tools and definitions).
+    Stops after ``max_depth`` turns when given; raises :class:`ExplorationTooLarge`
+    when more than ``max_states`` states are found. ``progress`` is called now and
+    then with a :class:`Progress` (for a progress bar).
+
+    >>> exploration = explore(st.disclosure_graph(research))  # doctest: +SKIP
+    >>> exploration.min_turns["report"], exploration.paths["report"]  # doctest: +SKIP
+    (2, ('search', 'analyze'))
+    """
+    design = Design(as_graph(graph))
+    space = _Space(design)
+    start = space.start()
+    parent: dict[_State, tuple[_State, str] | None] = {start: None}
+    depth_of: dict[_State, int] = {start: 0}
+    queue: deque[_State] = deque([start])
+    found: dict[tuple[str, ...], tuple[str, ...]] = {}
+    first: dict[str, tuple[str, ...]] = {}
+    deepest = 0
+    complete = True
+    expanded = 0
+
+    def path_to(state: _State) -> tuple[str, ...]:
+        calls: list[str] = []
+        link = parent[state]
+        while link is not None:
+            state, tool = link
+            calls.append(tool)
+            link = parent[state]
+        return tuple(reversed(calls))
+
+    while queue:
+        state = queue.popleft()
+        depth = depth_of[state]
+        deepest = max(deepest, depth)
+        callable_now: dict[str, None] = {}
+        here: tuple[str, ...] | None = None
+        for assignment in space.assignments(state):
+            tools = space.visible(state, assignment)
+            callable_now.update(dict.fromkeys(tools))
+            if tools not in found or any(name not in first for name in tools):
+                here = path_to(state) if here is None else here
+                found.setdefault(tools, here)
+                for name in tools:
+                    first.setdefault(name, here)
+        expanded += 1
+        if progress is not None and expanded % 500 == 0:
+            progress(Progress(len(depth_of), len(queue), depth))
+        for tool in callable_now:
+            for successor in space.after(state, tool):
+                if successor in depth_of:
+                    continue
+                if max_depth is not None and depth >= max_depth:
+                    complete = False
+                    break
+                if len(depth_of) >= max_states:
+                    raise ExplorationTooLarge(
+                        f"the design has more than {max_states:,} disclosure states "
+                        f"(explored {expanded:,}, reaching turn {depth + 1})",
+                        depth=depth + 1,
+                        states=len(depth_of),
+                        hint=f"pass max_depth={depth} to explore the first turns only, "
+                        "or a larger max_states",
+                    )
+                parent[successor] = (state, tool)
+                depth_of[successor] = depth + 1
+                queue.append(successor)
+    if progress is not None:
+        progress(Progress(len(depth_of), 0, deepest))
+    return _result(design, provider, found, first, len(depth_of), deepest, complete)
+
+
+def _result(
+    design: Design,
+    provider: Provider,
+    found: dict[tuple[str, ...], tuple[str, ...]],
+    first: dict[str, tuple[str, ...]],
+    states: int,
+    depth: int,
+    complete: bool,
+) -> Exploration:
+    entries = design.entries
+    per_tool = {name: tool_tokens(entry.tool, provider) for name, entry in entries.items()}
+    sets = tuple(
+        VisibleSet(tools, tools_tokens([entries[n].tool for n in tools], provider), path)
+        for tools, path in found.items()
+    )
+    flat = [entry.tool for name, entry in entries.items() if name not in design.facades]
+    ordered = sorted(first, key=lambda name: (len(first[name]), list(entries).index(name)))
+    return Exploration(
+        visible_sets=tuple(sorted(sets, key=lambda s: s.turns)),
+        min_turns={name: len(first[name]) for name in ordered},
+        paths={name: first[name] for name in ordered},
+        never_visible=tuple(name for name in entries if name not in first),
+        tool_tokens=per_tool,
+        flat_tokens=tools_tokens(flat, provider),
+        states=states,
+        depth=depth,
+        complete=complete,
+        provider=provider,
+    )

@@ -1,0 +1,296 @@
+"""render(graph, format=..., trace=None): diagrams of a design, with graphviz or Mermaid.
+
+Playbooks, machines and facades are clusters; a machine's states list their tools,
+the initial state has a start dot and final states a double border; conditions label
+their arrows; tools that start locked (a condition, or inside a facade) are dashed.
+With a trace, the calls are numbered on the tools and transitions they took, in
+blue (red for failed or blocked calls), and the current state is highlighted.
+
+>>> diagram = render(graph, format="svg")  # doctest: +SKIP
+>>> diagram.save("design.svg")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import attrs
+import graphviz  # type: ignore[import-untyped]
+
+from statetools.errors import StatetoolsError
+from statetools.loop.events import Event, Trace
+from statetools.review.model import Design, as_graph
+from statetools.review.scene import Cluster, Edge, Node, Scene, Step, build_scene
+
+Format = Literal["dot", "svg", "png", "mermaid"]
+FORMATS: tuple[Format, ...] = ("dot", "svg", "png", "mermaid")
+TraceLike = Trace | Sequence[Event] | Sequence[dict[str, Any]]
+
+FONT = "Helvetica,Arial,sans-serif"
+INK = "#374151"
+MUTED = "#6b7280"
+PATH = "#2563eb"
+PATH_FILL = "#dbeafe"
+FAIL = "#dc2626"
+CURRENT = "#d97706"
+CURRENT_FILL = "#fef3c7"
+CLUSTER_STYLE: dict[str, tuple[str, str, str]] = {
+    # kind: (style, fill, border)
+    "playbook": ("rounded,filled", "#eef4fb", "#93b4d8"),
+    "machine": ("rounded,filled", "#f3f0fa", "#b0a3d4"),
+    "facade": ("rounded,dashed,filled", "#fdf8e8", "#c9a93e"),
+}
+
+
+@attrs.frozen
+class Diagram:
+    """A rendered diagram: ``data`` in ``format``, and the DOT ``source`` behind it.
+
+    ``text`` is the data as text (not for png). In a notebook the diagram shows itself
+    (``_repr_svg_``).
+    """
+
+    format: Format
+    data: bytes
+    source: str
+
+    @property
+    def text(self) -> str:
+        """The diagram as text (dot, svg, mermaid)."""
+        if self.format == "png":
+            raise StatetoolsError(
+                "a png diagram is binary", hint="use .data, or format='svg' for text"
+            )
+        return self.data.decode("utf-8")
+
+    def save(self, path: str | Path) -> Path:
+        """Write the diagram to ``path``; returns the path."""
+        target = Path(path)
+        target.write_bytes(self.data)
+        return target
+
+    def _repr_svg_(self) -> str:
+        if self.format == "svg":
+            return self.text
+        return _pipe(self.source, "svg").decode("utf-8")
+
+    def __str__(self) -> str:
+        return self.text if self.format != "png" else f"<png diagram, {len(self.data)} bytes>"
+
+
+def render(graph: Any, format: Format = "svg", trace: TraceLike | None = None) -> Diagram:
+    """Draw a design as ``dot``, ``svg``, ``png`` or ``mermaid``.
+
+    ``graph`` is a :class:`~statetools.DisclosureGraph` (or tools and definitions);
+    ``trace`` a run's :class:`~statetools.Trace` (or its ``to_json()`` list) to mark
+    the path taken. DOT and Mermaid text are the same on every run.
+
+    >>> render(st.disclosure_graph(research), format="dot").text  # doctest: +SKIP
+    'digraph statetools {...'
+    """
+    if format not in FORMATS:
+        raise StatetoolsError(
+            f"unknown diagram format {format!r}", hint=f"use one of: {', '.join(FORMATS)}"
+        )
+    scene = build_scene(Design(as_graph(graph)), trace)
+    source = dot_source(scene)
+    if format == "dot":
+        return Diagram(format, source.encode("utf-8"), source)
+    if format == "mermaid":
+        from statetools.review.mermaid import mermaid_source
+
+        return Diagram(format, mermaid_source(scene).encode("utf-8"), source)
+    return Diagram(format, _pipe(source, format), source)
+
+
+def to_dot(graph: Any, trace: TraceLike | None = None) -> str:
+    """The DOT text of a design (see :func:`render`)."""
+    return render(graph, "dot", trace).text
+
+
+def to_mermaid(graph: Any, trace: TraceLike | None = None) -> str:
+    """The Mermaid flowchart of a design (see :func:`render`)."""
+    return render(graph, "mermaid", trace).text
+
+
+def _pipe(source: str, format: str) -> bytes:
+    try:
+        data: bytes = graphviz.Source(source).pipe(format=format)
+        return data
+    except graphviz.ExecutableNotFound as error:
+        raise StatetoolsError(
+            "rendering svg or png needs the graphviz 'dot' program, which is not installed",
+            hint="install graphviz (Debian: apt-get install graphviz), or use format='dot'",
+        ) from error
+
+
+# DOT -----------------------------------------------------------------------------------
+
+
+def _text(value: str) -> str:
+    return html.escape(value, quote=True)
+
+
+def _steps(steps: Sequence[Step]) -> str:
+    parts = []
+    for step in steps:
+        color = PATH if step.outcome == "ok" else FAIL
+        mark = {"ok": "", "error": " failed", "blocked": " blocked"}[step.outcome]
+        parts.append(f'<font color="{color}">{step.number}{mark}</font>')
+    return ", ".join(parts)
+
+
+def _tool_label(node: Node) -> str:
+    title = f"<b>{_text(node.title)}</b>" if node.kind == "facade" else _text(node.title)
+    if not node.steps:
+        return f"<{title}>"
+    return f'<{title}<br/><font point-size="10">{_steps(node.steps)}</font>>'
+
+
+def _table_label(node: Node) -> str:
+    header = _text(node.title)
+    if node.kind == "state":
+        header = f"<b>{header}</b>"
+    else:
+        header = f'<font color="{MUTED}"><i>{header}</i></font>'
+    rows = [f'<tr><td align="center">{header}</td></tr>']
+    for row in node.rows:
+        name = _text(row.tool)
+        if row.steps:
+            ok = any(step.outcome == "ok" for step in row.steps)
+            color = PATH if ok else FAIL
+            name = f'<font color="{color}"><b>{name}</b></font> {_steps(row.steps)}'
+        rows.append(
+            f'<tr><td align="left" port="{row.port}"><font point-size="11">{name}</font></td></tr>'
+        )
+    table = "".join(rows)
+    return f'<<table border="0" cellborder="0" cellspacing="0" cellpadding="2">{table}</table>>'
+
+
+def _node_attrs(node: Node) -> dict[str, str]:
+    if node.kind in ("tool", "facade"):
+        style = ["rounded", "filled"]
+        if node.locked:
+            style.append("dashed")
+        called = any(step.outcome == "ok" for step in node.steps)
+        attrs_ = {
+            "shape": "folder" if node.kind == "facade" else "box",
+            "style": ",".join(style),
+            "label": _tool_label(node),
+            "fillcolor": PATH_FILL if called else "white",
+            "color": PATH if called else INK,
+        }
+        if called:
+            attrs_["penwidth"] = "2"
+        return attrs_
+    if node.kind in ("state", "global"):
+        attrs_ = {
+            "shape": "box",
+            "style": "rounded,filled" + (",dashed" if node.kind == "global" else ""),
+            "label": _table_label(node),
+            "fillcolor": "white",
+            "color": INK,
+        }
+        if node.final:
+            attrs_["peripheries"] = "2"
+        if node.current:
+            attrs_.update(fillcolor=CURRENT_FILL, color=CURRENT, penwidth="2.5")
+        return attrs_
+    if node.kind == "start":
+        return {"shape": "point", "width": "0.18", "color": INK, "label": ""}
+    if node.kind == "gate":
+        return {
+            "shape": "circle",
+            "label": node.title,
+            "fontsize": "10",
+            "width": "0.3",
+            "margin": "0.02",
+            "color": MUTED,
+            "fontcolor": MUTED,
+            "tooltip": node.tooltip or node.title,
+        }
+    if node.kind == "missing":
+        return {
+            "shape": "box",
+            "style": "dashed",
+            "color": FAIL,
+            "fontcolor": FAIL,
+            "label": graphviz.nohtml(f"{node.title}\n(missing)"),
+        }
+    return {
+        "shape": "note",
+        "style": "filled",
+        "fillcolor": "#f9fafb",
+        "color": MUTED,
+        "fontcolor": MUTED,
+        "fontsize": "10",
+        "label": graphviz.nohtml(node.title),
+    }
+
+
+def _edge_attrs(edge: Edge) -> dict[str, str]:
+    result: dict[str, str] = {}
+    label = edge.label
+    if edge.steps:
+        label = f"{', '.join(str(s) for s in edge.steps)}: {label}"
+    if label:
+        result["label"] = graphviz.nohtml(label)
+    if edge.kind in ("condition", "in_state"):
+        result.update(color=MUTED, fontcolor=MUTED, fontsize="10")
+        if edge.kind == "in_state":
+            result["style"] = "dotted"
+    elif edge.kind == "unfolds":
+        result.update(color=INK, fontcolor=MUTED, fontsize="10", style="bold")
+    elif edge.kind == "transition":
+        result.update(color=INK, fontsize="11")
+    if edge.lhead:
+        result["lhead"] = edge.lhead
+    if edge.taken:
+        result.update(color=PATH, fontcolor=PATH, penwidth="2")
+    return result
+
+
+def _cluster(parent: graphviz.Digraph, cluster: Cluster, scene: Scene) -> None:
+    with parent.subgraph(name=cluster.id) as sub:
+        style, fill, border = CLUSTER_STYLE[cluster.kind]
+        kind, _, name = cluster.title.partition(" ")
+        sub.attr(
+            label=f'<<font color="{MUTED}" point-size="10">{kind}</font> <b>{_text(name)}</b>>',
+            style=style,
+            fillcolor=fill,
+            color=border,
+            labeljust="l",
+            margin="12",
+        )
+        for node_id in cluster.nodes:
+            sub.node(node_id, **_node_attrs(scene.nodes[node_id]))
+        for inner in cluster.clusters:
+            _cluster(sub, inner, scene)
+
+
+def dot_source(scene: Scene) -> str:
+    """The DOT text of a scene."""
+    dot = graphviz.Digraph("statetools")
+    dot.attr(
+        rankdir="LR",
+        compound="true",
+        newrank="true",
+        fontname=FONT,
+        nodesep="0.3",
+        ranksep="0.45",
+        bgcolor="white",
+    )
+    dot.attr("node", fontname=FONT, fontsize="12", color=INK, fontcolor="#111827")
+    dot.attr("edge", fontname=FONT, arrowsize="0.7", color=INK)
+    for node_id in scene.top:
+        dot.node(node_id, **_node_attrs(scene.nodes[node_id]))
+    for cluster in scene.clusters:
+        _cluster(dot, cluster, scene)
+    for edge in scene.edges:
+        source = f"{edge.source}:{edge.tail_port}" if edge.tail_port else edge.source
+        dot.edge(source, edge.target, **_edge_attrs(edge))
+    text: str = dot.source
+    return text

@@ -1,0 +1,381 @@
+"""The picture of a design, independent of the output language (DOT or Mermaid).
+
+:func:`build_scene` turns a graph (and optionally a run's trace) into clusters,
+nodes and edges with stable, escaped ids; the DOT and Mermaid writers only format it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+import attrs
+
+from statetools.disclosure.conditions import (
+    After,
+    AllOf,
+    AnyOf,
+    Condition,
+    InState,
+    describe,
+)
+from statetools.loop.events import (
+    CallBlocked,
+    Event,
+    StateEntered,
+    ToolCalled,
+    ToolNotFound,
+    ToolsUnlocked,
+    Trace,
+)
+from statetools.review.model import Design
+
+NodeKind = Literal["tool", "facade", "state", "global", "start", "leaf", "gate", "missing"]
+EdgeKind = Literal["condition", "in_state", "transition", "unfolds", "start"]
+ClusterKind = Literal["playbook", "machine", "facade"]
+
+_SAFE = re.compile(r"[^A-Za-z0-9_]")
+
+
+def node_id(kind: str, *parts: str) -> str:
+    """A DOT/Mermaid-safe id: ``tool_search``; names with other characters get a hash.
+
+    Ids never contain ``:`` (which DOT reads as a port) and are the same on every run.
+
+    >>> node_id("tool", "search"), node_id("state", "order", "DRAFT")
+    ('tool_search', 'state_order__DRAFT')
+    >>> node_id("tool", "a:b")
+    'tool_a_b_c2cb1f'
+    """
+    cleaned = [_SAFE.sub("_", part) for part in parts]
+    text = "__".join([kind, *cleaned]).replace(f"{kind}__", f"{kind}_", 1)
+    if cleaned != list(parts) or any("__" in part for part in parts):
+        digest = hashlib.sha1("\x00".join(parts).encode()).hexdigest()[:6]
+        text = f"{text}_{digest}"
+    return text
+
+
+@attrs.frozen
+class Step:
+    """A call of the trace: its number and how it went."""
+
+    number: int
+    outcome: Literal["ok", "error", "blocked"]
+
+
+@attrs.define
+class Row:
+    """A tool listed inside a state (or the every-state box) of a machine."""
+
+    tool: str
+    port: str
+    steps: list[Step] = attrs.Factory(list)
+
+
+@attrs.define
+class Node:
+    """A box, state, gate or marker of the picture."""
+
+    id: str
+    kind: NodeKind
+    title: str
+    locked: bool = False
+    initial: bool = False
+    final: bool = False
+    current: bool = False
+    rows: list[Row] = attrs.Factory(list)
+    steps: list[Step] = attrs.Factory(list)
+    tooltip: str | None = None
+
+
+@attrs.define
+class Edge:
+    """An arrow: a condition, a transition, an unfolding, the start marker."""
+
+    source: str
+    target: str
+    kind: EdgeKind
+    label: str | None = None
+    tail_port: str | None = None
+    lhead: str | None = None
+    steps: list[int] = attrs.Factory(list)
+    taken: bool = False
+
+
+@attrs.define
+class Cluster:
+    """A playbook, machine or facade box holding nodes and inner clusters."""
+
+    id: str
+    kind: ClusterKind
+    title: str
+    nodes: list[str] = attrs.Factory(list)
+    clusters: list[Cluster] = attrs.Factory(list)
+
+
+@attrs.define
+class Scene:
+    """Everything to draw, in a stable order."""
+
+    nodes: dict[str, Node] = attrs.Factory(dict)
+    edges: list[Edge] = attrs.Factory(list)
+    clusters: list[Cluster] = attrs.Factory(list)
+    top: list[str] = attrs.Factory(list)
+    traced: bool = False
+
+
+@attrs.frozen
+class _Marks:
+    """What a trace says happened: steps per tool, transitions, current states."""
+
+    steps: dict[str, list[Step]]
+    transitions: dict[tuple[str, str, str, str], list[int]]
+    current: dict[str, str]
+    unlocked: set[str]
+
+
+def _marks(trace: Trace | Sequence[Event] | Sequence[dict[str, Any]] | None) -> _Marks | None:
+    if trace is None:
+        return None
+    events: Iterable[Any] = trace
+    if isinstance(trace, Sequence) and trace and isinstance(trace[0], dict):
+        events = Trace.from_json(list(trace))  # type: ignore[arg-type]
+    steps: dict[str, list[Step]] = {}
+    transitions: dict[tuple[str, str, str, str], list[int]] = {}
+    current: dict[str, str] = {}
+    unlocked: set[str] = set()
+    number = 0
+    last_tool = ""
+    for event in events:
+        if isinstance(event, ToolCalled):
+            number += 1
+            last_tool = event.name
+            outcome: Literal["ok", "error"] = "error" if event.outcome == "error" else "ok"
+            steps.setdefault(event.name, []).append(Step(number, outcome))
+        elif isinstance(event, CallBlocked):
+            number += 1
+            steps.setdefault(event.name, []).append(Step(number, "blocked"))
+        elif isinstance(event, ToolNotFound):
+            number += 1
+        elif isinstance(event, StateEntered):
+            key = (event.machine, event.previous, event.state, last_tool)
+            transitions.setdefault(key, []).append(number)
+            current[event.machine] = event.state
+        elif isinstance(event, ToolsUnlocked):
+            unlocked.update(event.names)
+    return _Marks(steps, transitions, current, unlocked)
+
+
+class _Builder:
+    def __init__(self, design: Design, marks: _Marks | None) -> None:
+        self.design = design
+        self.marks = marks
+        self.scene = Scene(traced=marks is not None)
+        self.facade_clusters: dict[str, Cluster] = {}
+        self.placed: set[str] = set()
+        self.extra = 0
+
+    # nodes ---------------------------------------------------------------------------
+
+    def add(self, node: Node, cluster: Cluster | None) -> None:
+        if node.id in self.scene.nodes:
+            return
+        self.scene.nodes[node.id] = node
+        (cluster.nodes if cluster is not None else self.scene.top).append(node.id)
+
+    def steps_of(self, tool: str) -> list[Step]:
+        return list(self.marks.steps.get(tool, [])) if self.marks else []
+
+    def called(self, tool: str) -> bool:
+        return any(step.outcome == "ok" for step in self.steps_of(tool))
+
+    def tool_endpoint(self, tool: str) -> tuple[str, str | None]:
+        """The node (and port) an arrow from ``tool`` starts at."""
+        entry = self.design.entries.get(tool)
+        if entry is None:
+            missing = node_id("missing", tool)
+            self.add(Node(missing, "missing", tool, tooltip="not a registered tool"), None)
+            return missing, None
+        if entry.machine is not None and entry.machine in self.design.machines:
+            machine = entry.machine
+            if entry.is_global:
+                return node_id("global", machine), node_id("port", tool)
+            for state in self.design.state_names(machine):
+                if state in entry.states:
+                    return node_id("state", machine, state), node_id("port", tool)
+        if tool in self.design.facades:
+            return node_id("facade", tool), None
+        return node_id("tool", tool), None
+
+    def place_tool(self, tool: str, cluster: Cluster | None) -> None:
+        if tool in self.placed:
+            return
+        self.placed.add(tool)
+        entry = self.design.entries[tool]
+        inner = bool(self.design.facade_chain(tool))
+        locked = entry.condition is not None or inner
+        if tool in self.design.facades:
+            self.add(
+                Node(node_id("facade", tool), "facade", tool, locked, steps=self.steps_of(tool)),
+                cluster,
+            )
+            self.place_facade(tool, cluster)
+        else:
+            self.add(
+                Node(node_id("tool", tool), "tool", tool, locked, steps=self.steps_of(tool)),
+                cluster,
+            )
+        if entry.condition is not None:
+            target = node_id("facade" if tool in self.design.facades else "tool", tool)
+            self.condition(entry.condition, target, cluster, tool)
+
+    def place_facade(self, facade: str, parent: Cluster | None) -> None:
+        cluster = Cluster(node_id("cluster_facade", facade), "facade", f"facade {facade}")
+        (parent.clusters if parent is not None else self.scene.clusters).append(cluster)
+        self.facade_clusters[facade] = cluster
+        inner = self.design.facades[facade].inner
+        for tool in inner:
+            if tool in self.design.entries:
+                self.place_tool(tool, cluster)
+        if not cluster.nodes:
+            empty = node_id("empty", facade)
+            self.add(Node(empty, "leaf", "(no tools)"), cluster)
+        first = cluster.nodes[0]
+        self.scene.edges.append(
+            Edge(
+                node_id("facade", facade),
+                first,
+                "unfolds",
+                "unfolds",
+                lhead=cluster.id,
+                taken=self.called(facade),
+            )
+        )
+
+    # conditions -------------------------------------------------------------------------
+
+    def condition(
+        self, condition: Condition, target: str, cluster: Cluster | None, tool: str
+    ) -> None:
+        match condition:
+            case AllOf(conditions=parts) | AnyOf(conditions=parts) if len(parts) == 1:
+                self.condition(parts[0], target, cluster, tool)
+            case AllOf(conditions=parts) | AnyOf(conditions=parts):
+                self.extra += 1
+                op = "and" if isinstance(condition, AllOf) else "or"
+                gate = node_id("gate", tool, str(self.extra))
+                self.add(Node(gate, "gate", op, tooltip=describe(condition)), cluster)
+                self.scene.edges.append(Edge(gate, target, "condition"))
+                for part in parts:
+                    self.condition(part, gate, cluster, tool)
+            case After(tools=names, count=count):
+                for name in names:
+                    source, port = self.tool_endpoint(name)
+                    label = describe(After(name, count))
+                    taken = self.called(name) and self.reached(tool)
+                    self.scene.edges.append(
+                        Edge(source, target, "condition", label, port, taken=taken)
+                    )
+            case InState(machine=machine, state=state):
+                if machine in self.design.machines and state in self.design.state_names(machine):
+                    source = node_id("state", machine, state)
+                else:
+                    source = node_id("missing", f"{machine}.{state}")
+                    self.add(Node(source, "missing", f"{machine}: {state}"), None)
+                self.scene.edges.append(Edge(source, target, "in_state", describe(condition)))
+            case _:
+                self.extra += 1
+                leaf = node_id("leaf", tool, str(self.extra))
+                self.add(Node(leaf, "leaf", describe(condition)), cluster)
+                self.scene.edges.append(Edge(leaf, target, "condition"))
+
+    def reached(self, tool: str) -> bool:
+        return self.marks is not None and (tool in self.marks.unlocked or self.called(tool))
+
+    # definitions ---------------------------------------------------------------------
+
+    def machine(self, name: str) -> None:
+        design = self.design
+        definition = design.machines[name]
+        cluster = Cluster(node_id("cluster_machine", name), "machine", f"machine {name}")
+        self.scene.clusters.append(cluster)
+        start = node_id("start", name)
+        self.add(Node(start, "start", ""), cluster)
+        current = (
+            (self.marks.current.get(name) or definition.initial_state()) if self.marks else None
+        )
+        for state in definition.state_names:
+            rows = [
+                Row(tool, node_id("port", tool), self.steps_of(tool))
+                for tool, where in definition.availability
+                if where == state and tool not in definition.global_tools
+            ]
+            self.add(
+                Node(
+                    node_id("state", name, state),
+                    "state",
+                    state,
+                    initial=state == definition.initial_state(),
+                    final=state in definition.final_states,
+                    current=state == current,
+                    rows=rows,
+                ),
+                cluster,
+            )
+        if definition.global_tools:
+            rows = [
+                Row(tool, node_id("port", tool), self.steps_of(tool))
+                for tool in definition.global_tools
+            ]
+            self.add(Node(node_id("global", name), "global", "in every state", rows=rows), cluster)
+        self.scene.edges.append(
+            Edge(start, node_id("state", name, definition.initial_state()), "start")
+        )
+        for tool in definition.tools:
+            self.placed.add(tool.name)
+        for transition in definition.transitions:
+            label = transition.tool
+            if transition.label:
+                label = f"{label} [{transition.label}]"
+            steps: list[int] = []
+            if self.marks is not None:
+                key = (name, transition.source, transition.target, transition.tool)
+                steps = self.marks.transitions.get(key, [])
+            self.scene.edges.append(
+                Edge(
+                    node_id("state", name, transition.source),
+                    node_id("state", name, transition.target),
+                    "transition",
+                    label,
+                    steps=list(steps),
+                    taken=bool(steps),
+                )
+            )
+
+    def build(self) -> Scene:
+        design = self.design
+        for name in design.machines:
+            self.machine(name)
+        playbook_clusters: dict[str, Cluster] = {}
+        for name in design.graph.playbooks:
+            cluster = Cluster(node_id("cluster_playbook", name), "playbook", f"playbook {name}")
+            playbook_clusters[f"playbook:{name}"] = cluster
+            self.scene.clusters.append(cluster)
+        for tool, entry in design.entries.items():
+            if tool in self.placed or design.enclosing.get(tool) is not None:
+                continue
+            owner = playbook_clusters.get(entry.owner or "")
+            self.place_tool(tool, owner)
+        for tool in design.entries:
+            if tool not in self.placed:  # inside a facade that sits in no definition
+                self.place_tool(tool, None)
+        return self.scene
+
+
+def build_scene(
+    design: Design, trace: Trace | Sequence[Event] | Sequence[dict[str, Any]] | None = None
+) -> Scene:
+    """The picture of ``design``; with a trace, what the run did is marked on it."""
+    return _Builder(design, _marks(trace)).build()
