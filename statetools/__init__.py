@@ -57,6 +57,7 @@ from statetools.loop.strategies import (
     ToolInjectionStrategy,
 )
 from statetools.loop.toolloop import ToolLoop
+from statetools.spec import Design, dump_playbook, load_design, load_playbook
 from statetools.tools.context import ToolCallContext
 from statetools.tools.decorators import as_tool, llm_tool, tools_from_instance
 from statetools.tools.result import ToolResult
@@ -88,6 +89,7 @@ __all__ = [
     "ChainedStrategy",
     "Changes",
     "DefinitionError",
+    "Design",
     "DelegatingTool",
     "DisclosureState",
     "Event",
@@ -122,7 +124,10 @@ __all__ = [
     "UserMessage",
     "WrapperTool",
     "as_tool",
+    "dump_playbook",
     "llm_tool",
+    "load_design",
+    "load_playbook",
     "models",
     "tools_from_instance",
     "unwrap",

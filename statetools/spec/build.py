@@ -1,0 +1,331 @@
+"""Hooks that build definitions from their forms, and read a document's own keys.
+
+Playbooks and machines are built with the same builders Python code uses, so a
+loaded definition equals a hand-built one. A builder's complaint (a tool added twice,
+two different tools with one name) is reported at the path of the item that caused it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import functools
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, cast, get_origin
+
+import attrs
+
+from statetools.disclosure.machine import StateMachineTool
+from statetools.disclosure.playbook import AgentOptions, PlaybookTool
+from statetools.errors import StatetoolsError
+from statetools.spec.enums import state_enum
+from statetools.spec.forms import (
+    AgentForm,
+    Definition,
+    EntryForm,
+    MachineForm,
+    PlaybookForm,
+    Script,
+    StateName,
+    StateToolForm,
+    StepForm,
+    ToolsFrom,
+    TransitionForm,
+    Transitions,
+)
+from statetools.spec.problems import Invalid, Several
+from statetools.spec.references import load_tools_file
+from statetools.spec.resolve import current, import_cached, resolve_tool, state_name
+from statetools.spec.values import converter, describe_value, form_factory
+
+KINDS: dict[str, Any] = {"playbook": PlaybookTool, "machine": StateMachineTool}
+"""``kind`` tag -> definition class."""
+
+
+@functools.cache
+def fields_of(form: type) -> Callable[[Any, Any], Any]:
+    """The generated function that structures a form's own keys (made on first use,
+    when every hook its fields need is registered)."""
+    return form_factory(form, converter)
+
+
+def _agent(definition: Any, form: AgentForm | None) -> Any:
+    if form is None:
+        return definition
+    if form.max_iterations < 1:
+        raise Invalid("max_iterations must be at least 1", at=("agent", "max_iterations"))
+    options = AgentOptions(
+        system_prompt=form.system_prompt,
+        max_iterations=form.max_iterations,
+        parameters=form.parameters,
+    )
+    return attrs.evolve(definition, agent=options)
+
+
+def structure_entry(value: Any, _: Any) -> EntryForm:
+    if isinstance(value, str):
+        return EntryForm(resolve_tool(value))
+    if not isinstance(value, Mapping):
+        raise Invalid(
+            f"expected a tool, got {describe_value(value)}",
+            hint="write '- search' or '- {tool: analyze, unlocked_by: search}'",
+        )
+    return fields_of(EntryForm)(value, EntryForm)  # type: ignore[no-any-return]
+
+
+def build_playbook(form: PlaybookForm) -> PlaybookTool:
+    """The playbook a form describes, built with the PlaybookTool builder."""
+    playbook = PlaybookTool(form.name, form.description)
+    problems: list[Invalid] = []
+    for index, entry in enumerate(form.tools):
+        try:
+            if entry.unlocked_by is None:
+                playbook = playbook.with_tools(entry.tool)
+            else:
+                playbook = playbook.with_tool(entry.tool).unlocked(entry.unlocked_by)
+        except StatetoolsError as exc:
+            problems.append(Invalid(exc.message, hint=exc.hint, at=("tools", index)))
+    if problems:
+        raise Several(problems)
+    return _agent(playbook, form.agent)  # type: ignore[no-any-return]
+
+
+def structure_playbook(value: Any, _: Any) -> PlaybookTool:
+    return build_playbook(fields_of(PlaybookForm)(value, PlaybookForm))
+
+
+def structure_transitions(value: Any, _: Any) -> Transitions:
+    if isinstance(value, str):
+        return Transitions((TransitionForm(StateName(state_name(value, StateName))),))
+    if isinstance(value, Mapping):
+        return Transitions((converter.structure(value, TransitionForm),))
+    if isinstance(value, list | tuple):
+        return Transitions(converter.structure(value, tuple[TransitionForm, ...]))
+    raise Invalid(
+        f"expected a state, got {describe_value(value)}",
+        hint="write 'transitions_to: DONE' or {state: DONE, when: module:guard}",
+    )
+
+
+def structure_transition(value: Any, _: Any) -> TransitionForm:
+    if isinstance(value, str):
+        return TransitionForm(StateName(state_name(value, StateName)))
+    return fields_of(TransitionForm)(value, TransitionForm)  # type: ignore[no-any-return]
+
+
+def structure_state_tool(value: Any, _: Any) -> StateToolForm:
+    if isinstance(value, str):
+        return StateToolForm(resolve_tool(value))
+    if not isinstance(value, Mapping):
+        raise Invalid(
+            f"expected a tool, got {describe_value(value)}",
+            hint="write '- search' or '- {tool: confirm, transitions_to: DONE}'",
+        )
+    return fields_of(StateToolForm)(value, StateToolForm)  # type: ignore[no-any-return]
+
+
+def declared_states(data: Any) -> frozenset[str] | None:
+    """The state names a raw machine mapping declares, if they can be told."""
+    if not isinstance(data, Mapping):
+        return None
+    enum_path = data.get("enum")
+    if isinstance(enum_path, str):
+        try:
+            found = import_cached(enum_path)
+        except Invalid:
+            return None
+        if isinstance(found, type) and issubclass(found, enum.Enum):
+            return frozenset(member.name for member in found)
+        return None
+    states = data.get("states")
+    if isinstance(states, Mapping):
+        return frozenset(key for key in states if isinstance(key, str))
+    return None
+
+
+Machine = StateMachineTool[Any]
+
+
+def _apply(
+    machine: Machine,
+    problems: list[Invalid],
+    at: tuple[str | int, ...],
+    step: Callable[[Machine, Any], Machine],
+    argument: Any,
+) -> Machine:
+    """``step(machine, argument)``, or ``machine`` unchanged when the builder refuses."""
+    try:
+        return step(machine, argument)
+    except StatetoolsError as exc:
+        problems.append(Invalid(exc.message, hint=exc.hint, at=at))
+        return machine
+
+
+def _initial(machine: Machine, state: str) -> Machine:
+    return machine.with_initial_state(state)
+
+
+def _add(machine: Machine, item: StateToolForm) -> Machine:
+    machine = machine.with_tool(item.tool)
+    for transition in item.transitions_to:
+        guard = transition.when.value if transition.when else None
+        machine = machine.transitions_to(transition.state, guard, label=transition.label)
+    return machine
+
+
+def _add_global(machine: Machine, tool: Any) -> Machine:
+    return machine.with_global_tools(tool)
+
+
+def _finals(machine: Machine, states: tuple[str, ...]) -> Machine:
+    return machine.with_final_states(*states)
+
+
+def build_machine(form: MachineForm) -> StateMachineTool[Any]:
+    """The state machine a form describes, built with the StateMachineTool builder."""
+    if form.enum is not None:
+        states: type[enum.Enum] = form.enum.value
+    elif not form.states:
+        raise Invalid(
+            "a machine needs states",
+            hint="write 'states: {DRAFT: {tools: [...]}, DONE: {}}' or 'enum: module:States'",
+            at=("states",),
+        )
+    else:
+        states = state_enum(form.name, list(form.states))
+    machine: StateMachineTool[Any] = StateMachineTool(form.name, form.description, states)
+    problems: list[Invalid] = []
+    if form.initial is not None:
+        machine = _apply(machine, problems, ("initial",), _initial, form.initial)
+    for state, state_form in (form.states or {}).items():
+        if state_form is None or not state_form.tools:
+            continue  # the builder never visits a state without tools (equality needs this)
+        machine = machine.in_state(state)
+        for index, item in enumerate(state_form.tools):
+            machine = _apply(machine, problems, ("states", state, "tools", index), _add, item)
+    for index, tool in enumerate(form.global_tools):
+        machine = _apply(machine, problems, ("global_tools", index), _add_global, tool)
+    if form.final_states:
+        machine = _apply(machine, problems, ("final_states",), _finals, form.final_states)
+    if problems:
+        raise Several(problems)
+    return _agent(machine, form.agent)  # type: ignore[no-any-return]
+
+
+def structure_machine(value: Any, _: Any) -> StateMachineTool[Any]:
+    context = current()
+    context.states.append(declared_states(value))
+    try:
+        form = fields_of(MachineForm)(value, MachineForm)
+    finally:
+        context.states.pop()
+    return build_machine(form)
+
+
+def is_machine(kind: Any) -> bool:
+    return kind is StateMachineTool or get_origin(kind) is StateMachineTool
+
+
+def kind_of(kind: Any) -> str:
+    origin = get_origin(kind) or kind
+    return next(tag for tag, cls in KINDS.items() if cls is origin)
+
+
+def definition_hook(tagged: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Definition]:
+    """The hook for definitions around cattrs' tagged-union hook ``tagged``: an import
+    path, or a mapping whose ``kind`` is checked first (with a clear message)."""
+
+    def structure(value: Any, _: Any = None) -> Definition:
+        if isinstance(value, str):
+            found = import_cached(value)
+            if not isinstance(found, tuple(KINDS.values())):
+                raise Invalid(
+                    f"{value!r} is not a definition (it is a {type(found).__name__})",
+                    hint="name a PlaybookTool or StateMachineTool",
+                )
+            return cast(Definition, found)
+        if not isinstance(value, Mapping):
+            raise Invalid(
+                f"expected a definition, got {describe_value(value)}",
+                hint="a definition is a mapping with 'kind: playbook' or 'kind: machine'",
+            )
+        kind = value.get("kind")
+        if kind is None:
+            raise Invalid(
+                "'kind' is required",
+                hint=f"add 'kind:' with one of: {', '.join(KINDS)}",
+                at=("kind",),
+            )
+        if not isinstance(kind, str) or kind not in KINDS:
+            close = difflib.get_close_matches(str(kind), list(KINDS), n=1)
+            hint = f"did you mean '{close[0]}'?" if close else f"use one of: {', '.join(KINDS)}"
+            raise Invalid(f"unknown kind {kind!r}", hint=hint, at=("kind",))
+        return cast(Definition, tagged(value, Definition))
+
+    return structure
+
+
+def structure_tools_from(value: Any, _: Any) -> ToolsFrom:
+    single = isinstance(value, str)
+    sources = [value] if single else value
+    if not isinstance(sources, list | tuple):
+        raise Invalid(f"expected a file path or a list of them, got {describe_value(value)}")
+    context = current()
+    problems: list[Invalid] = []
+    paths: list[str] = []
+    for index, source in enumerate(sources):
+        at: tuple[int, ...] = () if single else (index,)
+        if not isinstance(source, str):
+            problems.append(Invalid(f"expected a file path, got {describe_value(source)}", at=at))
+            continue
+        paths.append(source)
+        try:
+            tools = load_tools_file(source, context.base_dir)
+        except Several as exc:
+            context.catalogue_complete = False
+            problems.extend(Invalid(p.message, hint=p.hint, at=at) for p in exc.problems)
+            continue
+        except Invalid as exc:
+            context.catalogue_complete = False
+            problems.append(Invalid(exc.message, hint=exc.hint, at=at))
+            continue
+        for tool in tools:
+            if tool.name in context.catalogue:
+                problems.append(Invalid(f"tool '{tool.name}' is in two tools files", at=at))
+            context.catalogue.setdefault(tool.name, tool)
+    if problems:
+        raise Several(problems)
+    return ToolsFrom(paths)
+
+
+def structure_step(value: Any, _: Any) -> Any:
+    if not isinstance(value, Mapping) or len(value) != 1:
+        raise Invalid(
+            "a step is a mapping with one key: answer, call or calls",
+            hint="e.g. '- answer: Done.' or '- call: {name: search, arguments: {q: x}}'",
+        )
+    form = fields_of(StepForm)(value, StepForm)
+    if form.answer is not None:
+        return form.answer
+    if form.call is not None:
+        return (form.call.name, dict(form.call.arguments))
+    if form.calls:
+        return [(call.name, dict(call.arguments)) for call in form.calls]
+    raise Invalid("'calls' must not be empty", at=("calls",))
+
+
+def structure_script(value: Any, _: Any) -> Script:
+    if isinstance(value, str):
+        from statetools.models.scripted import ScriptedModel
+
+        path = Path(value)
+        if not path.is_absolute():
+            path = current().base_dir / path
+        try:
+            model = ScriptedModel.from_yaml(path)
+        except StatetoolsError as exc:
+            messages = getattr(exc, "problems", ()) or (exc.message,)
+            raise Several([Invalid(f"script file {value}: {m}") for m in messages]) from exc
+        return Script(model._steps)
+    return Script(converter.structure(value, tuple[StepForm, ...]))

@@ -1,0 +1,227 @@
+"""Loading a file of definitions: :func:`load_design`, :func:`load_playbook` and :class:`Design`.
+
+>>> from statetools import Tool
+>>> search = Tool.create("search", "Search the web", lambda q: f"results for {q}")
+>>> summarize = Tool.create("summarize", "Summarize the results", lambda: "summary")
+>>> playbook = load_playbook('''
+... kind: playbook
+... name: research
+... description: Research a topic
+... tools:
+...   - search
+...   - tool: summarize
+...     unlocked_by: search
+... ''', tools=[search, summarize])
+>>> [tool.name for tool in playbook.tools], playbook.conditions["summarize"]
+(['search', 'summarize'], After(tools=('search',), count=1))
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from statetools.errors import SpecError, StatetoolsError
+from statetools.models.scripted import ScriptedModel, Step
+from statetools.spec.converter import ReadContext, converter, declared_states, reading
+from statetools.spec.forms import DOCUMENT_KEYS, Definition, DocumentForm
+from statetools.spec.problems import RawProblem, problems_of, spec_error
+from statetools.spec.source import SourceLike, read_source
+from statetools.tools.decorators import as_tool
+from statetools.tools.tool import BaseTool
+
+ToolRegistry = Sequence[Any] | Mapping[str, Any]
+"""Tools that definitions may name: a list (by each tool's name) or ``{name: tool}``."""
+
+
+@attrs.frozen
+class Design:
+    """A loaded file: its definitions and what ``statetools run`` needs to run them.
+
+    ``definitions`` are the playbooks and machines, in file order. ``catalogue`` holds
+    every schema-only tool imported with ``tools_from`` (whether used or not).
+    ``script``, ``prompt`` and ``system_prompt`` drive an offline demo run.
+
+    >>> design = load_design("definitions: []\\nprompt: Hello")
+    >>> design.prompt, design.definitions
+    ('Hello', ())
+    """
+
+    definitions: tuple[Definition, ...] = ()
+    catalogue: tuple[BaseTool, ...] = ()
+    tools_from: tuple[str, ...] = ()
+    script: tuple[Step, ...] | None = None
+    prompt: str | None = None
+    system_prompt: str | None = None
+    source: str | None = None
+    """The file it was read from (None for text and data)."""
+    base_dir: Path = attrs.field(factory=Path.cwd, eq=False)
+
+    @property
+    def tools(self) -> list[Any]:
+        """What to pass as ``ToolLoop.run(..., tools=design.tools)``."""
+        return list(self.definitions)
+
+    def scripted_model(self) -> ScriptedModel | None:
+        """A new :class:`~statetools.models.ScriptedModel` playing ``script`` (None without one).
+
+        >>> load_design("script: [{answer: Done.}]").scripted_model().remaining
+        1
+        """
+        return None if self.script is None else ScriptedModel(list(self.script))
+
+
+def _registry(tools: ToolRegistry | None) -> dict[str, BaseTool]:
+    if tools is None:
+        return {}
+    try:
+        if isinstance(tools, Mapping):
+            return {str(name): as_tool(tool) for name, tool in tools.items()}
+        registry: dict[str, BaseTool] = {}
+        for item in tools:
+            tool = as_tool(item)
+            registry[tool.name] = tool
+        return registry
+    except StatetoolsError as exc:
+        raise SpecError(
+            f"tools= holds something that is not a tool: {exc.message}",
+            path="tools=",
+            hint="pass Tool objects or @llm_tool functions, as a list or {name: tool}",
+        ) from exc
+
+
+def _raw_definitions(data: Any) -> list[tuple[tuple[str | int, ...], Any]]:
+    """(path, raw mapping) of every definition in the data, for the pre-scan."""
+    if isinstance(data, list):
+        return [((index,), item) for index, item in enumerate(data)]
+    if isinstance(data, Mapping):
+        if "kind" in data:
+            return [((), data)]
+        items = data.get("definitions")
+        if isinstance(items, list):
+            return [(("definitions", index), item) for index, item in enumerate(items)]
+    return []
+
+
+def _prescan(data: Any, context: ReadContext) -> list[RawProblem]:
+    """Machine states for InState checks, and definitions that share a name."""
+    problems: list[RawProblem] = []
+    seen: dict[str, tuple[str | int, ...]] = {}
+    for path, raw in _raw_definitions(data):
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str):
+            continue
+        name = raw["name"]
+        if raw.get("kind") == "machine":
+            context.machines[name] = declared_states(raw)
+        if name in seen:
+            problems.append(
+                RawProblem(
+                    (*path, "name"),
+                    f"two definitions are named '{name}'",
+                    hint="give every definition its own name",
+                )
+            )
+        seen.setdefault(name, path)
+    return problems
+
+
+def _attempt(problems: list[RawProblem], structure: Any, *args: Any) -> Any:
+    try:
+        return structure(*args)
+    except Exception as exc:  # every problem becomes part of one SpecError
+        problems.extend(problems_of(exc))
+        return None
+
+
+def _structure(data: Any, problems: list[RawProblem]) -> tuple[DocumentForm, tuple[Any, ...]]:
+    if isinstance(data, list):
+        definitions = _attempt(problems, converter.structure, data, tuple[Definition, ...])
+        return DocumentForm(), definitions or ()
+    if not isinstance(data, Mapping):
+        problems.append(
+            RawProblem(
+                (),
+                "expected a definition (a mapping with 'kind'), a document with "
+                "'definitions:', or a list of definitions",
+            )
+        )
+        return DocumentForm(), ()
+    if "kind" in data or not (set(data) <= {*DOCUMENT_KEYS, "definitions"}):
+        head = {key: value for key, value in data.items() if key in DOCUMENT_KEYS}
+        rest = {key: value for key, value in data.items() if key not in DOCUMENT_KEYS}
+        document = _attempt(problems, converter.structure, head, DocumentForm)
+        definition = _attempt(problems, converter.structure, rest, Definition)
+        return document or DocumentForm(), () if definition is None else (definition,)
+    document = _attempt(problems, converter.structure, data, DocumentForm)
+    if document is None:
+        return DocumentForm(), ()
+    return document, document.definitions
+
+
+def load_design(
+    source: SourceLike,
+    tools: ToolRegistry | None = None,
+    *,
+    base_dir: str | os.PathLike[str] | None = None,
+) -> Design:
+    """Read a file (or YAML/JSON text, or a dict/list) into a :class:`Design`.
+
+    ``tools`` are the tools the definitions may name (a list, or ``{name: tool}``);
+    tools can also be named by import path, or come schema-only from ``tools_from``.
+    Relative paths in the file start at its folder (or ``base_dir``).
+
+    Raises :class:`~statetools.SpecError` listing every problem, each with its path
+    and line; it never raises anything else for bad input.
+    """
+    read = read_source(source, base_dir=base_dir)
+    context = ReadContext(base_dir=read.base_dir, registry=_registry(tools))
+    problems: list[RawProblem] = []
+    with reading(context):
+        try:
+            problems.extend(_prescan(read.data, context))
+            document, definitions = _structure(read.data, problems)
+        except RecursionError:
+            problems.append(RawProblem((), "the data is nested too deeply (or refers to itself)"))
+    if problems:
+        raise spec_error(problems, read.lines, source=read.name)
+    return Design(
+        definitions=tuple(definitions),
+        catalogue=tuple(context.catalogue.values()),
+        tools_from=tuple(document.tools_from),
+        script=None if document.script is None else tuple(document.script),
+        prompt=document.prompt,
+        system_prompt=document.system_prompt,
+        source=read.name,
+        base_dir=read.base_dir,
+    )
+
+
+def load_playbook(
+    source: SourceLike,
+    tools: ToolRegistry | None = None,
+    *,
+    base_dir: str | os.PathLike[str] | None = None,
+) -> Any:
+    """The definition in a file (or YAML/JSON text, or a dict), or the list of them.
+
+    Returns the single :class:`~statetools.PlaybookTool` or
+    :class:`~statetools.StateMachineTool` when the source defines one, a list when it
+    defines several. See :func:`load_design` for ``tools`` and errors.
+
+    >>> load_playbook({"kind": "playbook", "name": "p", "description": "A playbook"}).name
+    'p'
+    """
+    design = load_design(source, tools, base_dir=base_dir)
+    if not design.definitions:
+        raise SpecError(
+            "the source defines no playbook or machine",
+            path=design.source,
+            hint="write 'kind: playbook' (or machine) with name and description",
+        )
+    if len(design.definitions) == 1:
+        return design.definitions[0]
+    return list(design.definitions)

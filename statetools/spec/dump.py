@@ -1,0 +1,319 @@
+"""Writing definitions as YAML that loads back to equal definitions: :func:`dump_playbook`.
+
+Tools are written by import path when their handler (or the tool object itself) can
+be imported again, else by name (load the text with ``tools=[...]`` then).
+Schema-only tools are written by name, with their tools file under ``tools_from``.
+Types, ``when`` predicates and transition guards are written by import path; one that
+cannot be imported (a lambda, a class defined inside a function) is an error, as is
+an agentic definition's model (attach models in Python).
+
+>>> from statetools import PlaybookTool, Tool
+>>> search = Tool.create("search", "Search", lambda q: q)
+>>> print(dump_playbook(PlaybookTool("p", "Find things").with_tools(search)), end="")
+kind: playbook
+name: p
+description: Find things
+tools:
+  - search
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from statetools.disclosure.conditions import (
+    After,
+    AllOf,
+    AnyOf,
+    Condition,
+    InState,
+    OnArtifact,
+    OnBlackboard,
+    When,
+)
+from statetools.disclosure.machine import StateMachineTool, Transition
+from statetools.disclosure.playbook import AgentOptions, PlaybookTool
+from statetools.errors import SpecError
+from statetools.spec.design import Design
+from statetools.spec.enums import is_yaml_enum
+from statetools.spec.references import SchemaOnlyTool, import_path_of
+from statetools.tools.decorators import as_tool
+from statetools.tools.tool import BaseTool, Tool
+
+
+class _Writer:
+    """Turns definitions into plain data, remembering the tools files they need."""
+
+    def __init__(self, relative_to: Path | None) -> None:
+        self.relative_to = relative_to
+        self.tools_from: dict[str, None] = {}
+
+    # references -------------------------------------------------------------------
+
+    def _path(self, value: Any, what: str, where: str) -> str:
+        path = import_path_of(value)
+        if path is None:
+            raise SpecError(
+                f"{what} {value!r} cannot be written: it has no import path",
+                path=where,
+                hint="define it at module level so 'module:attribute' finds it",
+            )
+        return path
+
+    def _file(self, tool: SchemaOnlyTool) -> str:
+        location = Path(tool.location) if tool.location else Path(tool.source)
+        if self.relative_to is not None and location.is_absolute():
+            try:
+                return os.path.relpath(location, self.relative_to)
+            except ValueError:  # another drive on Windows
+                return str(location)
+        return str(location)
+
+    def tool(self, tool: BaseTool) -> str:
+        """A tool reference: import path if one finds this very tool again, else its name."""
+        if isinstance(tool, SchemaOnlyTool):
+            self.tools_from[self._file(tool)] = None
+            return tool.name
+        if isinstance(tool, Tool):
+            path = import_path_of(tool.handler)
+            if path is not None and _as_tool_or_none(tool.handler) == tool:
+                return path
+            module_name = getattr(tool.handler, "__module__", None)
+            module = sys.modules.get(module_name) if isinstance(module_name, str) else None
+            if module is not None and module_name != "__main__":
+                for name, value in vars(module).items():
+                    if value is tool:
+                        return f"{module_name}:{name}"
+        return tool.name
+
+    # conditions -------------------------------------------------------------------
+
+    def condition(self, condition: Condition, where: str) -> Any:
+        """A condition in its shortest form that loads back to an equal condition."""
+        match condition:
+            case After(tools=tools, count=1):
+                return tools[0] if len(tools) == 1 else list(tools)
+            case After(tools=tools, count=count):
+                return {"after": {"tools": list(tools), "count": count}}
+            case AllOf(conditions=parts):
+                return {"all_of": [self.condition(p, where) for p in parts]}
+            case AnyOf(conditions=parts):
+                return {"any_of": [self.condition(p, where) for p in parts]}
+            case OnArtifact(type=kind):
+                return {"on_artifact": self._path(kind, "type", where)}
+            case OnBlackboard(type=kind):
+                return {"on_blackboard": self._path(kind, "type", where)}
+            case InState(machine=machine, state=state):
+                return {"in_state": {"machine": machine, "state": state}}
+            case When(predicate=predicate, label=label):
+                path = self._path(predicate, "predicate", where)
+                if label == getattr(predicate, "__name__", None):
+                    return {"when": path}
+                return {"when": {"predicate": path, "label": label}}
+        raise SpecError(f"not a condition: {condition!r}", path=where)
+
+    # definitions ------------------------------------------------------------------
+
+    def agent(self, options: AgentOptions, where: str) -> dict[str, Any] | None:
+        if options.model is not None:
+            raise SpecError(
+                "an agentic definition's model cannot be written to YAML",
+                path=where,
+                hint="dump definition.with_model(None) and attach the model after loading",
+            )
+        if options == AgentOptions():
+            return None
+        data: dict[str, Any] = {}
+        if options.system_prompt is not None:
+            data["system_prompt"] = options.system_prompt
+        if options.max_iterations != AgentOptions().max_iterations:
+            data["max_iterations"] = options.max_iterations
+        if options.parameters:
+            data["parameters"] = [
+                {"name": p.name, "schema": _plain(p.schema), "required": p.required}
+                for p in options.parameters
+            ]
+        return data
+
+    def playbook(self, playbook: PlaybookTool) -> dict[str, Any]:
+        where = f"playbook '{playbook.name}'"
+        entries: list[Any] = []
+        for entry in playbook.entries:
+            ref = self.tool(entry.tool)
+            if entry.condition is None:
+                entries.append(ref)
+            else:
+                unlocked = self.condition(entry.condition, f"{where}, tool '{entry.tool.name}'")
+                entries.append({"tool": ref, "unlocked_by": unlocked})
+        data: dict[str, Any] = {
+            "kind": "playbook",
+            "name": playbook.name,
+            "description": playbook.description,
+        }
+        if entries:
+            data["tools"] = entries
+        agent = self.agent(playbook.agent, where)
+        if agent is not None:
+            data["agent"] = agent
+        return data
+
+    def _transition(self, transition: Transition, where: str) -> Any:
+        if transition.guard is None and transition.label is None:
+            return transition.target
+        data: dict[str, Any] = {"state": transition.target}
+        if transition.guard is not None:
+            data["when"] = self._path(transition.guard, "guard", where)
+        if transition.label is not None:
+            data["label"] = transition.label
+        return data
+
+    def _state_tools(self, machine: StateMachineTool[Any], state: str) -> list[Any]:
+        where = f"machine '{machine.name}', state {state}"
+        by_name = {tool.name: tool for tool in machine.tools}
+        items: list[Any] = []
+        for name, in_state in machine.availability:
+            if in_state != state:
+                continue
+            ref = self.tool(by_name[name])
+            transitions = [
+                self._transition(t, where)
+                for t in machine.transitions
+                if t.source == state and t.tool == name
+            ]
+            if not transitions:
+                items.append(ref)
+            else:
+                target = transitions[0] if len(transitions) == 1 else transitions
+                items.append({"tool": ref, "transitions_to": target})
+        return items
+
+    def machine(self, machine: StateMachineTool[Any]) -> dict[str, Any]:
+        where = f"machine '{machine.name}'"
+        data: dict[str, Any] = {
+            "kind": "machine",
+            "name": machine.name,
+            "description": machine.description,
+        }
+        visited = list(dict.fromkeys(state for _, state in machine.availability))
+        if is_yaml_enum(machine.states):
+            order = machine.state_names
+        else:
+            data["enum"] = self._path(machine.states, "state enum", where)
+            order = visited
+        if machine.initial is not None:
+            data["initial"] = machine.initial
+        data["states"] = {
+            state: ({"tools": tools} if (tools := self._state_tools(machine, state)) else {})
+            for state in order
+        }
+        by_name = {tool.name: tool for tool in machine.tools}
+        if machine.global_tools:
+            data["global_tools"] = [self.tool(by_name[name]) for name in machine.global_tools]
+        if machine.final_states:
+            data["final_states"] = list(machine.final_states)
+        agent = self.agent(machine.agent, where)
+        if agent is not None:
+            data["agent"] = agent
+        return data
+
+    def definition(self, definition: Any) -> dict[str, Any]:
+        if isinstance(definition, PlaybookTool):
+            return self.playbook(definition)
+        if isinstance(definition, StateMachineTool):
+            return self.machine(definition)
+        raise SpecError(
+            f"cannot write {type(definition).__name__} as a definition",
+            hint="dump_playbook writes PlaybookTool and StateMachineTool objects",
+        )
+
+    def script(self, steps: Sequence[Any]) -> list[Any]:
+        written: list[Any] = []
+        for index, step in enumerate(steps):
+            if isinstance(step, str):
+                written.append({"answer": step})
+            elif isinstance(step, tuple) and len(step) == 2:
+                written.append({"call": {"name": step[0], "arguments": _plain(step[1])}})
+            elif isinstance(step, list):
+                calls = [{"name": n, "arguments": _plain(a)} for n, a in step]
+                written.append({"calls": calls})
+            else:
+                raise SpecError(
+                    f"script step {index + 1} cannot be written to YAML: {step!r}",
+                    hint="only answers and tool calls can be written",
+                )
+        return written
+
+
+def _as_tool_or_none(value: Any) -> BaseTool | None:
+    try:
+        return as_tool(value)
+    except Exception:
+        return None
+
+
+def _plain(value: Any) -> Any:
+    """JSON-like data without tuples or enum members, for the safe YAML dumper."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, enum.Enum):
+        return _plain(value.value)
+    return value
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style, lists indented under their key, multi-line text as ``|`` blocks."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _text)
+
+
+def to_data(value: Any, *, relative_to: str | os.PathLike[str] | None = None) -> Any:
+    """The plain data :func:`dump_playbook` writes (a dict), for JSON or further editing."""
+    writer = _Writer(Path(relative_to) if relative_to is not None else None)
+    head: dict[str, Any] = {}
+    if isinstance(value, Design):
+        body: dict[str, Any] = {"definitions": [writer.definition(d) for d in value.definitions]}
+        for key in ("prompt", "system_prompt"):
+            if getattr(value, key) is not None:
+                body[key] = getattr(value, key)
+        if value.script is not None:
+            body["script"] = writer.script(value.script)
+    elif isinstance(value, list | tuple):
+        body = {"definitions": [writer.definition(d) for d in value]}
+    else:
+        body = writer.definition(value)
+    if writer.tools_from:
+        head["tools_from"] = list(writer.tools_from)
+    return {**head, **body}
+
+
+def dump_playbook(value: Any, *, relative_to: str | os.PathLike[str] | None = None) -> str:
+    """YAML text for a definition, a list of definitions, or a :class:`Design`.
+
+    ``load_playbook(dump_playbook(d), tools=...)`` equals ``d``. Schema-only tools'
+    files are written as full paths, or relative to ``relative_to`` (the folder the
+    YAML will be saved in). Raises :class:`~statetools.SpecError` for what YAML
+    cannot hold (lambdas, local classes, models).
+    """
+    data = to_data(value, relative_to=relative_to)
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=88)

@@ -1,0 +1,207 @@
+"""The shapes of the YAML/dict format, as attrs classes that cattrs structures.
+
+These are intermediate forms: the converter (:mod:`statetools.spec.converter`) turns
+them into the same immutable definitions the Python builders make. Field names are
+the YAML keys; unknown keys are errors.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from statetools.disclosure.conditions import After, Condition, InState, When
+from statetools.disclosure.machine import StateMachineTool
+from statetools.disclosure.playbook import PlaybookTool
+from statetools.tools.schema import Parameter
+from statetools.tools.tool import BaseTool
+
+DOCUMENT_KEYS = ("tools_from", "script", "prompt", "system_prompt")
+"""Keys of a document that may sit beside a single top-level definition."""
+
+CONDITION_KEYS = ("after", "all_of", "any_of", "on_artifact", "on_blackboard", "in_state", "when")
+
+
+class StateName(str):
+    """A state of the machine being read (checked against its states)."""
+
+
+@attrs.frozen
+class TypeRef:
+    """A class named by import path (``on_artifact: myapp.models:Order``)."""
+
+    path: str
+    value: type
+
+
+@attrs.frozen
+class CallableRef:
+    """A function named by import path (a ``when`` predicate or transition guard)."""
+
+    path: str
+    value: Callable[..., Any]
+
+
+@attrs.frozen
+class EnumRef:
+    """A Python enum named by import path (a machine's ``enum``)."""
+
+    path: str
+    value: type[enum.Enum]
+
+
+class Names(tuple[str, ...]):
+    """Tool names: one name, or a list of them."""
+
+
+@attrs.frozen
+class AfterForm:
+    """``after: {tools: [a, b], count: 2}`` (short forms: ``after: a``, ``after: [a, b]``)."""
+
+    tools: Names
+    count: int = 1
+
+
+@attrs.frozen
+class InStateForm:
+    """``in_state: {machine: order, state: CONFIRMED}``."""
+
+    machine: str
+    state: str
+
+
+@attrs.frozen
+class WhenForm:
+    """``when: {predicate: myapp.rules:cart_not_empty, label: the cart is not empty}``."""
+
+    predicate: CallableRef
+    label: str | None = None
+
+
+@attrs.frozen
+class ConditionForm:
+    """A condition: a mapping with exactly one of these keys."""
+
+    after: After | None = None
+    all_of: tuple[Condition, ...] | None = None
+    any_of: tuple[Condition, ...] | None = None
+    on_artifact: TypeRef | None = None
+    on_blackboard: TypeRef | None = None
+    in_state: InState | None = None
+    when: When | None = None
+
+
+@attrs.frozen
+class AgentForm:
+    """How the definition runs as an agentic tool (the model is attached in Python)."""
+
+    system_prompt: str | None = None
+    max_iterations: int = 20
+    parameters: tuple[Parameter, ...] = ()
+
+
+@attrs.frozen
+class EntryForm:
+    """A playbook tool: ``- search`` or ``- {tool: analyze, unlocked_by: search}``."""
+
+    tool: BaseTool
+    unlocked_by: Condition | None = None
+
+
+@attrs.frozen
+class PlaybookForm:
+    """``kind: playbook``."""
+
+    name: str
+    description: str
+    tools: tuple[EntryForm, ...] = ()
+    agent: AgentForm | None = None
+
+
+@attrs.frozen
+class TransitionForm:
+    """``transitions_to: DONE`` or ``{state: DONE, when: myapp.rules:approved, label: ...}``."""
+
+    state: StateName
+    when: CallableRef | None = None
+    label: str | None = None
+
+
+class Transitions(tuple[TransitionForm, ...]):
+    """One transition, or a list of them (guarded ones first; the first match wins)."""
+
+
+@attrs.frozen
+class StateToolForm:
+    """A tool of a state: ``- confirm`` or ``- {tool: confirm, transitions_to: DONE}``."""
+
+    tool: BaseTool
+    transitions_to: Transitions = attrs.field(factory=Transitions)
+
+
+@attrs.frozen
+class StateForm:
+    """One state: ``DRAFT: {tools: [...]}`` (or nothing, for a state without tools)."""
+
+    tools: tuple[StateToolForm, ...] = ()
+
+
+@attrs.frozen
+class MachineForm:
+    """``kind: machine``."""
+
+    name: str
+    description: str
+    enum: EnumRef | None = None
+    states: dict[StateName, StateForm | None] | None = None
+    initial: StateName | None = None
+    global_tools: tuple[BaseTool, ...] = ()
+    final_states: tuple[StateName, ...] = ()
+    agent: AgentForm | None = None
+
+
+@attrs.frozen
+class CallForm:
+    """A tool call of a script step."""
+
+    name: str
+    arguments: dict[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class StepForm:
+    """A script step: exactly one of ``answer``, ``call``, ``calls``."""
+
+    answer: str | None = None
+    call: CallForm | None = None
+    calls: tuple[CallForm, ...] | None = None
+
+
+class Script(tuple[Any, ...]):
+    """ScriptedModel steps: a list in the document, or the path of a script file."""
+
+
+class ToolsFrom(tuple[str, ...]):
+    """Tools files (one path or a list); their tools become schema-only tools."""
+
+
+Definition = PlaybookTool | StateMachineTool[Any]
+"""What a document defines."""
+
+
+@attrs.frozen
+class DocumentForm:
+    """A whole file: definitions plus what ``statetools run`` needs.
+
+    ``tools_from`` comes first: cattrs structures fields in order, so the tools files
+    are read before the definitions that name their tools.
+    """
+
+    tools_from: ToolsFrom = attrs.field(factory=ToolsFrom)
+    definitions: tuple[Definition, ...] = ()
+    script: Script | None = None
+    prompt: str | None = None
+    system_prompt: str | None = None

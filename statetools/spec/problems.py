@@ -1,0 +1,240 @@
+"""Problems found in a YAML/dict definition: where (path and line), what, and what to do.
+
+Every problem of a file is collected before anything is raised, so one
+:class:`~statetools.SpecError` lists them all. Paths look like
+``$.states.DRAFT.tools[2].transitions_to``; lines come from the YAML node marks.
+
+>>> str(SpecProblem("unknown state 'DONE'", path=("states", "DRAFT"), line=7))
+"$.states.DRAFT (line 7): unknown state 'DONE'"
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Self
+
+import attrs
+from cattrs.errors import (
+    AttributeValidationNote,
+    ClassValidationError,
+    ForbiddenExtraKeysError,
+    IterableValidationError,
+    IterableValidationNote,
+)
+
+from statetools.errors import SpecError, StatetoolsError
+
+Segment = str | int
+Path = tuple[Segment, ...]
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+def format_path(path: Sequence[Segment]) -> str:
+    """``("states", "DRAFT", "tools", 2)`` -> ``$.states.DRAFT.tools[2]``.
+
+    >>> format_path(("definitions", 0, "odd key"))
+    "$.definitions[0]['odd key']"
+    """
+    text = "$"
+    for segment in path:
+        if isinstance(segment, int):
+            text += f"[{segment}]"
+        elif _PLAIN_KEY.match(segment):
+            text += f".{segment}"
+        else:
+            text += f"[{segment!r}]"
+    return text
+
+
+class SpecProblem(str):
+    """One problem, as text (``"$.a.b (line 3): message Hint: ..."``) with its parts.
+
+    A ``str`` subclass, so ``SpecError.problems`` stays a tuple of strings while tools
+    such as ``statetools check --format json`` can read ``path``, ``line``,
+    ``message`` and ``hint``.
+    """
+
+    path: Path
+    line: int | None
+    message: str
+    hint: str | None
+
+    def __new__(
+        cls,
+        message: str,
+        *,
+        path: Path = (),
+        line: int | None = None,
+        hint: str | None = None,
+    ) -> Self:
+        where = format_path(path)
+        if line is not None:
+            where += f" (line {line})"
+        text = f"{where}: {message}"
+        if hint:
+            text += f" Hint: {hint}"
+        instance = super().__new__(cls, text)
+        instance.path = tuple(path)
+        instance.line = line
+        instance.message = message
+        instance.hint = hint
+        return instance
+
+    @property
+    def where(self) -> str:
+        """The path as text, e.g. ``$.states.DRAFT``."""
+        return format_path(self.path)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form: path, line, message, hint."""
+        return {"path": self.where, "line": self.line, "message": self.message, "hint": self.hint}
+
+
+class Invalid(ValueError):
+    """Raised inside structure hooks: a problem at the current path (plus ``at``)."""
+
+    def __init__(self, message: str, *, hint: str | None = None, at: Path = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.at = at
+
+
+class Several(ValueError):
+    """Raised inside structure hooks to report several problems at once."""
+
+    def __init__(self, problems: Sequence[Invalid]) -> None:
+        super().__init__("; ".join(p.message for p in problems))
+        self.problems = tuple(problems)
+
+
+def located(error: Exception, *segments: Segment) -> Exception:
+    """``error`` as if cattrs had raised it from inside ``segments`` (for error paths)."""
+    wrapped = error
+    for segment in reversed(segments):
+        if isinstance(segment, int):
+            wrapped.__notes__ = [
+                *getattr(wrapped, "__notes__", []),
+                IterableValidationNote(f"@ index {segment}", segment, object),
+            ]
+            wrapped = IterableValidationError("while structuring", [wrapped], list)
+        else:
+            wrapped.__notes__ = [
+                *getattr(wrapped, "__notes__", []),
+                AttributeValidationNote(f"@ {segment}", segment, object),
+            ]
+            wrapped = ClassValidationError("while structuring", [wrapped], object)
+    return wrapped
+
+
+@attrs.frozen
+class RawProblem:
+    """A problem before its line is known."""
+
+    path: Path
+    message: str
+    hint: str | None = None
+
+
+def _allowed_keys(cl: type) -> list[str]:
+    if attrs.has(cl):
+        return [field.alias or field.name for field in attrs.fields(cl)]
+    return []
+
+
+def _unknown_keys(error: ForbiddenExtraKeysError, path: Path) -> Iterator[RawProblem]:
+    allowed = _allowed_keys(error.cl)
+    for key in sorted(error.extra_fields, key=str):
+        close = difflib.get_close_matches(str(key), allowed, n=1)
+        hint: str | None
+        if close:
+            hint = f"did you mean '{close[0]}'?"
+        else:
+            hint = f"allowed keys: {', '.join(allowed)}" if allowed else None
+        yield RawProblem((*path, key), f"unknown key '{key}'", hint)
+
+
+def _type_name(kind: Any) -> str:
+    names = {
+        str: "text",
+        int: "an integer",
+        bool: "true or false",
+        float: "a number",
+    }
+    return names.get(kind, getattr(kind, "__name__", str(kind)))
+
+
+def _leaf(error: BaseException, path: Path, kind: Any) -> Iterator[RawProblem]:
+    if isinstance(error, Several):
+        for problem in error.problems:
+            yield RawProblem((*path, *problem.at), problem.message, problem.hint)
+    elif isinstance(error, Invalid):
+        yield RawProblem((*path, *error.at), error.message, error.hint)
+    elif isinstance(error, ForbiddenExtraKeysError):
+        yield from _unknown_keys(error, path)
+    elif isinstance(error, KeyError):
+        yield RawProblem(path, f"'{path[-1]}' is required" if path else "a key is missing")
+    elif isinstance(error, StatetoolsError):
+        yield RawProblem(path, error.message, error.hint)
+    elif isinstance(error, RecursionError):
+        yield RawProblem(path, "the data is nested too deeply (or refers to itself)")
+    elif kind is not None and kind is not object:
+        yield RawProblem(path, f"expected {_type_name(kind)}")
+    else:
+        yield RawProblem(path, f"invalid value ({error})")
+
+
+def problems_of(error: BaseException, path: Path = ()) -> list[RawProblem]:
+    """Every problem in a cattrs error tree, each with its path.
+
+    Follows the notes cattrs attaches (attribute names and list indices or mapping
+    keys), like :func:`cattrs.transform_error`, but keeps paths as segments so they
+    can be matched to YAML lines.
+    """
+    found: list[RawProblem] = []
+    if isinstance(error, ClassValidationError | IterableValidationError):
+        with_notes, without = error.group_exceptions()
+        for sub, note in with_notes:
+            segment: Segment = (
+                note.name if isinstance(note, AttributeValidationNote) else note.index
+            )
+            if isinstance(sub, ClassValidationError | IterableValidationError):
+                found.extend(problems_of(sub, (*path, segment)))
+            else:
+                found.extend(_leaf(sub, (*path, segment), note.type))
+        for sub in without:
+            found.extend(problems_of(sub, path))
+    else:
+        found.extend(_leaf(error, path, None))
+    return found
+
+
+def spec_error(
+    problems: Iterable[RawProblem],
+    lines: Mapping[Path, int] | None = None,
+    *,
+    source: str | None = None,
+) -> SpecError:
+    """One :class:`~statetools.SpecError` listing every problem, with lines if known."""
+    listed = [
+        SpecProblem(p.message, path=p.path, line=line_of(p.path, lines or {}), hint=p.hint)
+        for p in problems
+    ]
+    listed = list(dict.fromkeys(listed))  # the same problem reached twice is listed once
+    listed.sort(key=lambda p: p.line if p.line is not None else 0)
+    count = len(listed)
+    head = "1 problem" if count == 1 else f"{count} problems"
+    message = f"{head} in the definition:\n" + "\n".join(f"  {p}" for p in listed)
+    return SpecError(message, problems=tuple(listed), path=source)
+
+
+def line_of(path: Path, lines: Mapping[Path, int]) -> int | None:
+    """The line of ``path``, or of the nearest enclosing element that has one."""
+    for end in range(len(path), -1, -1):
+        line = lines.get(path[:end])
+        if line is not None:
+            return line
+    return None

@@ -1,0 +1,287 @@
+"""Hooks that resolve references while structuring: tools, import paths, states, conditions.
+
+A bad reference raises :class:`~statetools.spec.problems.Invalid` inside cattrs, so it
+is reported at its own path together with every other problem of the file. What the
+hooks need to know about the file being read (the registry, tools from
+``tools_from``, the machine being read) is a :class:`ReadContext`, set with
+:func:`reading` for the duration of one load.
+
+Conditions are a tool name (``search``), a list of names (``[search, fetch]``), or a
+mapping with one key: ``after``, ``all_of``, ``any_of``, ``on_artifact``,
+``on_blackboard``, ``in_state``, ``when``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import enum
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from statetools.disclosure.conditions import (
+    After,
+    AllOf,
+    AnyOf,
+    Condition,
+    InState,
+    OnArtifact,
+    OnBlackboard,
+    When,
+)
+from statetools.disclosure.machine import StateMachineTool
+from statetools.disclosure.playbook import PlaybookTool
+from statetools.errors import StatetoolsError
+from statetools.spec.enums import STATE_NAME
+from statetools.spec.forms import (
+    CONDITION_KEYS,
+    AfterForm,
+    CallableRef,
+    ConditionForm,
+    EnumRef,
+    InStateForm,
+    Names,
+    TypeRef,
+    WhenForm,
+)
+from statetools.spec.problems import Invalid, Several
+from statetools.spec.references import import_object, is_import_path
+from statetools.spec.values import converter, describe_value, text_value
+from statetools.tools.decorators import as_tool
+from statetools.tools.tool import TOOL_NAME_PATTERN, BaseTool
+
+
+@attrs.define
+class ReadContext:
+    """What the hooks know about the file being read."""
+
+    base_dir: Path
+    registry: Mapping[str, BaseTool] = attrs.field(factory=dict)
+    catalogue: dict[str, BaseTool] = attrs.field(factory=dict)
+    catalogue_complete: bool = True
+    machines: dict[str, frozenset[str] | None] = attrs.field(factory=dict)
+    """Machines defined in the file -> their state names (None: unknown)."""
+    states: list[frozenset[str] | None] = attrs.field(factory=list)
+    """The states of the machine being read (a stack; None: unknown)."""
+    imported: dict[str, Any] = attrs.field(factory=dict)
+
+
+_CONTEXT: ContextVar[ReadContext] = ContextVar("statetools_spec_read_context")
+
+
+@contextlib.contextmanager
+def reading(context: ReadContext) -> Iterator[ReadContext]:
+    """Make ``context`` the one the hooks use while the block runs."""
+    token = _CONTEXT.set(context)
+    try:
+        yield context
+    finally:
+        _CONTEXT.reset(token)
+
+
+def current() -> ReadContext:
+    """The context of the load in progress (a default one outside loads)."""
+    try:
+        return _CONTEXT.get()
+    except LookupError:
+        return ReadContext(base_dir=Path.cwd())
+
+
+def import_cached(path: str) -> Any:
+    """The object at an import path (each path is imported once per load)."""
+    context = current()
+    if path not in context.imported:
+        context.imported[path] = import_object(path, context.base_dir)
+    return context.imported[path]
+
+
+def structure_type_ref(value: Any, _: Any) -> TypeRef:
+    path = text_value(value)
+    found = import_cached(path)
+    if not isinstance(found, type):
+        raise Invalid(f"{path!r} is not a class", hint="name a class, e.g. 'myapp.models:Order'")
+    return TypeRef(path, found)
+
+
+def structure_callable_ref(value: Any, _: Any) -> CallableRef:
+    path = text_value(value)
+    found = import_cached(path)
+    if not callable(found):
+        raise Invalid(f"{path!r} is not a function", hint="name a module-level function")
+    return CallableRef(path, found)
+
+
+def structure_enum_ref(value: Any, _: Any) -> EnumRef:
+    path = text_value(value)
+    found = import_cached(path)
+    if not (isinstance(found, type) and issubclass(found, enum.Enum)):
+        raise Invalid(f"{path!r} is not an Enum class", hint="name a class MyStates(enum.Enum)")
+    if not list(found):
+        raise Invalid(f"enum {path!r} has no members", hint="a machine needs at least one state")
+    return EnumRef(path, found)
+
+
+def _unknown_tool(name: str, context: ReadContext) -> Invalid:
+    known = [*context.registry, *context.catalogue]
+    close = difflib.get_close_matches(name, known, n=1)
+    if close:
+        hint = f"did you mean '{close[0]}'?"
+    else:
+        hint = (
+            "pass the tool in tools=[...], name it by import path ('module:attribute'), "
+            "or import a tools file with tools_from"
+        )
+    return Invalid(f"unknown tool '{name}'", hint=hint)
+
+
+def resolve_tool(value: Any, _: Any = None) -> BaseTool:
+    """A tool from its reference: an import path, or a name in the registry or tools files."""
+    if not isinstance(value, str):
+        raise Invalid(
+            f"expected a tool (a name or 'module:attribute'), got {describe_value(value)}"
+        )
+    context = current()
+    if is_import_path(value):
+        found = import_cached(value)
+        if isinstance(found, PlaybookTool | StateMachineTool):
+            raise Invalid(
+                f"{value!r} is a {type(found).__name__}, not a tool",
+                hint="list definitions under 'definitions:' (an import path works there)",
+            )
+        try:
+            return as_tool(found)
+        except StatetoolsError as exc:
+            raise Invalid(exc.message, hint=exc.hint) from exc
+    if value in context.registry:
+        return context.registry[value]
+    if value in context.catalogue:
+        return context.catalogue[value]
+    if not context.catalogue_complete:
+        raise Invalid(f"unknown tool '{value}' (a tools file could not be read)")
+    raise _unknown_tool(value, context)
+
+
+def _tool_name(value: Any) -> str:
+    name = text_value(value)
+    if is_import_path(name):
+        raise Invalid(
+            f"{name!r} is an import path; conditions name tools by their tool name",
+            hint="write the name the tool has, e.g. 'search'",
+        )
+    if not TOOL_NAME_PATTERN.match(name):
+        raise Invalid(f"{name!r} is not a valid tool name", hint="use a-z, A-Z, 0-9, '_', '-'")
+    return name
+
+
+def tool_names(value: Any, _: Any = None) -> Names:
+    """One tool name or a list of them (as in ``after: search``)."""
+    if isinstance(value, str):
+        return Names((_tool_name(value),))
+    if not isinstance(value, list | tuple):
+        raise Invalid(f"expected a tool name or a list of them, got {describe_value(value)}")
+    if not value:
+        raise Invalid("the list of tool names is empty")
+    names: list[str] = []
+    problems: list[Invalid] = []
+    for index, item in enumerate(value):
+        try:
+            names.append(_tool_name(item))
+        except Invalid as exc:
+            problems.append(Invalid(exc.message, hint=exc.hint, at=(index,)))
+    if problems:
+        raise Several(problems)
+    return Names(names)
+
+
+def state_name(value: Any, _: Any = None) -> str:
+    """A state name, checked against the states of the machine being read."""
+    name = text_value(value)
+    if not STATE_NAME.match(name):
+        raise Invalid(
+            f"{name!r} is not a valid state name",
+            hint="start with a letter; use letters, digits and '_'",
+        )
+    stack = current().states
+    known = stack[-1] if stack else None
+    if known is not None and name not in known:
+        close = difflib.get_close_matches(name, sorted(known), n=1)
+        hint = f"did you mean '{close[0]}'?" if close else f"states: {', '.join(sorted(known))}"
+        raise Invalid(f"unknown state '{name}'", hint=hint)
+    return name
+
+
+def structure_after(value: Any, _: Any) -> After:
+    if isinstance(value, Mapping):
+        form = converter.structure(value, AfterForm)
+        if form.count < 1:
+            raise Invalid("count must be at least 1", at=("count",))
+        return After(list(form.tools), form.count)
+    return After(list(tool_names(value, Names)))
+
+
+def structure_in_state(value: Any, _: Any) -> InState:
+    form = converter.structure(value, InStateForm)
+    states = current().machines.get(form.machine)
+    if states is not None and form.state not in states:
+        raise Invalid(
+            f"machine '{form.machine}' has no state '{form.state}'",
+            hint=f"states: {', '.join(sorted(states))}",
+            at=("state",),
+        )
+    return InState(form.machine, form.state)
+
+
+def _label(predicate: Callable[..., Any]) -> str:
+    return str(getattr(predicate, "__name__", "condition"))
+
+
+def structure_when(value: Any, _: Any) -> When:
+    if isinstance(value, str):
+        ref = structure_callable_ref(value, CallableRef)
+        return When(ref.value, _label(ref.value))
+    form = converter.structure(value, WhenForm)
+    label = form.label if form.label is not None else _label(form.predicate.value)
+    return When(form.predicate.value, label)
+
+
+def structure_condition(value: Any, _: Any = None) -> Condition:
+    """A condition: a tool name, a list of tool names, or a mapping with one key."""
+    if isinstance(value, str | list):
+        return structure_after(value, After)
+    if not isinstance(value, Mapping):
+        raise Invalid(
+            f"expected a condition, got {describe_value(value)}",
+            hint="write a tool name, a list of names, or {after: ...}, {any_of: [...]}, ...",
+        )
+    known = [key for key in value if key in CONDITION_KEYS]
+    if not value:
+        raise Invalid("an empty condition", hint=f"use one of: {', '.join(CONDITION_KEYS)}")
+    if len(known) > 1:
+        raise Invalid(
+            f"a condition has one key, found {', '.join(map(str, known))}",
+            hint="combine conditions with all_of: [...] or any_of: [...]",
+        )
+    form = converter.structure(value, ConditionForm)
+    if form.after is not None:
+        return form.after
+    if form.all_of is not None:
+        return AllOf(*form.all_of)
+    if form.any_of is not None:
+        return AnyOf(*form.any_of)
+    if form.on_artifact is not None:
+        return OnArtifact(form.on_artifact.value)
+    if form.on_blackboard is not None:
+        return OnBlackboard(form.on_blackboard.value)
+    if form.in_state is not None:
+        return form.in_state
+    if form.when is not None:
+        return form.when
+    raise Invalid("an empty condition", hint=f"use one of: {', '.join(CONDITION_KEYS)}")
+
+
+def structure_optional_condition(value: Any, _: Any) -> Condition | None:
+    return None if value is None else structure_condition(value)

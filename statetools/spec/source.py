@@ -1,0 +1,127 @@
+"""Reading a definition: a path, YAML/JSON text, or plain data; with the line of every path.
+
+The YAML text is composed into a node tree once; the data is constructed from that
+tree, and the node marks give the line of every mapping key and list item, so a
+problem at ``$.states.DRAFT.tools[2]`` can say which line that is.
+
+>>> source = read_source("kind: playbook\\nname: p\\n")
+>>> source.data["name"], source.lines[("name",)]
+('p', 2)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import yaml
+
+from statetools.errors import SpecError
+from statetools.spec.problems import Path as SpecPath
+from statetools.spec.problems import RawProblem, spec_error
+
+SourceLike = str | os.PathLike[str] | Mapping[str, Any] | Sequence[Any]
+"""What the loaders accept: a path, YAML/JSON text, or already-parsed data."""
+
+_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+@attrs.frozen
+class Source:
+    """Parsed input: the data, where it came from, and the line of each path."""
+
+    data: Any
+    name: str | None = None
+    """The file path, or None for text and data."""
+    base_dir: Path = attrs.field(factory=Path.cwd)
+    """Relative paths in the definition (``tools_from``, ``script``) start here."""
+    lines: Mapping[SpecPath, int] = attrs.field(factory=dict)
+
+
+def looks_like_path(value: str) -> bool:
+    """Whether a string argument names a file rather than holding YAML text."""
+    if "\n" in value or not value.strip():
+        return False
+    return value.endswith(_SUFFIXES) or os.path.isfile(value)
+
+
+def read_source(source: SourceLike, *, base_dir: str | os.PathLike[str] | None = None) -> Source:
+    """Parse ``source`` (a path, YAML/JSON text, or data) into a :class:`Source`.
+
+    Raises :class:`~statetools.SpecError` for unreadable files and YAML syntax
+    errors (with the line and column).
+    """
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and looks_like_path(source)):
+        path = Path(source)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise SpecError(
+                f"cannot read the file: {reason}",
+                path=str(path),
+                hint="check the path; relative paths start in the current directory",
+            ) from exc
+        folder = Path(base_dir) if base_dir is not None else path.resolve().parent
+        return parse_yaml(text, name=str(path), base_dir=folder)
+    folder = Path(base_dir) if base_dir is not None else Path.cwd()
+    if isinstance(source, str):
+        return parse_yaml(source, name=None, base_dir=folder)
+    if isinstance(source, Mapping | list | tuple):
+        return Source(data=source, name=None, base_dir=folder)
+    raise SpecError(
+        f"cannot read a definition from {type(source).__name__}",
+        hint="pass a file path, YAML text, or a dict",
+    )
+
+
+def parse_yaml(text: str, *, name: str | None, base_dir: Path) -> Source:
+    """Parse YAML (or JSON) text, keeping the line of every mapping key and list item."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise spec_error([RawProblem((), "the file is empty")], source=name)
+        data = loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        what = exc.problem or exc.context or "invalid YAML"
+        if "expected a single document" in str(exc.context or ""):
+            what = "the file holds several YAML documents (---)"
+            hint = "put several definitions in one document under 'definitions:'"
+        else:
+            hint = "fix the YAML syntax (indentation, quotes, colons)"
+        raise spec_error(
+            [RawProblem((), f"invalid YAML: {what}", hint)],
+            {(): line} if line else None,
+            source=name,
+        ) from exc
+    except yaml.YAMLError as exc:
+        raise spec_error([RawProblem((), f"invalid YAML: {exc}")], source=name) from exc
+    except RecursionError as exc:
+        raise spec_error([RawProblem((), "the YAML is nested too deeply")], source=name) from exc
+    finally:
+        loader.dispose()
+    lines: dict[SpecPath, int] = {}
+    _collect_lines(node, (), lines, depth=0)
+    return Source(data=data, name=name, base_dir=base_dir, lines=lines)
+
+
+def _collect_lines(node: yaml.Node, path: SpecPath, lines: dict[SpecPath, int], depth: int) -> None:
+    lines.setdefault(path, node.start_mark.line + 1)
+    if depth > 200:  # aliases can make the tree deep (or cyclic); lines that deep do not help
+        return
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                continue
+            key = key_node.value
+            lines.setdefault((*path, key), key_node.start_mark.line + 1)
+            _collect_lines(value_node, (*path, key), lines, depth + 1)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _collect_lines(item, (*path, index), lines, depth + 1)
