@@ -447,8 +447,9 @@ def _over_budget(context: _Context) -> Iterator[Finding]:
         )
         yield context.finding(
             "ST010",
-            f"The token budget was checked for the visible sets of the first {depth} turns "
-            f"only: the design has more than {context.max_states} disclosure states.",
+            f"The token budget was checked only for the visible sets reached within {depth} "
+            f"turn{'' if depth == 1 else 's'}: the design has more than {context.max_states:,} "
+            "disclosure states.",
             "visible-set:*",
             "info",
         )

@@ -25,6 +25,7 @@ tiktoken's ``o200k_base``): nothing is downloaded, ever.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any, Literal, Protocol
@@ -50,9 +51,11 @@ class _Encoding(Protocol):
 
 @lru_cache(maxsize=1)
 def _encoding() -> _Encoding:
-    import bpe_openai  # type: ignore[import-untyped]
+    with warnings.catch_warnings():  # it reads its data with a deprecated importlib call
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import bpe_openai  # type: ignore[import-untyped]
 
-    encoding: _Encoding = bpe_openai.get_encoding(ENCODING)
+        encoding: _Encoding = bpe_openai.get_encoding(ENCODING)
     return encoding
 
 
