@@ -50,11 +50,18 @@ def fields_of(form: type) -> Callable[[Any, Any], Any]:
     return form_factory(form, converter)
 
 
+def structure_agent(value: Any, _: Any) -> AgentForm:
+    """``agent:`` options, with ``max_iterations`` checked here so that its problem is
+    reported together with the other problems of the definition."""
+    form: AgentForm = fields_of(AgentForm)(value, AgentForm)
+    if form.max_iterations < 1:
+        raise Invalid("max_iterations must be at least 1", at=("max_iterations",))
+    return form
+
+
 def _agent(definition: Any, form: AgentForm | None) -> Any:
     if form is None:
         return definition
-    if form.max_iterations < 1:
-        raise Invalid("max_iterations must be at least 1", at=("agent", "max_iterations"))
     options = AgentOptions(
         system_prompt=form.system_prompt,
         max_iterations=form.max_iterations,

@@ -26,6 +26,7 @@ from statetools.spec.build import (
     definition_hook,
     is_machine,
     kind_of,
+    structure_agent,
     structure_entry,
     structure_machine,
     structure_playbook,
@@ -37,6 +38,7 @@ from statetools.spec.build import (
     structure_transitions,
 )
 from statetools.spec.forms import (
+    AgentForm,
     CallableRef,
     Definition,
     EntryForm,
@@ -84,6 +86,7 @@ _HOOKS: list[tuple[Any, Any]] = [
     (When, structure_when),
     (Condition, structure_condition),
     (Condition | None, structure_optional_condition),
+    (AgentForm, structure_agent),
     (EntryForm, structure_entry),
     (PlaybookTool, structure_playbook),
     (TransitionForm, structure_transition),

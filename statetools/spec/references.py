@@ -138,10 +138,10 @@ class SchemaOnlyTool(BaseTool):
     'no handler: this tool was imported schema-only from tools.json'
     """
 
-    source: str
-    """The tools file, as the definition wrote it."""
-    location: str = attrs.field(default="", eq=False, repr=False)
-    """The tools file's full path (what ``dump_playbook`` writes)."""
+    source: str = attrs.field(eq=False)
+    """The tools file, as the definition wrote it (shown in the error text)."""
+    location: str = ""
+    """The tools file's full path: what equality compares and ``dump_playbook`` writes."""
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
         """Always an error result: there is no handler."""
