@@ -298,8 +298,9 @@ class _Space:
         options: list[list[str]] = []
         for position, machine in enumerate(self.machines):
             options.append(self._targets(machine, state[1][position], tool))
+        called = bool(self.artifact_keys)  # only artifact conditions care
         return [
-            (tuple(counts), tuple(machines), True, unfolded)
+            (tuple(counts), tuple(machines), called, unfolded)
             for machines in itertools.product(*options)
         ]
 

@@ -5,6 +5,15 @@ from __future__ import annotations
 from statetools.review.scene import Cluster, Edge, Node, Scene, Step
 
 
+CLASSES = {
+    "locked": "stroke-dasharray: 5 5",
+    "missing": "stroke:#dc2626,color:#dc2626,stroke-dasharray: 3 3",
+    "start": "fill:#374151,stroke:#374151",
+    "current": "fill:#fef3c7,stroke:#d97706,stroke-width:3px",
+    "called": "fill:#dbeafe,stroke:#2563eb,stroke-width:2px",
+}
+
+
 def _quote(text: str) -> str:
     """Text for inside a Mermaid ``"..."`` label."""
     replacements = {"&": "#amp;", '"': "#quot;", "<": "#lt;", ">": "#gt;", "\n": "<br/>"}
@@ -68,8 +77,6 @@ def _edge(edge: Edge) -> str:
     if edge.kind == "unfolds":
         arrow = "==>"
     label = edge.label or ""
-    if edge.steps:
-        label = f"{', '.join(str(s) for s in edge.steps)}: {label}"
     text = f'|"{_quote(label)}"|' if label else ""
     target = edge.lhead or edge.target
     return f"{edge.source} {arrow}{text} {target}"
@@ -96,15 +103,10 @@ def mermaid_source(scene: Scene) -> str:
         lines.append(f"  {_edge(edge)}")
         if edge.taken:
             taken.append(str(index))
-    lines += [
-        "  classDef locked stroke-dasharray: 5 5",
-        "  classDef missing stroke:#dc2626,color:#dc2626,stroke-dasharray: 3 3",
-        "  classDef start fill:#374151,stroke:#374151",
-        "  classDef current fill:#fef3c7,stroke:#d97706,stroke-width:3px",
-        "  classDef called fill:#dbeafe,stroke:#2563eb,stroke-width:2px",
-    ]
-    for node_id, node in scene.nodes.items():
-        lines.extend(f"  class {node_id} {name}" for name in _classes(node))
+    assigned = [(node_id, name) for node_id, node in scene.nodes.items() for name in _classes(node)]
+    used = {name for _, name in assigned}
+    lines += [f"  classDef {name} {style}" for name, style in CLASSES.items() if name in used]
+    lines += [f"  class {node_id} {name}" for node_id, name in assigned]
     if taken:
         lines.append(f"  linkStyle {','.join(taken)} stroke:#2563eb,stroke-width:2px")
     return "\n".join(lines) + "\n"

@@ -130,6 +130,11 @@ def _pipe(source: str, format: str) -> bytes:
 # DOT -----------------------------------------------------------------------------------
 
 
+def _plain(value: str) -> str:
+    """A plain DOT label: backslashes kept, one line per line."""
+    return value.replace("\\", "\\\\").replace("\n", "\\n")
+
+
 def _text(value: str) -> str:
     return html.escape(value, quote=True)
 
@@ -157,6 +162,8 @@ def _table_label(node: Node) -> str:
     else:
         header = f'<font color="{MUTED}"><i>{header}</i></font>'
     rows = [f'<tr><td align="center">{header}</td></tr>']
+    if node.rows:
+        rows.append("<hr/>")
     for row in node.rows:
         name = _text(row.tool)
         if row.steps:
@@ -183,15 +190,17 @@ def _node_attrs(node: Node) -> dict[str, str]:
             "fillcolor": PATH_FILL if called else "white",
             "color": PATH if called else INK,
         }
+        if node.tooltip:
+            attrs_["tooltip"] = graphviz.nohtml(_plain(node.tooltip))
         if called:
             attrs_["penwidth"] = "2"
         return attrs_
     if node.kind in ("state", "global"):
         attrs_ = {
             "shape": "box",
-            "style": "rounded,filled" + (",dashed" if node.kind == "global" else ""),
+            "style": "rounded,filled",
             "label": _table_label(node),
-            "fillcolor": "white",
+            "fillcolor": "white" if node.kind == "state" else "#f9fafb",
             "color": INK,
         }
         if node.final:
@@ -218,7 +227,7 @@ def _node_attrs(node: Node) -> dict[str, str]:
             "style": "dashed",
             "color": FAIL,
             "fontcolor": FAIL,
-            "label": graphviz.nohtml(f"{node.title}\n(missing)"),
+            "label": graphviz.nohtml(_plain(f"{node.title}\n(not registered)")),
         }
     return {
         "shape": "note",
@@ -227,17 +236,14 @@ def _node_attrs(node: Node) -> dict[str, str]:
         "color": MUTED,
         "fontcolor": MUTED,
         "fontsize": "10",
-        "label": graphviz.nohtml(node.title),
+        "label": graphviz.nohtml(_plain(node.title)),
     }
 
 
 def _edge_attrs(edge: Edge) -> dict[str, str]:
     result: dict[str, str] = {}
-    label = edge.label
-    if edge.steps:
-        label = f"{', '.join(str(s) for s in edge.steps)}: {label}"
-    if label:
-        result["label"] = graphviz.nohtml(label)
+    if edge.label:
+        result["label"] = graphviz.nohtml(_plain(edge.label))
     if edge.kind in ("condition", "in_state"):
         result.update(color=MUTED, fontcolor=MUTED, fontsize="10")
         if edge.kind == "in_state":

@@ -47,7 +47,7 @@ def node_id(kind: str, *parts: str) -> str:
     >>> node_id("tool", "search"), node_id("state", "order", "DRAFT")
     ('tool_search', 'state_order__DRAFT')
     >>> node_id("tool", "a:b")
-    'tool_a_b_c2cb1f'
+    'tool_a_b_dcea6d'
     """
     cleaned = [_SAFE.sub("_", part) for part in parts]
     text = "__".join([kind, *cleaned]).replace(f"{kind}__", f"{kind}_", 1)
@@ -100,7 +100,6 @@ class Edge:
     label: str | None = None
     tail_port: str | None = None
     lhead: str | None = None
-    steps: list[int] = attrs.Factory(list)
     taken: bool = False
 
 
@@ -216,17 +215,18 @@ class _Builder:
         entry = self.design.entries[tool]
         inner = bool(self.design.facade_chain(tool))
         locked = entry.condition is not None or inner
-        if tool in self.design.facades:
-            self.add(
-                Node(node_id("facade", tool), "facade", tool, locked, steps=self.steps_of(tool)),
-                cluster,
-            )
+        kind: NodeKind = "facade" if tool in self.design.facades else "tool"
+        node = Node(
+            node_id(kind, tool),
+            kind,
+            tool,
+            locked,
+            steps=self.steps_of(tool),
+            tooltip=entry.tool.description,
+        )
+        self.add(node, cluster)
+        if kind == "facade":
             self.place_facade(tool, cluster)
-        else:
-            self.add(
-                Node(node_id("tool", tool), "tool", tool, locked, steps=self.steps_of(tool)),
-                cluster,
-            )
         if entry.condition is not None:
             target = node_id("facade" if tool in self.design.facades else "tool", tool)
             self.condition(entry.condition, target, cluster, tool)
@@ -330,11 +330,12 @@ class _Builder:
                 for tool in definition.global_tools
             ]
             self.add(Node(node_id("global", name), "global", "in every state", rows=rows), cluster)
-        self.scene.edges.append(
-            Edge(start, node_id("state", name, definition.initial_state()), "start")
-        )
+        initial = node_id("state", name, definition.initial_state())
+        self.scene.edges.append(Edge(start, initial, "start", taken=self.marks is not None))
         for tool in definition.tools:
             self.placed.add(tool.name)
+        merged: dict[tuple[str, str], list[str]] = {}
+        taken: dict[tuple[str, str], bool] = {}
         for transition in definition.transitions:
             label = transition.tool
             if transition.label:
@@ -343,14 +344,21 @@ class _Builder:
             if self.marks is not None:
                 key = (name, transition.source, transition.target, transition.tool)
                 steps = self.marks.transitions.get(key, [])
+            if steps:
+                label = f"{', '.join(str(step) for step in steps)}: {label}"
+            pair = (transition.source, transition.target)
+            lines = merged.setdefault(pair, [])
+            if label not in lines:
+                lines.append(label)
+            taken[pair] = taken.get(pair, False) or bool(steps)
+        for (source, target), lines in merged.items():
             self.scene.edges.append(
                 Edge(
-                    node_id("state", name, transition.source),
-                    node_id("state", name, transition.target),
+                    node_id("state", name, source),
+                    node_id("state", name, target),
                     "transition",
-                    label,
-                    steps=list(steps),
-                    taken=bool(steps),
+                    "\n".join(lines),
+                    taken=taken[(source, target)],
                 )
             )
 

@@ -108,7 +108,7 @@ def tool_text(tool: BaseTool, provider: Provider = "openai") -> str:
 
     >>> from statetools.tools.tool import Tool
     >>> tool_text(Tool.create("ping", "Ping.", lambda: "pong"))
-    '{"type":"function","function":{"name":"ping","description":"Ping.","parameters":{"type":"object","properties":{}}}}'
+    '{"type":"function","function":{"name":"ping","description":"Ping.","parameters":{"type":"object","properties":{},"required":[],"additionalProperties":false}}}'
     """
     return wire_json(wire_entries([tool], provider)[0])
 
@@ -118,7 +118,7 @@ def tool_tokens(tool: BaseTool, provider: Provider = "openai") -> int:
 
     >>> from statetools.tools.tool import Tool
     >>> tool_tokens(Tool.create("ping", "Ping.", lambda: "pong"))
-    27
+    34
     """
     return count_text(tool_text(tool, provider))
 

@@ -45,7 +45,10 @@ def test_good_designs_have_no_findings() -> None:
 
 def test_st001_unknown_tool_in_a_condition_with_suggestion() -> None:
     playbook = (
-        st.PlaybookTool("p", "P").with_tool(tool("search")).with_tool(tool("b")).unlocked_by("serch")
+        st.PlaybookTool("p", "P")
+        .with_tool(tool("search"))
+        .with_tool(tool("b"))
+        .unlocked_by("serch")
     )
     assert findings(playbook) == [
         (
@@ -130,8 +133,18 @@ def test_st003_unlock_cycle() -> None:
         .unlocked_by("a")
     )
     assert findings(playbook) == [
-        ("ST003", "error", "playbook:p/tool:a", "Tool 'a' can never unlock: unlock cycle a -> b -> a."),
-        ("ST003", "error", "playbook:p/tool:b", "Tool 'b' can never unlock: unlock cycle b -> a -> b."),
+        (
+            "ST003",
+            "error",
+            "playbook:p/tool:a",
+            "Tool 'a' can never unlock: unlock cycle a -> b -> a.",
+        ),
+        (
+            "ST003",
+            "error",
+            "playbook:p/tool:b",
+            "Tool 'b' can never unlock: unlock cycle b -> a -> b.",
+        ),
         ("ST003", "error", "playbook:p/tool:c", "Tool 'c' can never unlock: unlock cycle c -> c."),
         (
             "ST003",
