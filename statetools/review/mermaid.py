@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from statetools.review.scene import Cluster, Edge, Node, Scene, Step
 
-
 CLASSES = {
     "locked": "stroke-dasharray: 5 5",
     "missing": "stroke:#dc2626,color:#dc2626,stroke-dasharray: 3 3",

@@ -169,7 +169,8 @@ def test_trace_numbers_and_colours_the_path() -> None:
     dot = to_dot(graph, trace=traced_run())
     search = line_of(dot, "tool_search ")
     assert '<font color="#2563eb">1</font>' in search
-    assert 'fillcolor="#dbeafe"' in search and "penwidth=2" in search
+    assert 'fillcolor="#dbeafe"' in search
+    assert "penwidth=2" in search
     report = line_of(dot, "tool_report ")
     assert '<font color="#dc2626">2 blocked</font>, <font color="#2563eb">5</font>' in report
     transition = line_of(dot, "state_order__DRAFT -> state_order__SENT")
@@ -178,7 +179,8 @@ def test_trace_numbers_and_colours_the_path() -> None:
         'fontcolor="#2563eb" fontsize=11 penwidth=2]'
     )
     current = line_of(dot, "state_order__SENT ")
-    assert 'color="#d97706" fillcolor="#fef3c7"' in current and "penwidth=2.5" in current
+    assert 'color="#d97706" fillcolor="#fef3c7"' in current
+    assert "penwidth=2.5" in current
     assert 'fillcolor="#fef3c7"' not in line_of(dot, "state_order__DRAFT ")
     assert 'color="#2563eb"' in line_of(dot, "tool_search -> tool_analyze")
     assert 'color="#2563eb"' not in line_of(dot, "state_order__SENT -> state_order__DONE")
@@ -235,7 +237,8 @@ def test_mermaid_escapes_quotes_and_angle_brackets() -> None:
 def test_svg_png_and_notebook_display() -> None:
     graph = st.disclosure_graph(research(), order())
     svg = render(graph, "svg")
-    assert svg.text.lstrip().startswith("<?xml") and "</svg>" in svg.text
+    assert svg.text.lstrip().startswith("<?xml")
+    assert "</svg>" in svg.text
     png = render(graph, "png")
     assert png.data.startswith(b"\x89PNG\r\n\x1a\n")
     assert png.source == svg.source == to_dot(graph)
