@@ -57,6 +57,16 @@ from statetools.loop.strategies import (
     ToolInjectionStrategy,
 )
 from statetools.loop.toolloop import ToolLoop
+from statetools.review import (
+    Diagram,
+    Exploration,
+    Finding,
+    Report,
+    VisibleSet,
+    check,
+    explore,
+    render,
+)
 from statetools.spec import Design, dump_playbook, load_design, load_playbook
 from statetools.tools.context import ToolCallContext
 from statetools.tools.decorators import as_tool, llm_tool, tools_from_instance
@@ -82,6 +92,14 @@ __all__ = [
     "Transition",
     "When",
     "disclosure_graph",
+    "Diagram",
+    "Exploration",
+    "Finding",
+    "Report",
+    "VisibleSet",
+    "check",
+    "explore",
+    "render",
     "AssistantMessage",
     "BaseTool",
     "Blackboard",

@@ -1,4 +1,10 @@
-"""Design review: check(), explore(), token counts and render()."""
+"""Design review: check(), explore(), token counts and render().
+
+>>> import statetools as st
+>>> report = st.check(st.disclosure_graph(playbook))  # doctest: +SKIP
+>>> exploration = st.explore(st.disclosure_graph(playbook))  # doctest: +SKIP
+>>> st.render(st.disclosure_graph(playbook), format="svg").save("design.svg")  # doctest: +SKIP
+"""
 
 from statetools.review.check import check
 from statetools.review.explore import (
@@ -9,10 +15,12 @@ from statetools.review.explore import (
     explore,
 )
 from statetools.review.findings import RULES, Finding, Report, Rule
-from statetools.review.tokens import count_text, tool_tokens, tools_tokens
+from statetools.review.render import Diagram, render, to_dot, to_mermaid
+from statetools.review.tokens import count_text, tool_text, tool_tokens, tools_tokens
 
 __all__ = [
     "RULES",
+    "Diagram",
     "Exploration",
     "ExplorationTooLarge",
     "Finding",
@@ -23,6 +31,10 @@ __all__ = [
     "check",
     "count_text",
     "explore",
+    "render",
+    "to_dot",
+    "to_mermaid",
+    "tool_text",
     "tool_tokens",
     "tools_tokens",
 ]

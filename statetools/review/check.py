@@ -23,7 +23,7 @@ from statetools.disclosure.conditions import After, Condition, InState
 from statetools.errors import StatetoolsError
 from statetools.review.findings import RULES_BY_CODE, Finding, Report, resolve_codes
 from statetools.review.model import (
-    Design,
+    DesignView,
     Reachability,
     Term,
     as_graph,
@@ -45,7 +45,7 @@ _STARTS_WELL = re.compile(r"^[A-Za-z_]")
 
 @attrs.frozen
 class _Context:
-    design: Design
+    design: DesignView
     reach: Reachability
     token_budget: int | None
     max_facade_depth: int
@@ -79,7 +79,7 @@ def check(
     True
     """
     disabled = resolve_codes(disable)
-    design = Design(as_graph(graph))
+    design = DesignView(as_graph(graph))
     context = _Context(
         design, reachability(design), token_budget, max_facade_depth, provider, max_states
     )
@@ -131,7 +131,7 @@ def _unknown_references(context: _Context) -> Iterator[Finding]:
                 )
 
 
-def _leaf_problems(design: Design, tool: str, leaf: Condition) -> Iterator[str]:
+def _leaf_problems(design: DesignView, tool: str, leaf: Condition) -> Iterator[str]:
     match leaf:
         case After(tools=names):
             for other in names:
@@ -180,7 +180,7 @@ def _never_unlocks(context: _Context) -> Iterator[Finding]:
         )
 
 
-def _unlock_cycles(design: Design, dead: list[str]) -> dict[str, str]:
+def _unlock_cycles(design: DesignView, dead: list[str]) -> dict[str, str]:
     """For dead tools on a cycle of prerequisites: 'unlock cycle a -> b -> a'."""
     needs: nx.DiGraph[str] = nx.DiGraph()
     dead_set = set(dead)
@@ -213,7 +213,7 @@ def _unlock_cycles(design: Design, dead: list[str]) -> dict[str, str]:
     return cycles
 
 
-def _why_dead(design: Design, reach: Reachability, name: str) -> str:
+def _why_dead(design: DesignView, reach: Reachability, name: str) -> str:
     for facade in design.facade_chain(name):
         if facade not in reach.tools:
             return f"its facade '{facade}' is never unfolded"
@@ -235,7 +235,7 @@ def _why_dead(design: Design, reach: Reachability, name: str) -> str:
 
 
 def _term_problem(
-    design: Design, reach: Reachability, term: Term, fixed: tuple[str, str] | None
+    design: DesignView, reach: Reachability, term: Term, fixed: tuple[str, str] | None
 ) -> str:
     required: dict[str, str] = dict([fixed]) if fixed else {}
     for leaf in term:
@@ -263,7 +263,7 @@ def _term_problem(
 # machines: ST004, ST005, ST006, ST007, ST011, ST013 -------------------------------------
 
 
-def _used_states(design: Design, machine: str) -> set[str]:
+def _used_states(design: DesignView, machine: str) -> set[str]:
     definition = design.machines[machine]
     used = {definition.initial_state(), *definition.final_states}
     used.update(state for _tool, state in definition.availability)
@@ -397,7 +397,7 @@ def _dead_transitions(context: _Context) -> Iterator[Finding]:
 # facades: ST008, ST009 ----------------------------------------------------------------
 
 
-def _facade_path(design: Design, facade: str) -> str:
+def _facade_path(design: DesignView, facade: str) -> str:
     return design.owner_path(facade).replace(f"tool:{facade}", f"facade:{facade}")
 
 

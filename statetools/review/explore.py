@@ -31,7 +31,7 @@ from statetools.disclosure.conditions import (
     OnArtifact,
 )
 from statetools.errors import StatetoolsError
-from statetools.review.model import Design, as_graph, free_key, leaves
+from statetools.review.model import DesignView, as_graph, free_key, leaves
 from statetools.review.tokens import Provider, tool_tokens, tools_tokens
 
 DEFAULT_MAX_STATES = 10_000
@@ -219,7 +219,7 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
 class _Space:
     """The abstract semantics: visible sets of a state, and the states after a call."""
 
-    def __init__(self, design: Design) -> None:
+    def __init__(self, design: DesignView) -> None:
         self.design = design
         self.machines = list(design.machines)
         self.position = {name: i for i, name in enumerate(self.machines)}
@@ -333,7 +333,7 @@ def explore(
     >>> exploration.min_turns["report"], exploration.paths["report"]  # doctest: +SKIP
     (2, ('search', 'analyze'))
     """
-    design = Design(as_graph(graph))
+    design = DesignView(as_graph(graph))
     space = _Space(design)
     start = space.start()
     parent: dict[_State, tuple[_State, str] | None] = {start: None}
@@ -396,7 +396,7 @@ def explore(
 
 
 def _result(
-    design: Design,
+    design: DesignView,
     provider: Provider,
     found: dict[tuple[str, ...], tuple[str, ...]],
     first: dict[str, tuple[str, ...]],

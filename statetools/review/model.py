@@ -1,6 +1,6 @@
 """What check(), explore() and render() read from a DisclosureGraph.
 
-:class:`Design` is a read-only view of a graph with the facts the analyses share:
+:class:`DesignView` is a read-only view of a graph with the facts the analyses share:
 facades and their nesting, machines, conditions in disjunctive normal form, and a
 "may" analysis (:func:`reachability`): which tools may ever be called and which
 states may ever be entered, over-approximated (``When``, artifacts and the
@@ -37,9 +37,14 @@ MAX_TERMS = 512
 
 
 def as_graph(items: Any) -> DisclosureGraph:
-    """``items`` if it is a DisclosureGraph, else the graph compiled from it."""
+    """``items`` if it is a DisclosureGraph, else the graph compiled from it (tools,
+    definitions, a list of them, or a design loaded with ``st.load_design``)."""
+    from statetools.spec import Design
+
     if isinstance(items, DisclosureGraph):
         return items
+    if isinstance(items, Design):
+        return disclosure_graph(*items.tools)
     return disclosure_graph(items)
 
 
@@ -101,7 +106,7 @@ class Facade:
     exclusive: bool = False
 
 
-class Design:
+class DesignView:
     """A read-only view of a graph for the analyses."""
 
     def __init__(self, graph: DisclosureGraph) -> None:
@@ -185,7 +190,7 @@ class Reachability:
     states: Mapping[str, frozenset[str]]
     callable_in: Mapping[tuple[str, str], frozenset[str]]
 
-    def exits(self, design: Design, machine: str, state: str) -> list[str]:
+    def exits(self, design: DesignView, machine: str, state: str) -> list[str]:
         """Targets of transitions that may fire in ``state`` (in declaration order)."""
         tools = self.callable_in.get((machine, state), frozenset())
         targets = [
@@ -235,7 +240,7 @@ def condition_may_hold(
     return any(term_may_hold(term, tools, states, fixed) for term in terms)
 
 
-def reachability(design: Design) -> Reachability:
+def reachability(design: DesignView) -> Reachability:
     """The least fixpoint of "may be called" and "may be entered"."""
     tools: set[str] = set()
     states: dict[str, set[str]] = {

@@ -22,7 +22,7 @@ import graphviz  # type: ignore[import-untyped]
 
 from statetools.errors import StatetoolsError
 from statetools.loop.events import Event, Trace
-from statetools.review.model import Design, as_graph
+from statetools.review.model import DesignView, as_graph
 from statetools.review.scene import Cluster, Edge, Node, Scene, Step, build_scene
 
 Format = Literal["dot", "svg", "png", "mermaid"]
@@ -95,7 +95,7 @@ def render(graph: Any, format: Format = "svg", trace: TraceLike | None = None) -
         raise StatetoolsError(
             f"unknown diagram format {format!r}", hint=f"use one of: {', '.join(FORMATS)}"
         )
-    scene = build_scene(Design(as_graph(graph)), trace)
+    scene = build_scene(DesignView(as_graph(graph)), trace)
     source = dot_source(scene)
     if format == "dot":
         return Diagram(format, source.encode("utf-8"), source)

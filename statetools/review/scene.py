@@ -30,7 +30,7 @@ from statetools.loop.events import (
     ToolsUnlocked,
     Trace,
 )
-from statetools.review.model import Design
+from statetools.review.model import DesignView
 
 NodeKind = Literal["tool", "facade", "state", "global", "start", "leaf", "gate", "missing"]
 EdgeKind = Literal["condition", "in_state", "transition", "unfolds", "start"]
@@ -168,7 +168,7 @@ def _marks(trace: Trace | Sequence[Event] | Sequence[dict[str, Any]] | None) -> 
 
 
 class _Builder:
-    def __init__(self, design: Design, marks: _Marks | None) -> None:
+    def __init__(self, design: DesignView, marks: _Marks | None) -> None:
         self.design = design
         self.marks = marks
         self.scene = Scene(traced=marks is not None)
@@ -383,7 +383,7 @@ class _Builder:
 
 
 def build_scene(
-    design: Design, trace: Trace | Sequence[Event] | Sequence[dict[str, Any]] | None = None
+    design: DesignView, trace: Trace | Sequence[Event] | Sequence[dict[str, Any]] | None = None
 ) -> Scene:
     """The picture of ``design``; with a trace, what the run did is marked on it."""
     return _Builder(design, _marks(trace)).build()
