@@ -61,6 +61,19 @@ class ToolCalled:
 
 
 @attrs.frozen
+class ToolAnswered:
+    """The answer to one tool call was added to the history: exactly what the model
+    reads (``text``), whether the call ran, was blocked or named no tool."""
+
+    iteration: int
+    call_id: str
+    name: str
+    text: str
+    is_error: bool
+    type: Literal["tool_answered"] = "tool_answered"
+
+
+@attrs.frozen
 class ToolNotFound:
     """The model called a name that is not a tool of this run."""
 
@@ -177,6 +190,7 @@ Event = (
     | IterationStarted
     | ModelResponded
     | ToolCalled
+    | ToolAnswered
     | ToolNotFound
     | CallBlocked
     | ToolsInjected

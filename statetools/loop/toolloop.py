@@ -32,6 +32,7 @@ from statetools.loop.events import (
     RunFinished,
     RunStarted,
     StateEntered,
+    ToolAnswered,
     ToolCalled,
     ToolNotFound,
     ToolsHidden,
@@ -383,6 +384,7 @@ class ToolLoop:
             if changes.announcement:
                 result = result.with_text(f"{result.text}\n{changes.announcement}")
         run.messages.append(ToolMessage(call.id, call.name, result.text, result.is_error))
+        run.emit(ToolAnswered(run.iterations, call.id, call.name, result.text, result.is_error))
         return result, tool, changes
 
     def _apply_strategies(self, run: _Run, call: ToolCall, result: ToolResult) -> None:

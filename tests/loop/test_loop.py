@@ -18,6 +18,7 @@ from statetools.loop.events import (
     OutputRejected,
     RunFinished,
     RunStarted,
+    ToolAnswered,
     ToolCalled,
     ToolNotFound,
     ToolsInjected,
@@ -286,11 +287,13 @@ def test_events_and_trace_round_trip_through_json() -> None:
         IterationStarted,
         ModelResponded,
         ToolCalled,
+        ToolAnswered,
         IterationStarted,
         ModelResponded,
         RunFinished,
     ]
     assert received[3] == ToolCalled(1, "call_1", "search", {"query": "x"}, "text", 1.0)
+    assert received[4] == ToolAnswered(1, "call_1", "search", "3 hits for x", False)
     assert st.Trace.from_json(result.trace.to_json()) == result.trace
 
 
