@@ -403,12 +403,19 @@ def _facade_path(design: DesignView, facade: str) -> str:
 
 def _empty_facades(context: _Context) -> Iterator[Finding]:
     for facade in context.design.facades.values():
-        if not facade.inner:
+        path = _facade_path(context.design, facade.name)
+        if not facade.inner and not facade.selectable:  # a selector may build its tools
             yield context.finding(
-                "ST008",
-                f"Facade '{facade.name}' holds no tools: calling it reveals nothing.",
-                _facade_path(context.design, facade.name),
+                "ST008", f"Facade '{facade.name}' holds no tools: calling it reveals nothing.", path
             )
+        for category, members in facade.categories if facade.inner else ():
+            if not members:
+                yield context.finding(
+                    "ST008",
+                    f"Category '{category}' of facade '{facade.name}' holds no tools: choosing "
+                    "it reveals nothing.",
+                    path,
+                )
 
 
 def _deep_facades(context: _Context) -> Iterator[Finding]:

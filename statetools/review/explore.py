@@ -14,32 +14,19 @@ or not. Failed calls change nothing, so they are not followed.
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
 
-from statetools.disclosure.conditions import (
-    After,
-    AllOf,
-    AnyOf,
-    Condition,
-    InState,
-    OnArtifact,
-)
 from statetools.errors import StatetoolsError
-from statetools.review.model import DesignView, as_graph, free_key, leaves
+from statetools.review.model import DesignView, as_graph
+from statetools.review.space import AbstractState, Space
 from statetools.review.tokens import Provider, tool_tokens, tools_tokens
 
 DEFAULT_MAX_STATES = 10_000
-MAX_FREE_CONDITIONS = 10
-"""Undecidable conditions (When, artifacts, blackboard) whose combinations are tried."""
-
-_State = tuple[tuple[int, ...], tuple[str, ...], bool, frozenset[str]]
-"""(call counts, machine states, any call yet, unfolded facades)."""
 
 
 class ExplorationTooLarge(StatetoolsError):
@@ -216,104 +203,6 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     return "\n".join([line(header), *(line(row) for row in rows)])
 
 
-class _Space:
-    """The abstract semantics: visible sets of a state, and the states after a call."""
-
-    def __init__(self, design: DesignView) -> None:
-        self.design = design
-        self.machines = list(design.machines)
-        self.position = {name: i for i, name in enumerate(self.machines)}
-        caps: dict[str, int] = {}
-        free: dict[str, None] = {}
-        for entry in design.entries.values():
-            if entry.condition is None:
-                continue
-            for leaf in leaves(entry.condition):
-                if isinstance(leaf, After):
-                    for name in leaf.tools:
-                        caps[name] = max(caps.get(name, 0), leaf.count)
-                key = free_key(leaf)
-                if key is not None:
-                    free.setdefault(key)
-        self.tracked = list(caps)
-        self.index = {name: i for i, name in enumerate(self.tracked)}
-        self.caps = [caps[name] for name in self.tracked]
-        self.free = list(free)
-        if len(self.free) > MAX_FREE_CONDITIONS:
-            raise StatetoolsError(
-                f"the design has {len(self.free)} conditions that analysis cannot decide "
-                f"(When, artifacts, blackboard); at most {MAX_FREE_CONDITIONS} are explored",
-                hint="use After/InState conditions where you can",
-            )
-        self.artifact_keys = {key for key in self.free if key.startswith("artifact ")}
-
-    def start(self) -> _State:
-        states = tuple(self.design.machines[m].initial_state() for m in self.machines)
-        return ((0,) * len(self.tracked), states, False, frozenset())
-
-    def assignments(self, state: _State) -> Iterator[Mapping[str, bool]]:
-        for values in itertools.product((False, True), repeat=len(self.free)):
-            assignment = dict(zip(self.free, values, strict=True))
-            if not state[2] and any(assignment[key] for key in self.artifact_keys):
-                continue
-            yield assignment
-
-    def holds(self, condition: Condition, state: _State, free: Mapping[str, bool]) -> bool:
-        match condition:
-            case After(tools=names, count=count):
-                return all(state[0][self.index[name]] >= count for name in names)
-            case AllOf(conditions=parts):
-                return all(self.holds(part, state, free) for part in parts)
-            case AnyOf(conditions=parts):
-                return any(self.holds(part, state, free) for part in parts)
-            case InState(machine=machine, state=wanted):
-                if machine not in self.design.machines:
-                    return False
-                return state[1][self.position[machine]] == wanted
-        key = free_key(condition)
-        if isinstance(condition, OnArtifact) and not state[2]:
-            return False
-        return bool(key is not None and free.get(key, False))
-
-    def visible(self, state: _State, free: Mapping[str, bool]) -> tuple[str, ...]:
-        design = self.design
-        shown: list[str] = []
-        for name, entry in design.entries.items():
-            if not all(facade in state[3] for facade in design.facade_chain(name)):
-                continue
-            if entry.machine is not None and not entry.is_global:
-                current = state[1][self.position[entry.machine]]
-                if current not in entry.states:
-                    continue
-            if entry.condition is None or self.holds(entry.condition, state, free):
-                shown.append(name)
-        return tuple(shown)
-
-    def after(self, state: _State, tool: str) -> list[_State]:
-        counts = list(state[0])
-        if tool in self.index:
-            i = self.index[tool]
-            counts[i] = min(counts[i] + 1, self.caps[i])
-        unfolded = state[3] | {tool} if tool in self.design.facades else state[3]
-        options: list[list[str]] = []
-        for position, machine in enumerate(self.machines):
-            options.append(self._targets(machine, state[1][position], tool))
-        called = bool(self.artifact_keys)  # only artifact conditions care
-        return [
-            (tuple(counts), tuple(machines), called, unfolded)
-            for machines in itertools.product(*options)
-        ]
-
-    def _targets(self, machine: str, current: str, tool: str) -> list[str]:
-        targets: list[str] = []
-        for transition in self.design.graph.transitions(machine, current, tool):
-            if transition.target not in targets:
-                targets.append(transition.target)
-            if transition.guard is None:
-                return targets
-        return [current, *(t for t in targets if t != current)]
-
-
 def explore(
     graph: Any,
     *,
@@ -334,18 +223,18 @@ def explore(
     (2, ('search', 'analyze'))
     """
     design = DesignView(as_graph(graph))
-    space = _Space(design)
+    space = Space(design)
     start = space.start()
-    parent: dict[_State, tuple[_State, str] | None] = {start: None}
-    depth_of: dict[_State, int] = {start: 0}
-    queue: deque[_State] = deque([start])
+    parent: dict[AbstractState, tuple[AbstractState, str] | None] = {start: None}
+    depth_of: dict[AbstractState, int] = {start: 0}
+    queue: deque[AbstractState] = deque([start])
     found: dict[tuple[str, ...], tuple[str, ...]] = {}
     first: dict[str, tuple[str, ...]] = {}
     deepest = 0
     complete = True
     expanded = 0
 
-    def path_to(state: _State) -> tuple[str, ...]:
+    def path_to(state: AbstractState) -> tuple[str, ...]:
         calls: list[str] = []
         link = parent[state]
         while link is not None:
@@ -372,7 +261,7 @@ def explore(
         if progress is not None and expanded % 500 == 0:
             progress(Progress(len(depth_of), len(queue), depth))
         for tool in callable_now:
-            for successor in space.after(state, tool):
+            for successor, step in space.after(state, tool):
                 if successor in depth_of:
                     continue
                 if max_depth is not None and depth >= max_depth:
@@ -387,7 +276,7 @@ def explore(
                         hint=f"pass max_depth={depth} to explore the first turns only, "
                         "or a larger max_states",
                     )
-                parent[successor] = (state, tool)
+                parent[successor] = (state, step)
                 depth_of[successor] = depth + 1
                 queue.append(successor)
     if progress is not None:

@@ -33,6 +33,8 @@ def _label(node: Node) -> str:
             lines.append(_quote(row.tool + suffix))
         return "<br/>".join(lines)
     text = _quote(node.title)
+    if node.note:
+        text += f"<br/><i>{_quote(node.note)}</i>"
     if node.steps:
         text += f"<br/>{_quote(_steps(node.steps))}"
     return text

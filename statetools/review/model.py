@@ -98,12 +98,27 @@ def free_key(leaf: Leaf) -> str | None:
 
 @attrs.frozen
 class Facade:
-    """An unfolding tool: calling ``name`` reveals ``inner``."""
+    """An unfolding tool: calling ``name`` reveals ``inner`` (one level).
+
+    ``categories`` (by-category facades): ``(category, member names)`` pairs, and the
+    call opens one category; ``selectable``: a selector picks the tools (it may also
+    build new ones); ``exclusive``: after unfolding only its tools remain.
+    """
 
     name: str
     inner: tuple[str, ...]
     parent: str | None = None
     exclusive: bool = False
+    categories: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    selectable: bool = False
+    parameter: str = "category"
+    """The argument that names the category (by-category facades)."""
+
+    def members(self, category: str | None) -> tuple[str, ...]:
+        """The tools one unfold opens (all of them for ``None``)."""
+        if category is None:
+            return self.inner
+        return dict(self.categories).get(category, ())
 
 
 class DesignView:
@@ -133,12 +148,26 @@ class DesignView:
         return len(self.facade_chain(facade)) + 1
 
     def owner_path(self, tool: str) -> str:
-        """Where a tool sits: ``playbook:research/tool:analyze``."""
-        parts = [f"facade:{name}" for name in reversed(self.facade_chain(tool))]
-        entry = self.entries.get(tool)
+        """Where a tool sits: ``playbook:research/tool:analyze``,
+        ``playbook:p/facade:files/tool:read``."""
+        chain = self.facade_chain(tool)
+        parts = [f"facade:{name}" for name in reversed(chain)]
+        entry = self.entries.get(chain[-1] if chain else tool)
         if entry is not None and entry.owner:
             parts.insert(0, entry.owner)
         return "/".join([*parts, f"tool:{tool}"])
+
+    def scope(self, facade: str) -> frozenset[str]:
+        """Every tool inside ``facade``, at any depth."""
+        names: set[str] = set()
+        stack = [facade]
+        while stack:
+            for child in self.facades[stack.pop()].inner:
+                if child not in names:
+                    names.add(child)
+                    if child in self.facades:
+                        stack.append(child)
+        return frozenset(names)
 
     def state_names(self, machine: str) -> list[str]:
         """A machine's states in enum order."""
@@ -157,16 +186,26 @@ def _facades(graph: DisclosureGraph) -> dict[str, Facade]:
     for node, data in nx_graph.nodes(data=True):
         if data.get("kind") != "facade":
             continue
-        name = str(data.get("tool") or data.get("label") or node.partition(":")[2])
+        name = str(data.get("label") or node.partition(":")[2])
         inner: list[str] = []
+        members: dict[str, list[str]] = {str(c): [] for c in data.get("categories") or ()}
         for _source, target, edge in nx_graph.out_edges(node, data=True):
             if edge.get("kind") != "contains":
                 continue
-            target_data = nx_graph.nodes[target]
-            child = target_data.get("tool") or target_data.get("label") or target.partition(":")[2]
-            if str(child) != name and str(child) not in inner:
-                inner.append(str(child))
-        facades[name] = Facade(name, tuple(inner), exclusive=bool(data.get("exclusive")))
+            child = str(nx_graph.nodes[target].get("label") or target.partition(":")[2])
+            if child == name or child in inner:
+                continue
+            inner.append(child)
+            for category in edge.get("categories") or ():
+                members.setdefault(str(category), []).append(child)
+        facades[name] = Facade(
+            name,
+            tuple(inner),
+            exclusive=bool(data.get("exclusive")),
+            categories=tuple((c, tuple(names)) for c, names in members.items()),
+            selectable=bool(data.get("selectable")),
+            parameter=str(data.get("category_parameter") or "category"),
+        )
     for facade in list(facades.values()):
         for child in facade.inner:
             if child in facades:

@@ -150,6 +150,8 @@ def _steps(steps: Sequence[Step]) -> str:
 
 def _tool_label(node: Node) -> str:
     title = f"<b>{_text(node.title)}</b>" if node.kind == "facade" else _text(node.title)
+    if node.note:
+        title += f'<br/><font color="{MUTED}" point-size="9">{_text(node.note)}</font>'
     if not node.steps:
         return f"<{title}>"
     return f'<{title}<br/><font point-size="10">{_steps(node.steps)}</font>>'
@@ -262,17 +264,27 @@ def _edge_attrs(edge: Edge) -> dict[str, str]:
 def _cluster(parent: graphviz.Digraph, cluster: Cluster, scene: Scene) -> None:
     with parent.subgraph(name=cluster.id) as sub:
         style, fill, border = CLUSTER_STYLE[cluster.kind]
-        kind, _, name = cluster.title.partition(" ")
+        note = (
+            f' <font color="{MUTED}" point-size="10">{cluster.note}</font>' if cluster.note else ""
+        )
+        kind = f'<font color="{MUTED}" point-size="10">{cluster.kind}</font>'
         sub.attr(
-            label=f'<<font color="{MUTED}" point-size="10">{kind}</font> <b>{_text(name)}</b>>',
+            label=f"<{kind} <b>{_text(cluster.name)}</b>{note}>",
             style=style,
             fillcolor=fill,
             color=border,
             labeljust="l",
             margin="12",
         )
+        stacked = [n for n in cluster.nodes if scene.nodes[n].kind in ("tool", "facade")]
         for node_id in cluster.nodes:
-            sub.node(node_id, **_node_attrs(scene.nodes[node_id]))
+            if not (cluster.kind == "facade" and node_id in stacked):
+                sub.node(node_id, **_node_attrs(scene.nodes[node_id]))
+        if cluster.kind == "facade" and stacked:
+            with sub.subgraph() as column:  # the facade's tools in one column
+                column.attr(rank="same")
+                for node_id in stacked:
+                    column.node(node_id, **_node_attrs(scene.nodes[node_id]))
         for inner in cluster.clusters:
             _cluster(sub, inner, scene)
 

@@ -88,6 +88,7 @@ class Node:
     rows: list[Row] = attrs.Factory(list)
     steps: list[Step] = attrs.Factory(list)
     tooltip: str | None = None
+    note: str | None = None
 
 
 @attrs.define
@@ -109,9 +110,16 @@ class Cluster:
 
     id: str
     kind: ClusterKind
-    title: str
+    name: str
+    note: str | None = None
     nodes: list[str] = attrs.Factory(list)
     clusters: list[Cluster] = attrs.Factory(list)
+
+    @property
+    def title(self) -> str:
+        """``playbook research``, ``facade files (exclusive)``."""
+        note = f" ({self.note})" if self.note else ""
+        return f"{self.kind} {self.name}{note}"
 
 
 @attrs.define
@@ -232,21 +240,35 @@ class _Builder:
             self.condition(entry.condition, target, cluster, tool)
 
     def place_facade(self, facade: str, parent: Cluster | None) -> None:
-        cluster = Cluster(node_id("cluster_facade", facade), "facade", f"facade {facade}")
+        definition = self.design.facades[facade]
+        notes = []
+        if definition.categories:
+            notes.append("by category")
+        if definition.selectable:
+            notes.append("selectable")
+        if definition.exclusive:
+            notes.append("exclusive")
+        cluster = Cluster(
+            node_id("cluster_facade", facade), "facade", facade, ", ".join(notes) or None
+        )
         (parent.clusters if parent is not None else self.scene.clusters).append(cluster)
         self.facade_clusters[facade] = cluster
-        inner = self.design.facades[facade].inner
-        for tool in inner:
+        for tool in definition.inner:
             if tool in self.design.entries:
                 self.place_tool(tool, cluster)
-        if not cluster.nodes:
+                if definition.categories:
+                    chosen = [c for c, members in definition.categories if tool in members]
+                    self.scene.nodes[self.tool_endpoint(tool)[0]].note = ", ".join(chosen)
+        stacked = [n for n in cluster.nodes if self.scene.nodes[n].kind in ("tool", "facade")]
+        if not stacked:
             empty = node_id("empty", facade)
-            self.add(Node(empty, "leaf", "(no tools)"), cluster)
-        first = cluster.nodes[0]
+            text = "(tools built by its selector)" if definition.selectable else "(no tools)"
+            self.add(Node(empty, "leaf", text), cluster)
+            stacked = [empty]
         self.scene.edges.append(
             Edge(
                 node_id("facade", facade),
-                first,
+                stacked[(len(stacked) - 1) // 2],
                 "unfolds",
                 "unfolds",
                 lhead=cluster.id,
@@ -299,7 +321,7 @@ class _Builder:
     def machine(self, name: str) -> None:
         design = self.design
         definition = design.machines[name]
-        cluster = Cluster(node_id("cluster_machine", name), "machine", f"machine {name}")
+        cluster = Cluster(node_id("cluster_machine", name), "machine", name)
         self.scene.clusters.append(cluster)
         start = node_id("start", name)
         self.add(Node(start, "start", ""), cluster)
@@ -368,7 +390,7 @@ class _Builder:
             self.machine(name)
         playbook_clusters: dict[str, Cluster] = {}
         for name in design.graph.playbooks:
-            cluster = Cluster(node_id("cluster_playbook", name), "playbook", f"playbook {name}")
+            cluster = Cluster(node_id("cluster_playbook", name), "playbook", name)
             playbook_clusters[f"playbook:{name}"] = cluster
             self.scene.clusters.append(cluster)
         for tool, entry in design.entries.items():

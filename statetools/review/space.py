@@ -1,0 +1,189 @@
+"""The abstract disclosure states :func:`~statetools.review.explore.explore` searches.
+
+A state holds what decides visibility: call counts (capped at what some ``After``
+needs), each machine's state, whether any call succeeded (for artifacts), the facade
+unfolds (facade, category) and the exclusive facade in force. The transitions mirror
+the scheduler; what analysis cannot decide is taken both ways (see ``explore``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping
+from typing import NamedTuple
+
+from statetools.disclosure.conditions import (
+    After,
+    AllOf,
+    AnyOf,
+    Condition,
+    InState,
+    OnArtifact,
+)
+from statetools.errors import StatetoolsError
+from statetools.review.model import DesignView, free_key, leaves
+
+MAX_FREE_CONDITIONS = 10
+"""Undecidable conditions (When, artifacts, blackboard) whose combinations are tried."""
+
+
+class AbstractState(NamedTuple):
+    """One abstract disclosure state (hashable)."""
+
+    counts: tuple[int, ...]
+    machines: tuple[str, ...]
+    called: bool
+    opened: frozenset[tuple[str, str | None]]
+    exclusive: str | None
+
+
+class Space:
+    """The abstract semantics: visible sets of a state, and the states after a call."""
+
+    def __init__(self, design: DesignView) -> None:
+        self.design = design
+        self.machines = list(design.machines)
+        self.position = {name: i for i, name in enumerate(self.machines)}
+        caps: dict[str, int] = {}
+        free: dict[str, None] = {}
+        for entry in design.entries.values():
+            if entry.condition is None:
+                continue
+            for leaf in leaves(entry.condition):
+                if isinstance(leaf, After):
+                    for name in leaf.tools:
+                        caps[name] = max(caps.get(name, 0), leaf.count)
+                key = free_key(leaf)
+                if key is not None:
+                    free.setdefault(key)
+        self.tracked = list(caps)
+        self.index = {name: i for i, name in enumerate(self.tracked)}
+        self.caps = [caps[name] for name in self.tracked]
+        self.free = list(free)
+        if len(self.free) > MAX_FREE_CONDITIONS:
+            raise StatetoolsError(
+                f"the design has {len(self.free)} conditions that analysis cannot decide "
+                f"(When, artifacts, blackboard); at most {MAX_FREE_CONDITIONS} are explored",
+                hint="use After/InState conditions where you can",
+            )
+        self.artifact_keys = {key for key in self.free if key.startswith("artifact ")}
+        self.chains = {name: design.facade_chain(name) for name in design.entries}
+        self.scopes = {
+            name: design.scope(name) for name in design.facades if design.facades[name].exclusive
+        }
+
+    def start(self) -> AbstractState:
+        """The state of a fresh run."""
+        states = tuple(self.design.machines[m].initial_state() for m in self.machines)
+        return AbstractState((0,) * len(self.tracked), states, False, frozenset(), None)
+
+    def assignments(self, state: AbstractState) -> Iterator[Mapping[str, bool]]:
+        """Every truth assignment of the undecidable conditions possible in ``state``."""
+        for values in itertools.product((False, True), repeat=len(self.free)):
+            assignment = dict(zip(self.free, values, strict=True))
+            if not state.called and any(assignment[key] for key in self.artifact_keys):
+                continue
+            yield assignment
+
+    def holds(self, condition: Condition, state: AbstractState, free: Mapping[str, bool]) -> bool:
+        """Whether ``condition`` holds in ``state`` under the assignment ``free``."""
+        match condition:
+            case After(tools=names, count=count):
+                return all(state.counts[self.index[name]] >= count for name in names)
+            case AllOf(conditions=parts):
+                return all(self.holds(part, state, free) for part in parts)
+            case AnyOf(conditions=parts):
+                return any(self.holds(part, state, free) for part in parts)
+            case InState(machine=machine, state=wanted):
+                if machine not in self.position:
+                    return False
+                return state.machines[self.position[machine]] == wanted
+        if isinstance(condition, OnArtifact) and not state.called:
+            return False
+        key = free_key(condition)
+        return bool(key is not None and free.get(key, False))
+
+    def _revealed(self, name: str, facade: str, state: AbstractState) -> bool:
+        definition = self.design.facades[facade]
+        return any(
+            opened == facade and name in definition.members(category)
+            for opened, category in state.opened
+        )
+
+    def _replaced(self, facade: str, state: AbstractState) -> bool:
+        chosen = {category for name, category in state.opened if name == facade}
+        if not chosen:
+            return False
+        definition = self.design.facades[facade]
+        if not definition.categories or definition.exclusive or None in chosen:
+            return True
+        return len(chosen) == len(definition.categories)
+
+    def visible(self, state: AbstractState, free: Mapping[str, bool]) -> tuple[str, ...]:
+        """The tools visible in ``state``, in registration order."""
+        design = self.design
+        scope = self.scopes.get(state.exclusive) if state.exclusive else None
+        shown: list[str] = []
+        for name, entry in design.entries.items():
+            if scope is not None and name not in scope:
+                continue
+            chain = self.chains[name]
+            child = name
+            hidden = False
+            for facade in chain:
+                if not self._revealed(child, facade, state):
+                    hidden = True
+                    break
+                child = facade
+            if hidden or (name in design.facades and self._replaced(name, state)):
+                continue
+            if entry.machine is not None and not entry.is_global:
+                current = state.machines[self.position[entry.machine]]
+                if current not in entry.states:
+                    continue
+            if entry.condition is None or self.holds(entry.condition, state, free):
+                shown.append(name)
+        return tuple(shown)
+
+    def after(self, state: AbstractState, tool: str) -> list[tuple[AbstractState, str]]:
+        """The states a successful call of ``tool`` may lead to, each with the call as a
+        step of a path: the tool's name, ``files(category=read)`` for a category."""
+        counts = list(state.counts)
+        if tool in self.index:
+            i = self.index[tool]
+            counts[i] = min(counts[i] + 1, self.caps[i])
+        options: list[list[str]] = []
+        for position, machine in enumerate(self.machines):
+            options.append(self._targets(machine, state.machines[position], tool))
+        called = bool(self.artifact_keys)  # only artifact conditions care
+        unfolds = self._unfolds(state, tool)
+        return [
+            (AbstractState(tuple(counts), tuple(machines), called, opened, exclusive), step)
+            for opened, exclusive, step in unfolds
+            for machines in itertools.product(*options)
+        ]
+
+    def _unfolds(
+        self, state: AbstractState, tool: str
+    ) -> list[tuple[frozenset[tuple[str, str | None]], str | None, str]]:
+        facade = self.design.facades.get(tool)
+        if facade is None:
+            return [(state.opened, state.exclusive, tool)]
+        first = not any(name == tool for name, _ in state.opened)
+        exclusive = tool if facade.exclusive and first else state.exclusive
+        if not facade.categories:
+            return [(state.opened | {(tool, None)}, exclusive, tool)]
+        return [
+            (state.opened | {(tool, category)}, exclusive, f"{tool}({facade.parameter}={category})")
+            for category, _members in facade.categories
+            if (tool, category) not in state.opened
+        ] or [(state.opened, exclusive, tool)]
+
+    def _targets(self, machine: str, current: str, tool: str) -> list[str]:
+        targets: list[str] = []
+        for transition in self.design.graph.transitions(machine, current, tool):
+            if transition.target not in targets:
+                targets.append(transition.target)
+            if transition.guard is None:
+                return targets
+        return [current, *(t for t in targets if t != current)]
