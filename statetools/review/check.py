@@ -397,13 +397,9 @@ def _dead_transitions(context: _Context) -> Iterator[Finding]:
 # facades: ST008, ST009 ----------------------------------------------------------------
 
 
-def _facade_path(design: DesignView, facade: str) -> str:
-    return design.owner_path(facade).replace(f"tool:{facade}", f"facade:{facade}")
-
-
 def _empty_facades(context: _Context) -> Iterator[Finding]:
     for facade in context.design.facades.values():
-        path = _facade_path(context.design, facade.name)
+        path = context.design.owner_path(facade.name)
         if not facade.inner and not facade.selectable:  # a selector may build its tools
             yield context.finding(
                 "ST008", f"Facade '{facade.name}' holds no tools: calling it reveals nothing.", path
@@ -427,7 +423,7 @@ def _deep_facades(context: _Context) -> Iterator[Finding]:
                 "ST009",
                 f"Facade '{facade.name}' is nested {depth} deep (limit "
                 f"{context.max_facade_depth}): the model needs {depth} calls to reach its tools.",
-                _facade_path(design, facade.name),
+                design.owner_path(facade.name),
             )
 
 

@@ -155,7 +155,8 @@ class DesignView:
         entry = self.entries.get(chain[-1] if chain else tool)
         if entry is not None and entry.owner:
             parts.insert(0, entry.owner)
-        return "/".join([*parts, f"tool:{tool}"])
+        kind = "facade" if tool in self.facades else "tool"
+        return "/".join([*parts, f"{kind}:{tool}"])
 
     def scope(self, facade: str) -> frozenset[str]:
         """Every tool inside ``facade``, at any depth."""
