@@ -431,23 +431,22 @@ def _deep_facades(context: _Context) -> Iterator[Finding]:
 
 
 def _over_budget(context: _Context) -> Iterator[Finding]:
-    from statetools.review.explore import ExplorationTooLarge, explore
+    from statetools.review.explore import search
 
     budget = context.token_budget
     if budget is None:
         return
     try:
-        exploration = explore(
-            context.design.graph, provider=context.provider, max_states=context.max_states
+        exploration = search(
+            context.design, context.provider, context.max_states, None, stop_at_limit=True
         )
-    except ExplorationTooLarge as error:
-        depth = max(error.depth - 1, 0)
-        exploration = explore(
-            context.design.graph,
-            provider=context.provider,
-            max_states=context.max_states,
-            max_depth=depth,
+    except StatetoolsError as error:
+        yield context.finding(
+            "ST010", f"The token budget was not checked: {error}", "visible-set:*", "info"
         )
+        return
+    if not exploration.complete:
+        depth = exploration.depth
         yield context.finding(
             "ST010",
             f"The token budget was checked only for the visible sets reached within {depth} "
@@ -456,11 +455,6 @@ def _over_budget(context: _Context) -> Iterator[Finding]:
             "visible-set:*",
             "info",
         )
-    except StatetoolsError as error:
-        yield context.finding(
-            "ST010", f"The token budget was not checked: {error}", "visible-set:*", "info"
-        )
-        return
     over = [s for s in exploration.visible_sets if s.tokens > budget]
     if not over:
         return

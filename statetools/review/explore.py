@@ -24,7 +24,7 @@ import attrs
 from statetools.errors import StatetoolsError
 from statetools.review.model import DesignView, as_graph
 from statetools.review.space import AbstractState, Space
-from statetools.review.tokens import Provider, tool_tokens, tools_tokens
+from statetools.review.tokens import Provider, array_tokens, count_text, entry_texts
 
 DEFAULT_MAX_STATES = 10_000
 
@@ -223,65 +223,80 @@ def explore(
     (2, ('search', 'analyze'))
     """
     design = DesignView(as_graph(graph))
+    return search(design, provider, max_states, max_depth, progress, stop_at_limit=False)
+
+
+def search(
+    design: DesignView,
+    provider: Provider,
+    max_states: int,
+    max_depth: int | None,
+    progress: Callable[[Progress], None] | None = None,
+    *,
+    stop_at_limit: bool,
+) -> Exploration:
+    """The search behind :func:`explore`. With ``stop_at_limit``, reaching
+    ``max_states`` ends the search after the last turn it covered completely instead of
+    raising (the result is then not ``complete``)."""
     space = Space(design)
     start = space.start()
-    parent: dict[AbstractState, tuple[AbstractState, str] | None] = {start: None}
-    depth_of: dict[AbstractState, int] = {start: 0}
+    path_of: dict[AbstractState, tuple[str, ...]] = {start: ()}
     queue: deque[AbstractState] = deque([start])
     found: dict[tuple[str, ...], tuple[str, ...]] = {}
     first: dict[str, tuple[str, ...]] = {}
+    limit = max_depth
     deepest = 0
     complete = True
     expanded = 0
-
-    def path_to(state: AbstractState) -> tuple[str, ...]:
-        calls: list[str] = []
-        link = parent[state]
-        while link is not None:
-            state, tool = link
-            calls.append(tool)
-            link = parent[state]
-        return tuple(reversed(calls))
-
     while queue:
         state = queue.popleft()
-        depth = depth_of[state]
+        path = path_of[state]
+        depth = len(path)
+        if limit is not None and depth > limit:
+            break  # the rest of the queue is one turn too deep
         deepest = max(deepest, depth)
         callable_now: dict[str, None] = {}
-        here: tuple[str, ...] | None = None
         for assignment in space.assignments(state):
             tools = space.visible(state, assignment)
             callable_now.update(dict.fromkeys(tools))
-            if tools not in found or any(name not in first for name in tools):
-                here = path_to(state) if here is None else here
-                found.setdefault(tools, here)
-                for name in tools:
-                    first.setdefault(name, here)
+            found.setdefault(tools, path)
+            for name in tools:
+                first.setdefault(name, path)
         expanded += 1
         if progress is not None and expanded % 500 == 0:
-            progress(Progress(len(depth_of), len(queue), depth))
+            progress(Progress(len(path_of), len(queue), depth))
+        if limit is not None and depth >= limit:
+            complete = complete and all(
+                successor in path_of
+                for tool in callable_now
+                for successor, _ in space.after(state, tool)
+            )
+            continue
         for tool in callable_now:
             for successor, step in space.after(state, tool):
-                if successor in depth_of:
+                if successor in path_of:
                     continue
-                if max_depth is not None and depth >= max_depth:
+                if len(path_of) >= max_states:
+                    if not stop_at_limit:
+                        raise ExplorationTooLarge(
+                            f"the design has more than {max_states:,} disclosure states "
+                            f"(explored {expanded:,}, reaching turn {depth + 1})",
+                            depth=depth + 1,
+                            states=len(path_of),
+                            hint=f"pass max_depth={depth} to explore the first turns only, "
+                            "or a larger max_states",
+                        )
+                    limit = depth  # finish this turn, go no further
                     complete = False
                     break
-                if len(depth_of) >= max_states:
-                    raise ExplorationTooLarge(
-                        f"the design has more than {max_states:,} disclosure states "
-                        f"(explored {expanded:,}, reaching turn {depth + 1})",
-                        depth=depth + 1,
-                        states=len(depth_of),
-                        hint=f"pass max_depth={depth} to explore the first turns only, "
-                        "or a larger max_states",
-                    )
-                parent[successor] = (state, step)
-                depth_of[successor] = depth + 1
+                path_of[successor] = (*path, step)
                 queue.append(successor)
+            if limit == depth:
+                break
     if progress is not None:
-        progress(Progress(len(depth_of), 0, deepest))
-    return _result(design, provider, found, first, len(depth_of), deepest, complete)
+        progress(Progress(len(path_of), 0, deepest))
+    states = sum(1 for path in path_of.values() if len(path) <= deepest)
+    return _result(design, provider, found, first, states, deepest, complete)
 
 
 def _result(
@@ -294,20 +309,21 @@ def _result(
     complete: bool,
 ) -> Exploration:
     entries = design.entries
-    per_tool = {name: tool_tokens(entry.tool, provider) for name, entry in entries.items()}
+    texts = {name: entry_texts([entry.tool], provider)[0] for name, entry in entries.items()}
     sets = tuple(
-        VisibleSet(tools, tools_tokens([entries[n].tool for n in tools], provider), path)
+        VisibleSet(tools, array_tokens([texts[n] for n in tools]), path)
         for tools, path in found.items()
     )
-    flat = [entry.tool for name, entry in entries.items() if name not in design.facades]
-    ordered = sorted(first, key=lambda name: (len(first[name]), list(entries).index(name)))
+    flat = [texts[name] for name in entries if name not in design.facades]
+    position = {name: index for index, name in enumerate(entries)}
+    ordered = sorted(first, key=lambda name: (len(first[name]), position[name]))
     return Exploration(
         visible_sets=tuple(sorted(sets, key=lambda s: s.turns)),
         min_turns={name: len(first[name]) for name in ordered},
         paths={name: first[name] for name in ordered},
         never_visible=tuple(name for name in entries if name not in first),
-        tool_tokens=per_tool,
-        flat_tokens=tools_tokens(flat, provider),
+        tool_tokens={name: count_text(text) for name, text in texts.items()},
+        flat_tokens=array_tokens(flat),
         states=states,
         depth=depth,
         complete=complete,

@@ -123,22 +123,31 @@ def tool_tokens(tool: BaseTool, provider: Provider = "openai") -> int:
     return count_text(tool_text(tool, provider))
 
 
+def entry_texts(tools: Iterable[BaseTool], provider: Provider = "openai") -> list[str]:
+    """The JSON text of each tool's entry in the ``tools`` array."""
+    return [wire_json(entry) for entry in wire_entries(tools, provider)]
+
+
+def array_tokens(texts: Sequence[str]) -> int:
+    """Tokens of a JSON array of entries given as text (0 for none)."""
+    if not texts:
+        return 0
+    text = f"[{','.join(texts)}]"
+    if len(text) <= _CHUNK:
+        return count_text(text)
+    return _count_in_pieces(texts)
+
+
 def tools_tokens(tools: Sequence[BaseTool], provider: Provider = "openai") -> int:
     """Tokens of the ``tools`` array holding ``tools`` (0 for no tools).
 
     Boundaries between entries merge into shared tokens, so this is a little less
     than the sum of :func:`tool_tokens`.
     """
-    if not tools:
-        return 0
-    entries = [wire_json(entry) for entry in wire_entries(tools, provider)]
-    text = f"[{','.join(entries)}]"
-    if len(text) <= _CHUNK:
-        return count_text(text)
-    return _count_in_pieces(entries)
+    return array_tokens(entry_texts(tools, provider))
 
 
-def _count_in_pieces(entries: list[str]) -> int:
+def _count_in_pieces(entries: Sequence[str]) -> int:
     """Count a long array in pieces cut between entries (off by a token per cut)."""
     total = 0
     piece: list[str] = []
