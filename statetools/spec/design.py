@@ -217,10 +217,15 @@ def load_playbook(
     """
     design = load_design(source, tools, base_dir=base_dir)
     if not design.definitions:
-        raise SpecError(
-            "the source defines no playbook or machine",
-            path=design.source,
-            hint="write 'kind: playbook' (or machine) with name and description",
+        raise spec_error(
+            [
+                RawProblem(
+                    (),
+                    "the source defines no playbook or machine",
+                    "write 'kind: playbook' (or machine) with name and description",
+                )
+            ],
+            source=design.source,
         )
     if len(design.definitions) == 1:
         return design.definitions[0]

@@ -225,9 +225,10 @@ def spec_error(
     ]
     listed = list(dict.fromkeys(listed))  # the same problem reached twice is listed once
     listed.sort(key=lambda p: p.line if p.line is not None else 0)
-    count = len(listed)
-    head = "1 problem" if count == 1 else f"{count} problems"
-    message = f"{head} in the definition:\n" + "\n".join(f"  {p}" for p in listed)
+    if len(listed) == 1:
+        message = str(listed[0])
+    else:
+        message = f"{len(listed)} problems:\n" + "\n".join(f"  {p}" for p in listed)
     return SpecError(message, problems=tuple(listed), path=source)
 
 

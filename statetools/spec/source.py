@@ -19,7 +19,6 @@ from typing import Any
 import attrs
 import yaml
 
-from statetools.errors import SpecError
 from statetools.spec.problems import Path as SpecPath
 from statetools.spec.problems import RawProblem, spec_error
 
@@ -60,10 +59,15 @@ def read_source(source: SourceLike, *, base_dir: str | os.PathLike[str] | None =
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             reason = getattr(exc, "strerror", None) or str(exc)
-            raise SpecError(
-                f"cannot read the file: {reason}",
-                path=str(path),
-                hint="check the path; relative paths start in the current directory",
+            raise spec_error(
+                [
+                    RawProblem(
+                        (),
+                        f"cannot read the file: {reason}",
+                        "check the path; relative paths start in the current directory",
+                    )
+                ],
+                source=str(path),
             ) from exc
         folder = Path(base_dir) if base_dir is not None else path.resolve().parent
         return parse_yaml(text, name=str(path), base_dir=folder)
@@ -72,19 +76,30 @@ def read_source(source: SourceLike, *, base_dir: str | os.PathLike[str] | None =
         return parse_yaml(source, name=None, base_dir=folder)
     if isinstance(source, Mapping | list | tuple):
         return Source(data=source, name=None, base_dir=folder)
-    raise SpecError(
-        f"cannot read a definition from {type(source).__name__}",
-        hint="pass a file path, YAML text, or a dict",
+    raise spec_error(
+        [
+            RawProblem(
+                (),
+                f"cannot read a definition from {type(source).__name__}",
+                "pass a file path, YAML text, or a dict",
+            )
+        ]
     )
 
 
 def parse_yaml(text: str, *, name: str | None, base_dir: Path) -> Source:
     """Parse YAML (or JSON) text, keeping the line of every mapping key and list item."""
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.YAMLError as exc:  # a character YAML does not allow
+        raise spec_error(
+            [RawProblem((), f"invalid YAML: {exc}", "remove control characters")], source=name
+        ) from exc
     try:
         node = loader.get_single_node()
         if node is None:
             raise spec_error([RawProblem((), "the file is empty")], source=name)
+        _check_expansion(node, name)
         data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -107,21 +122,65 @@ def parse_yaml(text: str, *, name: str | None, base_dir: Path) -> Source:
     finally:
         loader.dispose()
     lines: dict[SpecPath, int] = {}
-    _collect_lines(node, (), lines, depth=0)
+    try:
+        _collect_lines(node, (), lines, set())
+    except RecursionError as exc:
+        raise spec_error([RawProblem((), "the YAML is nested too deeply")], source=name) from exc
     return Source(data=data, name=name, base_dir=base_dir, lines=lines)
 
 
-def _collect_lines(node: yaml.Node, path: SpecPath, lines: dict[SpecPath, int], depth: int) -> None:
+MAX_NODES = 1_000_000
+"""How many values a document may expand to (aliases repeat what their anchor holds)."""
+
+
+def _check_expansion(root: yaml.Node, name: str | None) -> None:
+    """Refuse documents whose aliases refer to themselves or multiply beyond MAX_NODES."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+
+    def size(node: yaml.Node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in open_nodes:
+            raise spec_error(
+                [RawProblem((), "the YAML refers to itself (an alias inside its own anchor)")],
+                {(): node.start_mark.line + 1},
+                source=name,
+            )
+        open_nodes.add(key)
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        total = 1 + sum(size(child) for child in children)
+        open_nodes.discard(key)
+        sizes[key] = min(total, MAX_NODES + 1)
+        if total > MAX_NODES:
+            raise spec_error(
+                [RawProblem((), "the YAML expands to too much data (aliases repeat anchors)")],
+                source=name,
+            )
+        return sizes[key]
+
+    size(root)
+
+
+def _collect_lines(
+    node: yaml.Node, path: SpecPath, lines: dict[SpecPath, int], seen: set[int]
+) -> None:
     lines.setdefault(path, node.start_mark.line + 1)
-    if depth > 200:  # aliases can make the tree deep (or cyclic); lines that deep do not help
+    if id(node) in seen:  # an alias: its lines are those of its anchor
         return
+    seen.add(id(node))
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 continue
             key = key_node.value
             lines.setdefault((*path, key), key_node.start_mark.line + 1)
-            _collect_lines(value_node, (*path, key), lines, depth + 1)
+            _collect_lines(value_node, (*path, key), lines, seen)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _collect_lines(item, (*path, index), lines, depth + 1)
+            _collect_lines(item, (*path, index), lines, seen)

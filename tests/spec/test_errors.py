@@ -61,7 +61,7 @@ def test_the_error_text_lists_every_problem_with_its_hint(tmp_path: Path) -> Non
     with pytest.raises(st.SpecError) as caught:
         st.load_playbook(path, tools=sample.REGISTRY)
     text = str(caught.value)
-    assert text.startswith(f"{path}: 5 problems in the definition:\n")
+    assert text.startswith(f"{path}: 5 problems:\n")
     assert "  $.colour (line 4): unknown key 'colour' Hint: allowed keys: name," in text
     assert "unknown tool 'serch' Hint: did you mean 'search'?" not in text  # not registered
     assert "unknown state 'SHIPED' Hint: did you mean 'SHIPPED'?" in text

@@ -118,7 +118,8 @@ final_states: [CLOSED]
     )
     assert machine.state_names == ["OPEN", "CLOSED", "ARCHIVED"]
     assert machine.states.__name__ == "TicketState"
-    assert machine.initial is None and machine.initial_state() == "OPEN"
+    assert machine.initial is None
+    assert machine.initial_state() == "OPEN"
     assert machine.availability == (("confirm", "OPEN"),)
     assert [(t.source, t.tool, t.target) for t in machine.transitions] == [
         ("OPEN", "confirm", "CLOSED")

@@ -161,7 +161,7 @@ def test_a_model_cannot_be_written() -> None:
 
 def test_a_lambda_predicate_cannot_be_written() -> None:
     playbook = st.PlaybookTool("p", "d").with_tool(sample.search).unlocked_when(lambda v: True)
-    with pytest.raises(st.SpecError, match="predicate .* has no import path"):
+    with pytest.raises(st.SpecError, match=r"predicate .* has no import path"):
         st.dump_playbook(playbook)
 
 
@@ -170,7 +170,7 @@ def test_a_local_enum_cannot_be_written() -> None:
         A = 1
 
     machine = st.StateMachineTool("m", "d", Local).in_state(Local.A).with_tool(sample.search)
-    with pytest.raises(st.SpecError, match="state enum .* has no import path"):
+    with pytest.raises(st.SpecError, match=r"state enum .* has no import path"):
         st.dump_playbook(machine)
 
 

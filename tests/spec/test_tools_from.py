@@ -93,18 +93,14 @@ def test_a_schema_only_design_runs_the_scheduler(tmp_path: Path) -> None:
     assert model is not None
     result = st.ToolLoop(model).run("go", tools=design.tools)
     (answer,) = [m for m in result.messages if m.role == "tool"]
-    assert answer.content == (
-        "no handler: this tool was imported schema-only from catalogue.json"
-    )
+    assert answer.content == ("no handler: this tool was imported schema-only from catalogue.json")
     # the call failed (no handler), so what it would unlock stays locked
     assert [r.tool_names for r in model.requests] == [["list_issues"], ["list_issues"]]
 
 
 def test_a_mapping_with_a_tools_list_and_yaml_files_work(tmp_path: Path) -> None:
     _write(tmp_path, "wrapped.json", {"tools": CATALOGUE[:1]})
-    (tmp_path / "more.yaml").write_text(
-        "- name: ping\n  description: Ping\n", encoding="utf-8"
-    )
+    (tmp_path / "more.yaml").write_text("- name: ping\n  description: Ping\n", encoding="utf-8")
     design = st.load_design(
         _design(tmp_path, "tools_from: [wrapped.json, more.yaml]\n"),
     )
@@ -152,8 +148,7 @@ def test_problems_in_tools_files_are_reported_with_the_tools_from_path(tmp_path:
         ("$.tools_from[0]", "bad.json tool #5: a tool must be a mapping"),
         (
             "$.tools_from[1]",
-            f"cannot read tools file {str(tmp_path / 'missing.json')!r}: "
-            "No such file or directory",
+            f"cannot read tools file {str(tmp_path / 'missing.json')!r}: No such file or directory",
         ),
     ]
     assert problems[5][0] == "$.tools_from[2]"
