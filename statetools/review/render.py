@@ -37,6 +37,9 @@ PATH_FILL = "#dbeafe"
 FAIL = "#dc2626"
 CURRENT = "#d97706"
 CURRENT_FILL = "#fef3c7"
+PER_ROW = 3
+"""Top-level facades per row of the picture, when there are more than WRAP_AFTER."""
+WRAP_AFTER = 4
 CLUSTER_STYLE: dict[str, tuple[str, str, str]] = {
     # kind: (style, fill, border)
     "playbook": ("rounded,filled", "#eef4fb", "#93b4d8"),
@@ -276,17 +279,36 @@ def _cluster(parent: graphviz.Digraph, cluster: Cluster, scene: Scene) -> None:
             labeljust="l",
             margin="12",
         )
-        stacked = [n for n in cluster.nodes if scene.nodes[n].kind in ("tool", "facade")]
+        stacked = {n for column in cluster.columns for n in column}
         for node_id in cluster.nodes:
-            if not (cluster.kind == "facade" and node_id in stacked):
+            if node_id not in stacked:
                 sub.node(node_id, **_node_attrs(scene.nodes[node_id]))
-        if cluster.kind == "facade" and stacked:
-            with sub.subgraph() as column:  # the facade's tools in one column
+        for index, nodes in enumerate(cluster.columns):
+            with sub.subgraph() as column:  # the facade's tools in columns
                 column.attr(rank="same")
-                for node_id in stacked:
+                for node_id in nodes:
                     column.node(node_id, **_node_attrs(scene.nodes[node_id]))
+            if index:
+                sub.edge(cluster.columns[index - 1][0], nodes[0], style="invis")
         for inner in cluster.clusters:
             _cluster(sub, inner, scene)
+
+
+def _wrap_facades(dot: graphviz.Digraph, scene: Scene) -> None:
+    """Top-level facades side by side, :data:`PER_ROW` to a row, instead of one tall
+    column: an invisible edge leads from each facade's box to the next facade."""
+    boxes = {c.name: c for c in scene.clusters if c.kind == "facade" and c.columns}
+    facades = [
+        node
+        for node in scene.top
+        if scene.nodes[node].kind == "facade" and scene.nodes[node].title in boxes
+    ]
+    if len(facades) <= WRAP_AFTER:
+        return
+    for index in range(1, len(facades)):
+        if index % PER_ROW:
+            previous = boxes[scene.nodes[facades[index - 1]].title]
+            dot.edge(previous.columns[-1][0], facades[index], style="invis")
 
 
 def dot_source(scene: Scene) -> str:
@@ -310,5 +332,6 @@ def dot_source(scene: Scene) -> str:
     for edge in scene.edges:
         source = f"{edge.source}:{edge.tail_port}" if edge.tail_port else edge.source
         dot.edge(source, edge.target, **_edge_attrs(edge))
+    _wrap_facades(dot, scene)
     text: str = dot.source
     return text

@@ -37,6 +37,8 @@ EdgeKind = Literal["condition", "in_state", "transition", "unfolds", "start"]
 ClusterKind = Literal["playbook", "machine", "facade"]
 
 _SAFE = re.compile(r"[^A-Za-z0-9_]")
+COLUMN = 8
+"""Tools per column inside a facade's box."""
 
 
 def node_id(kind: str, *parts: str) -> str:
@@ -114,6 +116,8 @@ class Cluster:
     note: str | None = None
     nodes: list[str] = attrs.Factory(list)
     clusters: list[Cluster] = attrs.Factory(list)
+    columns: list[list[str]] = attrs.Factory(list)
+    """A facade's tools in columns of at most :data:`COLUMN` (drawn side by side)."""
 
     @property
     def title(self) -> str:
@@ -265,10 +269,12 @@ class _Builder:
             text = "(tools built by its selector)" if definition.selectable else "(no tools)"
             self.add(Node(empty, "leaf", text), cluster)
             stacked = [empty]
+        cluster.columns = [stacked[i : i + COLUMN] for i in range(0, len(stacked), COLUMN)]
+        first = cluster.columns[0]
         self.scene.edges.append(
             Edge(
                 node_id("facade", facade),
-                stacked[(len(stacked) - 1) // 2],
+                first[(len(first) - 1) // 2],
                 "unfolds",
                 "unfolds",
                 lhead=cluster.id,
