@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any, cast, get_origin
 
 import attrs
+import yaml
 
 from statetools.disclosure.machine import StateMachineTool
 from statetools.disclosure.playbook import AgentOptions, PlaybookTool
 from statetools.errors import StatetoolsError
+from statetools.models.scripted import parse_script
 from statetools.spec.enums import state_enum
 from statetools.spec.forms import (
     AgentForm,
@@ -26,6 +28,7 @@ from statetools.spec.forms import (
     EntryForm,
     MachineForm,
     PlaybookForm,
+    RunContext,
     Script,
     StateName,
     StateToolForm,
@@ -323,16 +326,39 @@ def structure_step(value: Any, _: Any) -> Any:
 
 
 def structure_script(value: Any, _: Any) -> Script:
-    if isinstance(value, str):
-        from statetools.models.scripted import ScriptedModel
+    """A document's ``script:``: steps, or the path of a script file (as
+    :meth:`ScriptedModel.from_yaml` reads)."""
+    if not isinstance(value, str):
+        return Script(converter.structure(value, tuple[StepForm, ...]))
+    path = Path(value)
+    if not path.is_absolute():
+        path = current().base_dir / path
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return Script(parse_script(data, where=value))
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise Invalid(f"cannot read script file {str(path)!r}: {reason}") from exc
+    except yaml.YAMLError as exc:
+        raise Invalid(f"script file {value!r} is not valid YAML: {exc}") from exc
+    except StatetoolsError as exc:
+        messages = getattr(exc, "problems", ()) or (exc.message,)
+        raise Several([Invalid(f"in script file {m}") for m in messages]) from exc
 
-        path = Path(value)
-        if not path.is_absolute():
-            path = current().base_dir / path
-        try:
-            model = ScriptedModel.from_yaml(path)
-        except StatetoolsError as exc:
-            messages = getattr(exc, "problems", ()) or (exc.message,)
-            raise Several([Invalid(f"script file {value}: {m}") for m in messages]) from exc
-        return Script(model._steps)
-    return Script(converter.structure(value, tuple[StepForm, ...]))
+
+def structure_context(value: Any, _: Any) -> RunContext:
+    """A document's ``context:``: a factory's import path, or a mapping of data."""
+    if isinstance(value, Mapping):
+        return RunContext(converter.structure(value, dict[str, Any]))
+    if not isinstance(value, str):
+        raise Invalid(
+            f"expected an import path or a mapping, got {describe_value(value)}",
+            hint="write 'context: myapp.demo:new_context' (a function returning a dict)",
+        )
+    found = import_cached(value)
+    if not callable(found) and not isinstance(found, Mapping):
+        raise Invalid(
+            f"{value!r} is neither a function nor a mapping",
+            hint="name a function that returns a fresh dict for every run",
+        )
+    return RunContext(found)

@@ -27,6 +27,7 @@ from statetools.spec.build import (
     is_machine,
     kind_of,
     structure_agent,
+    structure_context,
     structure_entry,
     structure_machine,
     structure_playbook,
@@ -44,6 +45,7 @@ from statetools.spec.forms import (
     EntryForm,
     EnumRef,
     Names,
+    RunContext,
     Script,
     StateName,
     StateToolForm,
@@ -95,6 +97,7 @@ _HOOKS: list[tuple[Any, Any]] = [
     (StepForm, structure_step),
     (Script, structure_script),
     (ToolsFrom, structure_tools_from),
+    (RunContext, structure_context),
 ]
 for _kind, _hook in _HOOKS:
     converter.register_structure_hook(_kind, _hook)

@@ -18,8 +18,9 @@
 
 from __future__ import annotations
 
+import copy
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,8 @@ class Design:
     script: tuple[Step, ...] | None = None
     prompt: str | None = None
     system_prompt: str | None = None
+    context: Callable[[], Mapping[str, Any]] | Mapping[str, Any] | None = None
+    """The ``context:`` of the file: a factory (called by :meth:`run_context`) or data."""
     source: str | None = None
     """The file it was read from (None for text and data)."""
     base_dir: Path = attrs.field(factory=Path.cwd, eq=False)
@@ -65,6 +68,25 @@ class Design:
     def tools(self) -> list[Any]:
         """What to pass as ``ToolLoop.run(..., tools=design.tools)``."""
         return list(self.definitions)
+
+    def run_context(self) -> dict[str, Any]:
+        """A fresh context for one run: the factory's result, or a copy of the data.
+
+        >>> load_design("context: {user: ada}").run_context()
+        {'user': 'ada'}
+        """
+        if self.context is None:
+            return {}
+        if isinstance(self.context, Mapping):
+            return copy.deepcopy(dict(self.context))
+        made = self.context()
+        if not isinstance(made, Mapping):
+            raise SpecError(
+                f"the context factory returned {type(made).__name__}, not a mapping",
+                path=self.source,
+                hint="return a dict from the function named by 'context:'",
+            )
+        return dict(made)
 
     def scripted_model(self) -> ScriptedModel | None:
         """A new :class:`~statetools.models.ScriptedModel` playing ``script`` (None without one).
@@ -195,6 +217,7 @@ def load_design(
         script=None if document.script is None else tuple(document.script),
         prompt=document.prompt,
         system_prompt=document.system_prompt,
+        context=None if document.context is None else document.context.value,
         source=read.name,
         base_dir=read.base_dir,
     )

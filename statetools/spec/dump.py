@@ -298,6 +298,10 @@ def to_data(value: Any, *, relative_to: str | os.PathLike[str] | None = None) ->
                 body[key] = getattr(value, key)
         if value.script is not None:
             body["script"] = writer.script(value.script)
+        if isinstance(value.context, Mapping):
+            body["context"] = _plain(value.context)
+        elif value.context is not None:
+            body["context"] = writer._path(value.context, "context factory", "context")
     elif isinstance(value, list | tuple):
         body = {"definitions": [writer.definition(d) for d in value]}
     else:

@@ -8,7 +8,7 @@ the YAML keys; unknown keys are errors.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -19,7 +19,7 @@ from statetools.disclosure.playbook import PlaybookTool
 from statetools.tools.schema import Parameter
 from statetools.tools.tool import BaseTool
 
-DOCUMENT_KEYS = ("tools_from", "script", "prompt", "system_prompt")
+DOCUMENT_KEYS = ("tools_from", "script", "prompt", "system_prompt", "context")
 """Keys of a document that may sit beside a single top-level definition."""
 
 CONDITION_KEYS = ("after", "all_of", "any_of", "on_artifact", "on_blackboard", "in_state", "when")
@@ -184,6 +184,14 @@ class Script(tuple[Any, ...]):
     """ScriptedModel steps: a list in the document, or the path of a script file."""
 
 
+@attrs.frozen
+class RunContext:
+    """``context:`` of a document: a factory by import path (called for every run, so
+    runs never share state), or inline data."""
+
+    value: Callable[[], Any] | Mapping[str, Any]
+
+
 class ToolsFrom(tuple[str, ...]):
     """Tools files (one path or a list); their tools become schema-only tools."""
 
@@ -205,3 +213,4 @@ class DocumentForm:
     script: Script | None = None
     prompt: str | None = None
     system_prompt: str | None = None
+    context: RunContext | None = None

@@ -99,3 +99,8 @@ order_machine = (
 
 REGISTRY = [add_item, confirm, ship, cancel, help_tool]
 """Tools named in YAML by name."""
+
+
+def new_context() -> dict[str, object]:
+    """A fresh run context with its own cart."""
+    return {"cart": []}

@@ -388,3 +388,39 @@ def test_loaded_definitions_compile_into_a_graph() -> None:
     design = st.load_design(f"definitions: [{P}:research, {P}:order_machine]")
     graph = st.disclosure_graph(*design.definitions)
     assert graph.tool_names()[:3] == ["search", "analyze", "report"]
+
+
+def test_a_context_factory_gives_every_run_a_fresh_context() -> None:
+    design = st.load_design(f"context: {P}:new_context\ndefinitions: []\n")
+    first, second = design.run_context(), design.run_context()
+    assert first == {"cart": []}
+    assert first["cart"] is not second["cart"]
+    assert st.load_design(st.dump_playbook(design)) == design
+
+
+def test_inline_context_data_is_copied_for_every_run() -> None:
+    design = st.load_design("context: {user: {name: ada}}\n")
+    context = design.run_context()
+    context["user"]["name"] = "bob"
+    assert design.run_context() == {"user": {"name": "ada"}}
+    assert st.load_design(st.dump_playbook(design)) == design
+    assert st.load_design("prompt: hi").run_context() == {}
+
+
+def test_a_context_that_is_not_a_factory() -> None:
+    with pytest.raises(st.SpecError) as caught:
+        st.load_design(f"context: {P}:P\n")
+    assert [p.message for p in caught.value.problems] == [  # type: ignore[attr-defined]
+        f"'{P}:P' is neither a function nor a mapping"
+    ]
+
+
+def test_a_script_file_with_mistakes(tmp_path: Path) -> None:
+    (tmp_path / "demo.yaml").write_text("- say: hi\n", encoding="utf-8")
+    (tmp_path / "design.yaml").write_text("script: demo.yaml\n", encoding="utf-8")
+    with pytest.raises(st.SpecError) as caught:
+        st.load_design(tmp_path / "design.yaml")
+    (problem,) = caught.value.problems
+    assert problem.startswith(
+        "$.script (line 1): in script file demo.yaml[0]: unknown step kind 'say'"
+    )
