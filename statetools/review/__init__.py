@@ -13,6 +13,7 @@ from statetools.review.explore import (
     Progress,
     VisibleSet,
     explore,
+    flat_tools,
 )
 from statetools.review.findings import RULES, Finding, Report, Rule
 from statetools.review.render import Diagram, render, to_dot, to_mermaid
@@ -31,6 +32,7 @@ __all__ = [
     "check",
     "count_text",
     "explore",
+    "flat_tools",
     "render",
     "to_dot",
     "to_mermaid",

@@ -25,6 +25,7 @@ from statetools.errors import StatetoolsError
 from statetools.review.model import DesignView, as_graph
 from statetools.review.space import AbstractState, Space
 from statetools.review.tokens import Provider, array_tokens, count_text, entry_texts
+from statetools.tools.tool import BaseTool
 
 DEFAULT_MAX_STATES = 10_000
 
@@ -201,6 +202,17 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
         return "  ".join(cells).rstrip()
 
     return "\n".join([line(header), *(line(row) for row in rows)])
+
+
+def flat_tools(graph: Any) -> list[BaseTool]:
+    """Every tool a design would send at once without disclosure: the registered tools
+    except facades (the tools inside them count instead).
+
+    >>> tools_tokens(flat_tools(graph))  # the "flat" size  # doctest: +SKIP
+    25688
+    """
+    design = DesignView(as_graph(graph))
+    return [entry.tool for name, entry in design.entries.items() if name not in design.facades]
 
 
 def explore(

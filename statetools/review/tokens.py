@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Literal, Protocol
 
@@ -34,7 +34,6 @@ from statetools.errors import StatetoolsError
 from statetools.models.anthropic_messages import to_anthropic_tools
 from statetools.models.base import ToolDefinition
 from statetools.models.openai_chat import to_openai_tools
-from statetools.tools.tool import BaseTool
 
 Provider = Literal["openai", "anthropic"]
 """Whose serialization of tool definitions is counted."""
@@ -43,6 +42,20 @@ PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic")
 ENCODING = "o200k_base"
 _CHUNK = 200_000
 """Characters encoded at once; longer texts are cut at tool boundaries."""
+
+
+class Definition(Protocol):
+    """What is counted of a tool: a :class:`~statetools.BaseTool`, or the
+    ``ToolDefinition`` of a model request."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def input_schema(self) -> Mapping[str, Any]: ...
 
 
 class _Encoding(Protocol):
@@ -80,7 +93,9 @@ def _provider(provider: Provider) -> Provider:
     return provider
 
 
-def wire_entries(tools: Iterable[BaseTool], provider: Provider = "openai") -> list[dict[str, Any]]:
+def wire_entries(
+    tools: Iterable[Definition], provider: Provider = "openai"
+) -> list[dict[str, Any]]:
     """The ``tools`` entries of a request for ``provider``, as the adapters build them.
 
     >>> from statetools.tools.tool import Tool
@@ -103,7 +118,7 @@ def wire_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def tool_text(tool: BaseTool, provider: Provider = "openai") -> str:
+def tool_text(tool: Definition, provider: Provider = "openai") -> str:
     """The exact JSON text counted for one tool.
 
     >>> from statetools.tools.tool import Tool
@@ -113,7 +128,7 @@ def tool_text(tool: BaseTool, provider: Provider = "openai") -> str:
     return wire_json(wire_entries([tool], provider)[0])
 
 
-def tool_tokens(tool: BaseTool, provider: Provider = "openai") -> int:
+def tool_tokens(tool: Definition, provider: Provider = "openai") -> int:
     """Tokens of one tool's definition (its entry of the ``tools`` array).
 
     >>> from statetools.tools.tool import Tool
@@ -123,7 +138,7 @@ def tool_tokens(tool: BaseTool, provider: Provider = "openai") -> int:
     return count_text(tool_text(tool, provider))
 
 
-def entry_texts(tools: Iterable[BaseTool], provider: Provider = "openai") -> list[str]:
+def entry_texts(tools: Iterable[Definition], provider: Provider = "openai") -> list[str]:
     """The JSON text of each tool's entry in the ``tools`` array."""
     return [wire_json(entry) for entry in wire_entries(tools, provider)]
 
@@ -138,7 +153,7 @@ def array_tokens(texts: Sequence[str]) -> int:
     return _count_in_pieces(texts)
 
 
-def tools_tokens(tools: Sequence[BaseTool], provider: Provider = "openai") -> int:
+def tools_tokens(tools: Sequence[Definition], provider: Provider = "openai") -> int:
     """Tokens of the ``tools`` array holding ``tools`` (0 for no tools).
 
     Boundaries between entries merge into shared tokens, so this is a little less

@@ -112,3 +112,18 @@ def test_counts_match_tiktoken_on_the_same_encoding() -> None:
     assert [count_text(text) for text in texts] == [
         len(reference.encode_ordinary(text)) for text in texts
     ]
+
+
+def test_request_definitions_count_like_tools() -> None:
+    from statetools.models.base import ToolDefinition
+
+    search = tool("search")
+    definition = ToolDefinition(search.name, search.description, search.input_schema)
+    assert tools_tokens([definition]) == tools_tokens([search])
+
+
+def test_flat_tools_leave_facades_out() -> None:
+    from statetools.review import flat_tools
+
+    playbook = st.PlaybookTool("p", "P").with_tools(tool("a"), tool("b"))
+    assert [t.name for t in flat_tools(st.disclosure_graph(playbook))] == ["a", "b"]
