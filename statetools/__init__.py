@@ -9,7 +9,7 @@ Show the model only the tools it needs now, and reveal more as the work proceeds
     print(result.output)
 """
 
-from statetools import models
+from statetools import models, testing
 from statetools.disclosure.agentic import SimpleAgenticTool
 from statetools.disclosure.conditions import (
     After,
@@ -147,6 +147,7 @@ __all__ = [
     "load_design",
     "load_playbook",
     "models",
+    "testing",
     "tools_from_instance",
     "unwrap",
 ]

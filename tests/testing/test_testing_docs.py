@@ -1,0 +1,17 @@
+"""The docstring examples of statetools.testing run as written."""
+
+from __future__ import annotations
+
+import doctest
+from types import ModuleType
+
+import pytest
+
+from statetools.testing import runner, traces
+
+
+@pytest.mark.parametrize("module", [runner, traces])
+def test_docstring_examples(module: ModuleType) -> None:
+    outcome = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert outcome.attempted > 0
+    assert outcome.failed == 0
