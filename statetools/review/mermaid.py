@@ -64,6 +64,8 @@ def _classes(node: Node) -> list[str]:
         classes.append("locked")
     if node.kind == "missing":
         classes.append("missing")
+    if node.kind == "template":
+        classes.append("locked")
     if node.kind == "start":
         classes.append("start")
     if node.current:
@@ -74,7 +76,7 @@ def _classes(node: Node) -> list[str]:
 
 
 def _edge(edge: Edge) -> str:
-    arrow = "-.->" if edge.kind in ("condition", "in_state") else "-->"
+    arrow = "-.->" if edge.kind in ("condition", "in_state", "chain") else "-->"
     if edge.kind == "unfolds":
         arrow = "==>"
     label = edge.label or ""

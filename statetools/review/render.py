@@ -226,6 +226,14 @@ def _node_attrs(node: Node) -> dict[str, str]:
             "fontcolor": MUTED,
             "tooltip": node.tooltip or node.title,
         }
+    if node.kind == "template":
+        return {
+            "shape": "box",
+            "style": "rounded,dotted",
+            "color": MUTED,
+            "fontcolor": MUTED,
+            "label": graphviz.nohtml(_plain(node.title)),
+        }
     if node.kind == "missing":
         return {
             "shape": "box",
@@ -253,6 +261,8 @@ def _edge_attrs(edge: Edge) -> dict[str, str]:
         result.update(color=MUTED, fontcolor=MUTED, fontsize="10")
         if edge.kind == "in_state":
             result["style"] = "dotted"
+    elif edge.kind == "chain":
+        result.update(color=MUTED, fontcolor=MUTED, fontsize="10", style="dashed")
     elif edge.kind == "unfolds":
         result.update(color=INK, fontcolor=MUTED, fontsize="10", style="bold")
     elif edge.kind == "transition":

@@ -32,8 +32,10 @@ from statetools.loop.events import (
 )
 from statetools.review.model import DesignView
 
-NodeKind = Literal["tool", "facade", "state", "global", "start", "leaf", "gate", "missing"]
-EdgeKind = Literal["condition", "in_state", "transition", "unfolds", "start"]
+NodeKind = Literal[
+    "tool", "facade", "state", "global", "start", "leaf", "gate", "missing", "template"
+]
+EdgeKind = Literal["condition", "in_state", "transition", "unfolds", "start", "chain"]
 ClusterKind = Literal["playbook", "machine", "facade"]
 
 _SAFE = re.compile(r"[^A-Za-z0-9_]")
@@ -407,7 +409,33 @@ class _Builder:
         for tool in design.entries:
             if tool not in self.placed:  # inside a facade that sits in no definition
                 self.place_tool(tool, None)
+        self.chains()
         return self.scene
+
+    def chains(self) -> None:
+        """Chained tools and discovered-tool templates, from ``chains_from`` edges: an
+        arrow from the tool whose result provides the object."""
+        graph = self.design.graph.to_networkx()
+        for source, target, data in sorted(graph.edges(data=True), key=lambda e: (e[0], e[1])):
+            if data.get("kind") != "chains_from":
+                continue
+            producer = str(graph.nodes[target].get("label") or target.partition(":")[2])
+            if producer not in self.design.entries:
+                continue
+            attributes = graph.nodes[source]
+            label = str(attributes.get("label") or source.partition(":")[2])
+            if attributes.get("template"):
+                made = node_id("template", label)
+                kind = f"discovers ({attributes.get('provider')})"
+                self.add(Node(made, "template", label, locked=True), None)
+            elif label in self.design.entries:
+                made, _port = self.tool_endpoint(label)
+                kind = f"returns {attributes.get('chained')}"
+                self.scene.nodes[made].locked = True  # runs once an object is bound
+            else:
+                continue
+            start, port = self.tool_endpoint(producer)
+            self.scene.edges.append(Edge(start, made, "chain", kind, port))
 
 
 def build_scene(
