@@ -5,6 +5,9 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
+import subprocess
+import sys
 from importlib import resources
 
 import pytest
@@ -127,3 +130,28 @@ def test_flat_tools_leave_facades_out() -> None:
 
     playbook = st.PlaybookTool("p", "P").with_tools(tool("a"), tool("b"))
     assert [t.name for t in flat_tools(st.disclosure_graph(playbook))] == ["a", "b"]
+
+
+def test_counting_needs_no_network() -> None:
+    script = (
+        "import socket\n"
+        "def refuse(*args, **kwargs):\n"
+        "    raise OSError('no network in this test')\n"
+        "socket.socket.connect = refuse\n"
+        "socket.create_connection = refuse\n"
+        "socket.getaddrinfo = refuse\n"
+        "from statetools.review.tokens import count_text\n"
+        "print(count_text('hello world'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={
+            **os.environ,
+            "TIKTOKEN_CACHE_DIR": "/nonexistent",
+            "DATA_GYM_CACHE_DIR": "/nonexistent",
+        },
+    )
+    assert done.stdout == "2\n"
