@@ -188,6 +188,9 @@ _WRITERS: dict[str, _Writer] = {
     "tools_injected": lambda e, _: f"  injected by {e.source}: {_names(e.names)}",
     "tools_removed": lambda e, _: f"  removed by {e.source}: {_names(e.names)}",
     "injection_skipped": lambda e, _: f"  injection skipped: {e.name} ({_one_line(e.reason)})",
+    "injection_limit_reached": lambda e, _: (
+        f"  not injected by {e.source} (limit of {e.limit} reached): {_names(e.names)}"
+    ),
     "conversation_restarted": lambda e, _: (
         f"  restarted as conversation {e.conversation} | visible: {_names(e.tools)}"
     ),
