@@ -16,12 +16,13 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-import attrs
 import networkx as nx
 
 from statetools.disclosure.conditions import After, Condition, InState
 from statetools.errors import StatetoolsError
-from statetools.review.findings import RULES_BY_CODE, Finding, Report, resolve_codes
+from statetools.review import machine_rules
+from statetools.review.context import RuleContext
+from statetools.review.findings import Finding, Report, resolve_codes
 from statetools.review.model import (
     DesignView,
     Reachability,
@@ -41,20 +42,6 @@ DEFAULT_MAX_STATES = 5_000
 """Disclosure states explored for the token budget before it falls back to fewer turns."""
 
 _STARTS_WELL = re.compile(r"^[A-Za-z_]")
-
-
-@attrs.frozen
-class _Context:
-    design: DesignView
-    reach: Reachability
-    token_budget: int | None
-    max_facade_depth: int
-    provider: Provider
-    max_states: int
-
-    def finding(self, code: str, message: str, path: str, severity: str | None = None) -> Finding:
-        rule = RULES_BY_CODE[code]
-        return Finding(code, severity or rule.severity, message, path)  # type: ignore[arg-type]
 
 
 def check(
@@ -80,7 +67,7 @@ def check(
     """
     disabled = resolve_codes(disable)
     design = DesignView(as_graph(graph))
-    context = _Context(
+    context = RuleContext(
         design, reachability(design), token_budget, max_facade_depth, provider, max_states
     )
     findings: list[Finding] = []
@@ -98,7 +85,7 @@ def _suggestion(name: str, known: Iterable[str]) -> str:
     return f" Did you mean '{close[0]}'?" if close else ""
 
 
-def _unknown_references(context: _Context) -> Iterator[Finding]:
+def _unknown_references(context: RuleContext) -> Iterator[Finding]:
     design = context.design
     for name, entry in design.entries.items():
         if entry.condition is None:
@@ -156,7 +143,7 @@ def _leaf_problems(design: DesignView, tool: str, leaf: Condition) -> Iterator[s
 # ST002 ---------------------------------------------------------------------------------
 
 
-def _duplicates(context: _Context) -> Iterator[Finding]:
+def _duplicates(context: RuleContext) -> Iterator[Finding]:
     for name in dict.fromkeys(context.design.graph.duplicates):
         yield context.finding(
             "ST002",
@@ -169,7 +156,7 @@ def _duplicates(context: _Context) -> Iterator[Finding]:
 # ST003 ---------------------------------------------------------------------------------
 
 
-def _never_unlocks(context: _Context) -> Iterator[Finding]:
+def _never_unlocks(context: RuleContext) -> Iterator[Finding]:
     design, reach = context.design, context.reach
     dead = [name for name in design.entries if name not in reach.tools]
     cycles = _unlock_cycles(design, dead)
@@ -260,144 +247,10 @@ def _term_problem(
     return "its condition can never hold"
 
 
-# machines: ST004, ST005, ST006, ST007, ST011, ST013 -------------------------------------
-
-
-def _used_states(design: DesignView, machine: str) -> set[str]:
-    definition = design.machines[machine]
-    used = {definition.initial_state(), *definition.final_states}
-    used.update(state for _tool, state in definition.availability)
-    for transition in definition.transitions:
-        used.update((transition.source, transition.target))
-    return used
-
-
-def _unreachable_states(context: _Context) -> Iterator[Finding]:
-    design = context.design
-    for machine in design.machines:
-        used = _used_states(design, machine)
-        for state in design.state_names(machine):
-            if state in used and state not in context.reach.states[machine]:
-                yield context.finding(
-                    "ST004",
-                    f"State {state} of '{machine}' is never entered: no transition that can "
-                    "fire leads to it.",
-                    f"machine:{machine}/state:{state}",
-                )
-
-
-def _unused_states(context: _Context) -> Iterator[Finding]:
-    design = context.design
-    for machine in design.machines:
-        used = _used_states(design, machine)
-        for state in design.state_names(machine):
-            if state not in used:
-                yield context.finding(
-                    "ST011",
-                    f"State {state} of '{machine}' is never used: no tools, no transitions.",
-                    f"machine:{machine}/state:{state}",
-                )
-
-
-def _traps(context: _Context) -> dict[tuple[str, str], list[str]]:
-    """Reachable non-final states without exits, in machines that have final states."""
-    design, reach = context.design, context.reach
-    traps: dict[tuple[str, str], list[str]] = {}
-    for machine, definition in design.machines.items():
-        if not definition.final_states:
-            continue
-        for state in design.state_names(machine):
-            if (
-                state in reach.states[machine]
-                and state not in definition.final_states
-                and not reach.exits(design, machine, state)
-            ):
-                declared = [t.tool for t in definition.transitions if t.source == state]
-                traps[(machine, state)] = declared
-    return traps
-
-
-def _trap_states(context: _Context) -> Iterator[Finding]:
-    for (machine, state), declared in _traps(context).items():
-        detail = (
-            f"its transitions need tools that cannot be called there ({', '.join(declared)})"
-            if declared
-            else "it has no transitions"
-        )
-        yield context.finding(
-            "ST005",
-            f"State {state} of '{machine}' is a trap: it is not final and no transition out of "
-            f"it can fire ({detail}).",
-            f"machine:{machine}/state:{state}",
-        )
-
-
-def _no_final_path(context: _Context) -> Iterator[Finding]:
-    design, reach = context.design, context.reach
-    traps = _traps(context)
-    for machine, definition in design.machines.items():
-        if not definition.final_states:
-            continue
-        moves: nx.DiGraph[str] = nx.DiGraph()
-        for state in reach.states[machine]:
-            moves.add_node(state)
-            for target in reach.exits(design, machine, state):
-                moves.add_edge(state, target)
-        finals = [s for s in definition.final_states if s in reach.states[machine]]
-        can_finish: set[str] = set(finals)
-        for final in finals:
-            can_finish |= nx.ancestors(moves, final)
-        for state in design.state_names(machine):
-            if (
-                state in reach.states[machine]
-                and state not in can_finish
-                and (machine, state) not in traps
-            ):
-                yield context.finding(
-                    "ST006",
-                    f"From state {state} of '{machine}' no final state can be reached "
-                    f"(final: {', '.join(definition.final_states)}).",
-                    f"machine:{machine}/state:{state}",
-                )
-
-
-def _exits_from_final(context: _Context) -> Iterator[Finding]:
-    for machine, definition in context.design.machines.items():
-        for transition in definition.transitions:
-            if transition.source in definition.final_states:
-                yield context.finding(
-                    "ST007",
-                    f"Final state {transition.source} of '{machine}' has a transition out "
-                    f"({transition.tool} -> {transition.target}); an agentic run ends there.",
-                    f"machine:{machine}/state:{transition.source}",
-                )
-
-
-def _dead_transitions(context: _Context) -> Iterator[Finding]:
-    design = context.design
-    for machine, definition in design.machines.items():
-        for transition in definition.transitions:
-            entry = design.entries.get(transition.tool)
-            if entry is None or transition.source not in definition.state_names:
-                continue  # ST001
-            where = f"Transition {transition.source} -> {transition.target} of '{machine}'"
-            if entry.machine != machine:
-                reason = f"'{transition.tool}' is not a tool of '{machine}'"
-            elif not entry.is_global and transition.source not in entry.states:
-                reason = f"'{transition.tool}' is not available in {transition.source}"
-            else:
-                continue
-            yield context.finding(
-                "ST013",
-                f"{where} never fires: {reason}.",
-                f"machine:{machine}/state:{transition.source}",
-            )
-
-
 # facades: ST008, ST009 ----------------------------------------------------------------
 
 
-def _empty_facades(context: _Context) -> Iterator[Finding]:
+def _empty_facades(context: RuleContext) -> Iterator[Finding]:
     for facade in context.design.facades.values():
         path = context.design.owner_path(facade.name)
         if not facade.inner and not facade.selectable:  # a selector may build its tools
@@ -414,7 +267,7 @@ def _empty_facades(context: _Context) -> Iterator[Finding]:
                 )
 
 
-def _deep_facades(context: _Context) -> Iterator[Finding]:
+def _deep_facades(context: RuleContext) -> Iterator[Finding]:
     design = context.design
     for facade in design.facades.values():
         depth = design.facade_depth(facade.name)
@@ -430,7 +283,7 @@ def _deep_facades(context: _Context) -> Iterator[Finding]:
 # ST010 ---------------------------------------------------------------------------------
 
 
-def _over_budget(context: _Context) -> Iterator[Finding]:
+def _over_budget(context: RuleContext) -> Iterator[Finding]:
     from statetools.review.explore import search
 
     budget = context.token_budget
@@ -471,7 +324,7 @@ def _over_budget(context: _Context) -> Iterator[Finding]:
 # ST012 ---------------------------------------------------------------------------------
 
 
-def _invalid_names(context: _Context) -> Iterator[Finding]:
+def _invalid_names(context: RuleContext) -> Iterator[Finding]:
     design = context.design
     for name in design.entries:
         if not TOOL_NAME_PATTERN.match(name):
@@ -490,18 +343,18 @@ def _invalid_names(context: _Context) -> Iterator[Finding]:
             )
 
 
-_CHECKS: dict[str, Callable[[_Context], Iterator[Finding]]] = {
+_CHECKS: dict[str, Callable[[RuleContext], Iterator[Finding]]] = {
     "ST001": _unknown_references,
     "ST002": _duplicates,
     "ST003": _never_unlocks,
-    "ST004": _unreachable_states,
-    "ST005": _trap_states,
-    "ST006": _no_final_path,
-    "ST007": _exits_from_final,
+    "ST004": machine_rules.unreachable_states,
+    "ST005": machine_rules.trap_states,
+    "ST006": machine_rules.no_final_path,
+    "ST007": machine_rules.exits_from_final,
     "ST008": _empty_facades,
     "ST009": _deep_facades,
     "ST010": _over_budget,
-    "ST011": _unused_states,
+    "ST011": machine_rules.unused_states,
     "ST012": _invalid_names,
-    "ST013": _dead_transitions,
+    "ST013": machine_rules.dead_transitions,
 }
