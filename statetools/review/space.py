@@ -9,7 +9,7 @@ the scheduler; what analysis cannot decide is taken both ways (see ``explore``).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import NamedTuple
 
 from statetools.disclosure.conditions import (
@@ -120,30 +120,48 @@ class Space:
         return len(chosen) == len(definition.categories)
 
     def visible(self, state: AbstractState, free: Mapping[str, bool]) -> tuple[str, ...]:
-        """The tools visible in ``state``, in registration order."""
-        design = self.design
+        """The tools visible in ``state``, in registration order.
+
+        A tool shows when it is usable (its condition holds, its machine state is
+        active, its facade revealed it and that facade is usable too, and an exclusive
+        facade in force holds it) and it is not a facade that unfolded.
+        """
         scope = self.scopes.get(state.exclusive) if state.exclusive else None
-        shown: list[str] = []
-        for name, entry in design.entries.items():
-            if scope is not None and name not in scope:
-                continue
-            chain = self.chains[name]
-            child = name
-            hidden = False
-            for facade in chain:
-                if not self._revealed(child, facade, state):
-                    hidden = True
-                    break
-                child = facade
-            if hidden or (name in design.facades and self._replaced(name, state)):
-                continue
-            if entry.machine is not None and not entry.is_global:
-                current = state.machines[self.position[entry.machine]]
-                if current not in entry.states:
-                    continue
-            if entry.condition is None or self.holds(entry.condition, state, free):
-                shown.append(name)
-        return tuple(shown)
+        usable: dict[str, bool] = {}
+
+        def is_usable(name: str) -> bool:
+            known = usable.get(name)
+            if known is None:
+                known = usable[name] = self._usable(name, state, free, scope, is_usable)
+            return known
+
+        return tuple(
+            name
+            for name in self.design.entries
+            if is_usable(name) and not (name in self.design.facades and self._replaced(name, state))
+        )
+
+    def _usable(
+        self,
+        name: str,
+        state: AbstractState,
+        free: Mapping[str, bool],
+        scope: frozenset[str] | None,
+        parent_usable: Callable[[str], bool],
+    ) -> bool:
+        if scope is not None and name not in scope and name != state.exclusive:
+            return False
+        chain = self.chains[name]
+        if chain and not (self._revealed(name, chain[0], state) and parent_usable(chain[0])):
+            return False
+        entry = self.design.entries[name]
+        if (
+            entry.machine is not None
+            and not entry.is_global
+            and state.machines[self.position[entry.machine]] not in entry.states
+        ):
+            return False
+        return entry.condition is None or self.holds(entry.condition, state, free)
 
     def after(self, state: AbstractState, tool: str) -> list[tuple[AbstractState, str]]:
         """The states a successful call of ``tool`` may lead to, each with the call as a
