@@ -1,0 +1,402 @@
+"""The ``statetools`` command: check, explore, measure, render and run designs.
+
+Every command takes a design file (YAML or JSON; see docs/yaml.md). User errors print
+one clear message and exit with status 2; ``check`` exits with 1 when it finds errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO, cast
+
+from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
+from statetools.disclosure.scheduler import Scheduler
+from statetools.errors import StatetoolsError
+from statetools.loop.events import (
+    ConversationRestarted,
+    Event,
+    IterationStarted,
+    ModelResponded,
+    RunFinished,
+    StateEntered,
+    ToolAnswered,
+    ToolsHidden,
+    ToolsInjected,
+    ToolsRemoved,
+    Trace,
+)
+from statetools.loop.toolloop import ToolLoop
+from statetools.models.base import Model, ModelCapabilities, ModelRequest, ModelResponse
+from statetools.review.check import check
+from statetools.review.explore import Progress, explore
+from statetools.review.findings import RULES
+from statetools.review.render import FORMATS, render
+from statetools.review.tokens import tools_tokens
+from statetools.spec.design import Design, load_design
+from statetools.tools.tool import BaseTool
+
+PROVIDERS = ("openai", "anthropic")
+
+
+class UsageError(StatetoolsError):
+    """A mistake on the command line."""
+
+
+# -- shared ------------------------------------------------------------------------
+
+
+def _design(path: str) -> Design:
+    if not Path(path).is_file():
+        raise UsageError(f"no such file: {path}", hint="give the path of a design YAML file")
+    return load_design(Path(path))
+
+
+def _graph(design: Design) -> DisclosureGraph:
+    if not design.definitions and not design.catalogue:
+        raise UsageError(
+            "the file defines no tools, playbooks or machines",
+            path=design.source,
+            hint="add definitions (see docs/yaml.md)",
+        )
+    return (
+        disclosure_graph(*design.tools)
+        if design.definitions
+        else disclosure_graph(*design.catalogue)
+    )
+
+
+def _progress(stream: TextIO) -> Callable[[Progress], None] | None:
+    if not stream.isatty():
+        return None
+
+    def show(progress: Progress) -> None:
+        stream.write(f"\rexploring: {progress.states:,} states, depth {progress.depth}   ")
+        stream.flush()
+
+    return show
+
+
+def _clear_progress(stream: TextIO) -> None:
+    if stream.isatty():
+        stream.write("\r" + " " * 60 + "\r")
+        stream.flush()
+
+
+# -- commands ------------------------------------------------------------------------
+
+
+def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
+    """Report the design's problems; exit 1 if any is an error."""
+    design = _design(args.file)
+    report = check(
+        _graph(design),
+        disable=args.disable,
+        token_budget=None if args.token_budget == 0 else args.token_budget,
+        provider=args.provider,
+    )
+    out.write(report.to_json() + "\n" if args.format == "json" else report.to_text() + "\n")
+    return 1 if report.errors else 0
+
+
+def cmd_explore(args: argparse.Namespace, out: TextIO) -> int:
+    """Visible sets, minimum turns per tool and tokens per set."""
+    design = _design(args.file)
+    try:
+        exploration = explore(
+            _graph(design),
+            provider=args.provider,
+            max_states=args.max_states,
+            progress=_progress(sys.stderr),
+        )
+    finally:
+        _clear_progress(sys.stderr)
+    out.write(
+        exploration.to_json() + "\n" if args.format == "json" else exploration.to_text() + "\n"
+    )
+    return 0
+
+
+def _visible_tools(design: Design) -> list[BaseTool]:
+    return Scheduler(_graph(design)).visible()
+
+
+def _all_tools(design: Design) -> list[BaseTool]:
+    graph = _graph(design)
+    return [entry.tool for entry in graph.entries.values()]
+
+
+def cmd_tokens(args: argparse.Namespace, out: TextIO) -> int:
+    """Tokens of the first visible set (and, with --vs-flat, of every tool at once)."""
+    design = _design(args.file)
+    first = _visible_tools(design)
+    first_tokens = tools_tokens(first, args.provider)
+    out.write(
+        f"first visible set: {len(first)} tools, {first_tokens:,} tokens "
+        f"({args.provider}, o200k_base)\n"
+    )
+    if args.vs_flat:
+        flat = _all_tools(design)
+        flat_tokens = tools_tokens(flat, args.provider)
+        saved = 1 - first_tokens / flat_tokens if flat_tokens else 0.0
+        out.write(f"flat (every tool at once): {len(flat)} tools, {flat_tokens:,} tokens\n")
+        out.write(f"first request saves {saved:.1%} of the flat tool tokens\n")
+    return 0
+
+
+def _load_trace(path: str) -> Trace:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UsageError(
+            f"cannot read trace {path}: {exc}", hint="use a file from --save-trace"
+        ) from exc
+    if isinstance(data, dict):
+        data = data.get("trace", data)
+    try:
+        return Trace.from_json(data)
+    except Exception as exc:
+        raise UsageError(
+            f"{path} is not a statetools trace", hint="use a file from --save-trace"
+        ) from exc
+
+
+def cmd_render(args: argparse.Namespace, out: TextIO) -> int:
+    """Draw the design (DOT, SVG, PNG or Mermaid, from the output's suffix)."""
+    design = _design(args.file)
+    target = Path(args.output)
+    fmt = args.format or {".mmd": "mermaid", ".gv": "dot"}.get(target.suffix, target.suffix[1:])
+    if fmt not in FORMATS:
+        raise UsageError(
+            f"cannot tell the format of {args.output}",
+            hint="end the file name in .dot, .svg, .png or .mmd, or pass --format "
+            f"({', '.join(FORMATS)})",
+        )
+    trace = _load_trace(args.trace) if args.trace else None
+    render(_graph(design), cast(Any, fmt), trace).save(target)
+    out.write(f"wrote {target}\n")
+    return 0
+
+
+class _Watched:
+    """Wraps the run's model to print each request's visible tools and their tokens."""
+
+    def __init__(self, model: Model, out: TextIO, provider: str) -> None:
+        self.model = model
+        self.out = out
+        self.provider = provider
+
+    @property
+    def capabilities(self) -> ModelCapabilities:
+        return self.model.capabilities
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        tokens = tools_tokens(cast(Any, request.tools), cast(Any, self.provider))
+        names = ", ".join(request.tool_names) or "(none)"
+        count = len(request.tools)
+        noun = "tool" if count == 1 else "tools"
+        self.out.write(f"  visible ({count} {noun}, {tokens:,} tokens): {names}\n")
+        return await self.model.complete(request)
+
+
+class _Transcript:
+    """Prints a run's events as a readable transcript, as they happen.
+
+    What a call changed (tools hidden, states entered, injections) is printed after the
+    call's answer, which already ends with the announcement the model reads.
+    """
+
+    WIDTH = 240
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.pending: list[str] = []
+
+    def __call__(self, event: Event) -> None:
+        line = self._line(event)
+        if line is None:
+            return
+        if isinstance(event, ToolsHidden | StateEntered | ToolsInjected | ToolsRemoved):
+            self.pending.append(line)
+            return
+        self.out.write(line + "\n")
+        if isinstance(event, ToolAnswered):
+            for later in self.pending:
+                self.out.write(later + "\n")
+            self.pending.clear()
+        self.out.flush()
+
+    def _short(self, text: str) -> str:
+        lines = [
+            line if len(line) <= self.WIDTH else line[: self.WIDTH - 3] + "..."
+            for line in text.splitlines()
+        ]
+        return "\n      ".join(lines)
+
+    def _line(self, event: Event) -> str | None:
+        match event:
+            case IterationStarted(iteration=n):
+                return f"turn {n}"
+            case ModelResponded(text=text, tool_calls=calls):
+                lines = [f"  model: {text}"] if text else []
+                if calls:
+                    lines.append(f"  model calls: {', '.join(calls)}")
+                return "\n".join(lines) or None
+            case ToolAnswered(name=name, text=text, is_error=is_error):
+                return f"    {'x' if is_error else '<'} {name}: {self._short(text)}"
+            case ToolsHidden(names=names):
+                return f"    - hidden: {', '.join(names)}"
+            case ToolsInjected(names=names):
+                return f"    + injected: {', '.join(names)}"
+            case ToolsRemoved(names=names):
+                return f"    - removed: {', '.join(names)}"
+            case StateEntered(machine=machine, state=state, previous=previous, final=final):
+                return f"    > {machine}: {previous} -> {state}{' (final)' if final else ''}"
+            case ConversationRestarted(conversation=number):
+                return f"  (conversation restarted: #{number})"
+            case RunFinished(outcome=outcome, iterations=iterations):
+                return f"finished ({outcome}) after {iterations} model calls"
+        return None
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    """Run the design in a tool loop and print the transcript."""
+    from statetools.models.resolve import resolve
+
+    design = _design(args.file)
+    if args.model:
+        model: Model = resolve(args.model)
+    else:
+        scripted = design.scripted_model()
+        if scripted is None:
+            raise UsageError(
+                "the file has no script and no --model was given",
+                path=design.source,
+                hint="add a 'script:' to the file, or pass --model openai:gpt-4o-mini",
+            )
+        model = scripted
+    prompt = args.prompt or design.prompt
+    if not prompt:
+        raise UsageError("no prompt", hint="add 'prompt:' to the file or pass --prompt TEXT")
+    loop = ToolLoop(
+        _Watched(model, out, args.provider),
+        system_prompt=design.system_prompt,
+        listeners=[_Transcript(out)],
+        max_iterations=args.max_iterations,
+    )
+    out.write(f"user: {prompt}\n")
+    error: StatetoolsError | None = None
+    try:
+        result = loop.run(prompt, tools=design.tools, context=design.run_context())
+        trace = result.trace
+        out.write(f"answer: {result.output}\n")
+    except StatetoolsError as exc:
+        partial = getattr(exc, "result", None)
+        if partial is None:
+            raise
+        trace, error = partial.trace, exc
+    if args.save_trace:
+        Path(args.save_trace).write_text(
+            json.dumps(trace.to_json(), indent=1) + "\n", encoding="utf-8"
+        )
+        out.write(f"trace saved to {args.save_trace}\n")
+    if error is not None:
+        raise error
+    return 0
+
+
+# -- parser ------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="statetools",
+        description="Check, explore, measure, render and run tool-disclosure designs.",
+        epilog="Each command takes a design file (YAML/JSON, see docs/yaml.md). "
+        "Exit status: 0 ok, 1 check found errors, 2 usage or input error.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, handler: Any, help_text: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument("file", metavar="FILE", help="the design file")
+        sub.set_defaults(handler=handler)
+        return sub
+
+    def provider(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--provider",
+            choices=PROVIDERS,
+            default="openai",
+            help="count tokens as this provider's SDK sends tools (default: openai)",
+        )
+
+    sub = command("check", cmd_check, "Report problems of a design, with stable codes.")
+    sub.add_argument("--format", choices=("text", "json"), default="text")
+    sub.add_argument(
+        "--disable",
+        action="append",
+        default=[],
+        metavar="CODE",
+        help="switch a check off, by code or name (repeatable): "
+        + ", ".join(f"{rule.code} {rule.name}" for rule in RULES),
+    )
+    sub.add_argument(
+        "--token-budget",
+        type=int,
+        default=8000,
+        metavar="N",
+        help="largest visible set allowed, in tokens (0: no limit; default 8000)",
+    )
+    provider(sub)
+
+    sub = command("explore", cmd_explore, "List visible sets, turns to reach each tool, tokens.")
+    sub.add_argument("--format", choices=("text", "json"), default="text")
+    sub.add_argument("--max-states", type=int, default=20_000, metavar="N")
+    provider(sub)
+
+    sub = command("tokens", cmd_tokens, "Count the tokens of the first visible set.")
+    sub.add_argument("--vs-flat", action="store_true", help="compare with all tools at once")
+    provider(sub)
+
+    sub = command("render", cmd_render, "Draw the design with graphviz (or as Mermaid).")
+    sub.add_argument("-o", "--output", required=True, metavar="OUT", help="file to write")
+    sub.add_argument("--format", choices=FORMATS, help="default: from the suffix of OUT")
+    sub.add_argument("--trace", metavar="TRACE.json", help="mark the path of a saved run")
+
+    sub = command("run", cmd_run, "Run the design in a tool loop, printing a live transcript.")
+    sub.add_argument(
+        "--model",
+        metavar="MODEL",
+        help="openai:NAME, anthropic:NAME or scripted:PATH (default: the file's script)",
+    )
+    sub.add_argument("--prompt", metavar="TEXT", help="the user's message (default: the file's)")
+    sub.add_argument("--save-trace", metavar="PATH", help="write the run's trace as JSON")
+    sub.add_argument("--max-iterations", type=int, default=20, metavar="N")
+    provider(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Entry point of the ``statetools`` command; returns the exit status."""
+    stream = out or sys.stdout
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.handler(args, stream))
+    except StatetoolsError as exc:
+        sys.stderr.write(f"statetools {args.command}: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+    except BrokenPipeError:  # the reader went away (e.g. `statetools run ... | head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
