@@ -11,6 +11,7 @@ Show the model only the tools it needs now, and reveal more as the work proceeds
 
 from statetools import models, testing
 from statetools.disclosure.agentic import SimpleAgenticTool
+from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.conditions import (
     After,
     AllOf,
@@ -25,8 +26,9 @@ from statetools.disclosure.conditions import (
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.machine import StateMachineTool, Transition
 from statetools.disclosure.playbook import PlaybookTool
-from statetools.disclosure.scheduler import Blocked, Changes, Scheduler, StateChange
+from statetools.disclosure.scheduler import Blocked, Changes, Injected, Scheduler, StateChange
 from statetools.disclosure.state import DisclosureState
+from statetools.disclosure.unfolding import Unfolded, UnfoldingTool
 from statetools.errors import (
     DefinitionError,
     MaxIterationsExceeded,
@@ -68,14 +70,37 @@ from statetools.review import (
     render,
 )
 from statetools.spec import Design, dump_playbook, load_design, load_playbook
+from statetools.tools.classes import tool_provider, unfolding_tools
 from statetools.tools.context import ToolCallContext
 from statetools.tools.decorators import as_tool, llm_tool, tools_from_instance
 from statetools.tools.result import ToolResult
 from statetools.tools.schema import InputSchema, Param, Parameter
 from statetools.tools.tool import BaseTool, Tool, ToolMetadata
-from statetools.tools.wrappers import DelegatingTool, WrapperTool, unwrap
+from statetools.tools.wrappers import (
+    ArtifactSink,
+    ArtifactSinkingTool,
+    BlackboardSink,
+    CompositeSink,
+    DelegatingTool,
+    ListSink,
+    OneShotPerLoopTool,
+    WrapperTool,
+    unwrap,
+)
 
 __all__ = [
+    "ArtifactSink",
+    "ArtifactSinkingTool",
+    "BlackboardSink",
+    "Chaining",
+    "CompositeSink",
+    "Injected",
+    "ListSink",
+    "OneShotPerLoopTool",
+    "Unfolded",
+    "UnfoldingTool",
+    "tool_provider",
+    "unfolding_tools",
     "After",
     "AllOf",
     "AnyOf",

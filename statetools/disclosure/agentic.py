@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
 
+from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.playbook import AgentOptions, agent_schema
 from statetools.errors import DefinitionError, RunError
 from statetools.tools.context import ToolCallContext
@@ -69,6 +70,28 @@ class SimpleAgenticTool(BaseTool):
     def with_tools(self, *items: Any) -> SimpleAgenticTool:
         """Add tools, playbooks or state machines to the nested loop."""
         return self._evolve(items=(*self.items, *items))
+
+    def with_tool_chaining_from(
+        self, source: type, predicate: Callable[[Any], bool] | None = None
+    ) -> SimpleAgenticTool:
+        """In the nested loop, the ``@llm_tool`` methods of ``source`` are declared as
+        tools and run on the latest ``source`` object a tool returned.
+
+        >>> SimpleAgenticTool("a", "A").with_tool_chaining_from(dict).items
+        (Chaining(source=<class 'dict'>, predicate=None),)
+        """
+        return self.with_tools(Chaining.from_type(source, predicate))
+
+    def with_tool_chaining_from_any(
+        self, predicate: Callable[[Any], bool] | None = None
+    ) -> SimpleAgenticTool:
+        """In the nested loop, any returned object with ``@llm_tool`` methods lends them
+        as tools (a newer object replaces the previous one's tools).
+
+        >>> SimpleAgenticTool("a", "A").with_tool_chaining_from_any().items[0].source is None
+        True
+        """
+        return self.with_tools(Chaining.any(predicate))
 
     def with_model(self, model: Any) -> SimpleAgenticTool:
         """The model of the nested loop."""

@@ -2,12 +2,23 @@
 
 Node ids are stable strings: ``tool:search``, ``playbook:research``,
 ``machine:order``, ``state:order.DRAFT``, ``gate:analyze`` (the condition that unlocks
-``analyze``; nested gates get ``gate:analyze/0``, ``gate:analyze/0.1``, ...).
+``analyze``; nested gates get ``gate:analyze/0``, ``gate:analyze/0.1``, ...),
+``facade:github`` (an UnfoldingTool: the model calls it by its name, and it has no
+``tool:`` node; :meth:`DisclosureGraph.node_of` gives the node of any tool name).
 
-Edge kinds: ``contains`` (a definition holds a tool or state), ``available_in`` (tool
--> state), ``transitions_to`` (state -> state, attribute ``tool``), ``unlocks`` (gate ->
-the tool it unlocks), ``requires`` (gate -> a prerequisite tool, state or inner gate),
-``chains_from``.
+Edge kinds: ``contains`` (a definition holds a tool or state; a facade holds its inner
+tools and facades, with attribute ``categories`` for by-category facades),
+``available_in`` (tool -> state), ``transitions_to`` (state -> state, attribute
+``tool``), ``unlocks`` (gate -> the tool it unlocks), ``requires`` (gate -> a
+prerequisite tool, state or inner gate), ``chains_from`` (a chained tool -> a tool that
+returns its source type; a discovered tool's template -> a tool that returns its
+provider type).
+
+Chained tools are ``tool:`` nodes with attribute ``chained`` (the source type's name).
+Entity discovery appears as template nodes, e.g. ``tool:customer_<id>_recent_orders``
+(kind ``tool``, attribute ``template=True``, not in ``entries``), found through the
+return annotations of the registered tools. ``chains_from`` edges and templates are
+added when :meth:`DisclosureGraph.to_networkx` is first called.
 """
 
 from __future__ import annotations
@@ -19,6 +30,7 @@ from typing import Any
 import attrs
 import networkx as nx
 
+from statetools.disclosure.chaining import ChainedTool, Chaining, returned_classes
 from statetools.disclosure.conditions import (
     After,
     AllOf,
@@ -30,9 +42,12 @@ from statetools.disclosure.conditions import (
     When,
     describe,
 )
+from statetools.disclosure.discovery import template_name
 from statetools.disclosure.machine import StateMachineTool, Transition
 from statetools.disclosure.playbook import PlaybookTool
+from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError
+from statetools.tools.classes import marked_methods, provider_spec
 from statetools.tools.decorators import as_tool
 from statetools.tools.tool import BaseTool
 
@@ -45,6 +60,11 @@ def tool_node(name: str) -> str:
     return f"tool:{name}"
 
 
+def facade_node(name: str) -> str:
+    """The node id of a facade (an UnfoldingTool)."""
+    return f"facade:{name}"
+
+
 def state_node(machine: str, state: str) -> str:
     """The node id of a machine's state."""
     return f"state:{machine}.{state}"
@@ -52,7 +72,8 @@ def state_node(machine: str, state: str) -> str:
 
 @attrs.frozen
 class ToolEntry:
-    """A registered tool and where it sits: its owner, condition and machine states."""
+    """A registered tool and where it sits: its owner, condition, machine states and
+    enclosing facade (the facade that must unfold before it shows)."""
 
     tool: BaseTool
     owner: str | None = None
@@ -60,6 +81,7 @@ class ToolEntry:
     machine: str | None = None
     states: frozenset[str] = frozenset()
     is_global: bool = False
+    facade: str | None = None
 
 
 class DisclosureGraph:
@@ -96,6 +118,18 @@ class DisclosureGraph:
         self.initial_visible: tuple[str, ...] | None = None
         """Memo of the tools visible in a fresh run, apart from When tools (the scheduler
         fills it on first use; the graph does not change after it is built)."""
+        self.facades: dict[str, UnfoldingTool] = {}
+        """Registered facades by name."""
+        self.facade_children: dict[str, list[str]] = {}
+        """The inner tool names of each facade, in order."""
+        self.chains: dict[str, Chaining] = {}
+        """Chaining rules from a type, by the type's key."""
+        self.chain_any: Chaining | None = None
+        """The rule chaining from any returned object, if there is one."""
+        self.chained: dict[str, str] = {}
+        """Chained tool name -> the key of the type it needs an instance of."""
+        self._scopes: dict[str, frozenset[str]] = {}
+        self._producers: dict[str, list[str]] | None = None
 
     # building -------------------------------------------------------------------
 
@@ -108,7 +142,11 @@ class DisclosureGraph:
             source, target, key=f"{kind}:{len(self._graph)}", kind=kind, **attributes
         )
 
-    def _register(self, entry: ToolEntry) -> None:
+    def node_of(self, name: str) -> str:
+        """The node id of the tool called ``name`` (``facade:...`` for a facade)."""
+        return facade_node(name) if name in self.facades else tool_node(name)
+
+    def _register(self, entry: ToolEntry, **edge_attributes: Any) -> None:
         name = entry.tool.name
         existing = self.entries.get(name)
         if existing is not None:
@@ -117,11 +155,51 @@ class DisclosureGraph:
             return
         self.position[name] = len(self.entries)
         self.entries[name] = entry
-        self._node(tool_node(name), "tool", label=name)
+        facade = entry.tool if isinstance(entry.tool, UnfoldingTool) else None
+        if facade is not None:
+            self._add_facade_node(facade)
+        else:
+            self._node(tool_node(name), "tool", label=name)
+        if isinstance(entry.tool, ChainedTool):
+            self._graph.nodes[tool_node(name)]["chained"] = entry.tool.source.__name__
         if entry.owner:
-            self._edge(entry.owner, tool_node(name), "contains")
+            self._edge(entry.owner, self.node_of(name), "contains", **edge_attributes)
         if entry.condition is not None:
             self._add_gate(name, entry.condition, f"gate:{name}", top=True)
+        if facade is not None:
+            self._add_inner(facade)
+
+    def _add_facade_node(self, facade: UnfoldingTool) -> None:
+        name = facade.name
+        self.facades[name] = facade
+        node = facade_node(name)
+        self._node(
+            node,
+            "facade",
+            label=name,
+            description=facade.description,
+            usage_notes=facade.usage_notes,
+            exclusive=facade.exclusive,
+            category_parameter=facade.category_parameter,
+            categories=tuple(category for category, _ in facade.categories),
+            selectable=facade.is_selectable,
+        )
+        placeholder = tool_node(name)
+        if placeholder in self._graph:  # named by a condition before it was registered
+            for source, _, data in list(self._graph.in_edges(placeholder, data=True)):
+                self._graph.add_edge(source, node, key=f"{data['kind']}:moved", **data)
+            self._graph.remove_node(placeholder)
+
+    def _add_inner(self, facade: UnfoldingTool) -> None:
+        node = facade_node(facade.name)
+        self.facade_children[facade.name] = [tool.name for tool in facade.inner]
+        for tool in facade.inner:
+            attributes: dict[str, Any] = {}
+            if facade.category_parameter is not None:
+                attributes["categories"] = tuple(
+                    c for c, names in facade.categories if tool.name in names
+                )
+            self._register(ToolEntry(tool, node, facade=facade.name), **attributes)
 
     def _add_gate(self, tool: str, condition: Condition, node: str, *, top: bool) -> None:
         op = "OR" if isinstance(condition, AnyOf) else "AND"
@@ -136,8 +214,8 @@ class DisclosureGraph:
                     self._edge(node, child, "requires")
             case After(tools=names, count=count):
                 for name in names:
-                    self._node(tool_node(name), "tool", label=name)
-                    self._edge(node, tool_node(name), "requires", count=count)
+                    self._node(self.node_of(name), "tool", label=name)
+                    self._edge(node, self.node_of(name), "requires", count=count)
                     self._by_tool[name].add(tool)
             case InState(machine=machine, state=state):
                 self._node(state_node(machine, state), "state", label=state)
@@ -161,6 +239,31 @@ class DisclosureGraph:
         self.playbooks[playbook.name] = playbook
         for entry in playbook.entries:
             self._register(ToolEntry(entry.tool, node, entry.condition))
+        for rule in playbook.chaining:
+            self.add_chaining(rule, node)
+
+    def add_chaining(self, rule: Chaining, owner: str | None = None) -> None:
+        """Register a chaining rule; a typed rule declares its source's methods as tools."""
+        if rule.source is None:
+            if self.chain_any is not None and self.chain_any != rule:
+                raise DefinitionError(
+                    "tool chaining from any object is set twice, differently",
+                    hint="keep one with_tool_chaining_from_any()",
+                )
+            self.chain_any = rule
+            return
+        existing = self.chains.get(rule.key)
+        if existing is not None:
+            if existing != rule:
+                raise DefinitionError(
+                    f"tool chaining from {rule.source.__qualname__} is set twice, differently",
+                    hint="keep one with_tool_chaining_from(...) per type",
+                )
+            return
+        self.chains[rule.key] = rule
+        for tool in rule.declared_tools():
+            self.chained[tool.name] = rule.key
+            self._register(ToolEntry(tool, owner))
 
     def add_machine(self, machine: StateMachineTool[Any]) -> None:
         """Register a state machine: states, their tools, transitions."""
@@ -196,7 +299,7 @@ class DisclosureGraph:
             for state in sorted(states) if is_global else machine.states_of(tool.name):
                 if not is_global:
                     self._edge(
-                        tool_node(tool.name), state_node(machine.name, state), "available_in"
+                        self.node_of(tool.name), state_node(machine.name, state), "available_in"
                     )
                 self._state_tools[(machine.name, state)].add(tool.name)
         for transition in machine.transitions:
@@ -213,7 +316,65 @@ class DisclosureGraph:
 
     def to_networkx(self) -> nx.MultiDiGraph[str]:
         """The underlying networkx graph (do not modify it)."""
+        self._analyze_returns()
         return self._graph
+
+    def facade_scope(self, facade: str) -> frozenset[str]:
+        """Every tool name inside ``facade``, at any depth."""
+        scope = self._scopes.get(facade)
+        if scope is None:
+            names: set[str] = set()
+            for child in self.facade_children.get(facade, ()):
+                names.add(child)
+                names |= self.facade_scope(child)
+            scope = self._scopes[facade] = frozenset(names)
+        return scope
+
+    def producers(self, key: str) -> list[str]:
+        """Registered tools whose return annotation gives the chained type ``key``."""
+        self._analyze_returns()
+        assert self._producers is not None
+        return self._producers.get(key, [])
+
+    def _analyze_returns(self) -> None:
+        """Add ``chains_from`` edges and discovery templates (once; reads annotations)."""
+        if self._producers is not None:
+            return
+        self._producers = {}
+        makers: dict[type, list[str]] = defaultdict(list)
+        for name, entry in self.entries.items():
+            for cls in returned_classes(entry.tool):
+                makers[cls].append(name)
+        for key, rule in self.chains.items():
+            source = rule.source
+            assert source is not None
+            names = [n for cls, ns in makers.items() if issubclass(cls, source) for n in ns]
+            self._producers[key] = list(dict.fromkeys(names))
+        for name, key in self.chained.items():
+            for producer in self._producers[key]:
+                self._edge(tool_node(name), self.node_of(producer), "chains_from")
+        producer_nodes = {cls: [self.node_of(n) for n in ns] for cls, ns in makers.items()}
+        templates: list[tuple[str, type]] = []
+        queue = [cls for cls in makers if provider_spec(cls) is not None]
+        seen: set[type] = set()
+        while queue:
+            cls = queue.pop(0)
+            spec = provider_spec(cls)
+            if cls in seen or spec is None:
+                continue
+            seen.add(cls)
+            for attribute, method in marked_methods(cls):
+                label = template_name(spec, method.name or attribute)
+                node = tool_node(label)
+                self._node(node, "tool", label=label, template=True, provider=cls.__name__)
+                templates.append((node, cls))
+                function = getattr(cls, attribute)
+                for made in returned_classes(function):
+                    producer_nodes.setdefault(made, []).append(node)
+                    queue.append(made)
+        for node, cls in templates:
+            for producer in producer_nodes.get(cls, []):
+                self._edge(node, producer, "chains_from")
 
     def tool_names(self) -> list[str]:
         """Every registered tool name, in registration order."""
@@ -271,7 +432,9 @@ def disclosure_graph(*items: Any) -> DisclosureGraph:
 
     graph = DisclosureGraph()
     for item in _flatten(items):
-        if isinstance(item, PlaybookTool | StateMachineTool) and item.agent.model is not None:
+        if isinstance(item, Chaining):
+            graph.add_chaining(item)
+        elif isinstance(item, PlaybookTool | StateMachineTool) and item.agent.model is not None:
             graph.add_tool(agentic_from_definition(item))
         elif isinstance(item, PlaybookTool):
             graph.add_playbook(item)

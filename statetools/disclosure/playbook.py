@@ -7,6 +7,7 @@ from typing import Any
 
 import attrs
 
+from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.conditions import (
     After,
     AllOf,
@@ -73,6 +74,8 @@ class PlaybookTool:
     agent: AgentOptions = attrs.field(factory=AgentOptions)
     names: frozenset[str] = attrs.field(default=frozenset(), eq=False, repr=False)
     """The names of the tools in ``entries`` (kept to make adding a tool cheap)."""
+    chaining: tuple[Chaining, ...] = ()
+    """Tool chaining rules of the playbook (see :meth:`with_tool_chaining_from`)."""
 
     def with_tools(self, *tools: Any) -> PlaybookTool:
         """Add tools that are available from the start."""
@@ -155,6 +158,30 @@ class PlaybookTool:
         return attrs.evolve(
             self, agent=attrs.evolve(self.agent, parameters=(*self.agent.parameters, parameter))
         )
+
+    def with_tool_chaining_from(
+        self, source: type, predicate: Callable[[Any], bool] | None = None
+    ) -> PlaybookTool:
+        """Declare the ``@llm_tool`` methods of ``source`` as tools; they run on the
+        latest ``source`` object a tool returned (for which ``predicate`` holds).
+
+        >>> PlaybookTool("p", "d").with_tool_chaining_from(dict).chaining
+        (Chaining(source=<class 'dict'>, predicate=None),)
+        """
+        return attrs.evolve(
+            self, chaining=(*self.chaining, Chaining.from_type(source, predicate)), last=None
+        )
+
+    def with_tool_chaining_from_any(
+        self, predicate: Callable[[Any], bool] | None = None
+    ) -> PlaybookTool:
+        """Any returned object with ``@llm_tool`` methods lends them as tools; a newer
+        object replaces the previous one's tools.
+
+        >>> PlaybookTool("p", "d").with_tool_chaining_from_any().chaining[0].source is None
+        True
+        """
+        return attrs.evolve(self, chaining=(*self.chaining, Chaining.any(predicate)), last=None)
 
     @property
     def tools(self) -> list[BaseTool]:

@@ -5,6 +5,10 @@ Evaluation is incremental: a recorded call re-evaluates only the tools whose
 conditions depend on it (the graph's dependency index); ``When`` conditions are
 re-checked at the start of every turn. Per-turn work grows with the visible tools and
 the changes, not with the number registered.
+
+Facades (:mod:`~statetools.disclosure.facades`), chained instances and discovered
+entities (:mod:`~statetools.disclosure.bindings`) keep their own bookkeeping; the
+scheduler asks them and applies what they decide.
 """
 
 from __future__ import annotations
@@ -12,54 +16,25 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-import attrs
-
+from statetools.disclosure.bindings import Bindings, Plan
+from statetools.disclosure.chaining import ChainedTool, unbound_message
 from statetools.disclosure.conditions import holds, type_key, unmet_sentences
+from statetools.disclosure.facades import Facades, unfolded_value
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
+from statetools.disclosure.outcomes import Blocked, Changes, Injected, StateChange, announcement
 from statetools.disclosure.state import DisclosureState
+from statetools.disclosure.unfolding import Unfolded
 from statetools.errors import DefinitionError
 from statetools.loop.blackboard import Blackboard
 from statetools.loop.messages import ToolCall
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 
+__all__ = ["Blocked", "Changes", "Injected", "Scheduler", "StateChange", "Visibility"]
+
 Visibility = Literal["hidden", "declared"]
-
-
-@attrs.frozen
-class Blocked:
-    """A call that may not run now, and the text that tells the model why."""
-
-    reason: str
-
-
-@attrs.frozen
-class StateChange:
-    """A state machine moved from ``previous`` to ``state``."""
-
-    machine: str
-    previous: str
-    state: str
-    final: bool
-
-
-@attrs.frozen
-class Changes:
-    """What a recorded call (or a new turn) changed.
-
-    ``announcement`` is the line appended to the call's result, e.g.
-    ``[now available: analyze; state is now CONFIRMED]``.
-    """
-
-    unlocked: tuple[str, ...] = ()
-    hidden: tuple[str, ...] = ()
-    entered: tuple[StateChange, ...] = ()
-    announcement: str | None = None
-
-    @property
-    def final_reached(self) -> bool:
-        """Whether a machine entered a final state."""
-        return any(change.final for change in self.entered)
+DISCOVERY_LIMIT = 128
+"""Default limit on tools added by entity discovery in one run."""
 
 
 class _View:
@@ -83,6 +58,17 @@ class _View:
     @property
     def context(self) -> Mapping[str, Any]:
         return self._s.context
+
+
+class _Record:
+    """What a recorded call changes, collected before one refresh."""
+
+    def __init__(self, affected: set[str]) -> None:
+        self.affected = affected
+        self.entered: list[StateChange] = []
+        self.listed: set[str] = set()
+        self.hidden: list[str] = []
+        self.injected: list[Injected] = []
 
 
 def _type_keys(value: Any) -> set[str]:
@@ -109,6 +95,7 @@ class Scheduler:
         visibility: Visibility = "hidden",
         blackboard: Blackboard | None = None,
         context: Mapping[str, Any] | None = None,
+        discovery_limit: int = DISCOVERY_LIMIT,
     ) -> None:
         if graph.duplicates:
             twice = ", ".join(sorted(set(graph.duplicates)))
@@ -133,21 +120,26 @@ class Scheduler:
         self._removed = set(restored.removed)
         self._dynamic: dict[str, BaseTool] = {}
         self._visible: dict[str, BaseTool] = {}
+        self._facades = Facades(graph)
+        self._folding = self._facades.active
+        self._bindings = Bindings(graph, discovery_limit)
+        self._facades.replay(restored.unfolds)
         fresh = state is None or state == DisclosureState(iteration=state.iteration)
         if fresh and graph.initial_visible is not None:
             names: Iterable[str] = graph.initial_visible
         else:
+            known = (*restored.visible_order, *graph.entries, *self._facades.built)
             names = [
                 name
-                for name in dict.fromkeys((*restored.visible_order, *graph.entries))
-                if name in graph.entries
+                for name in dict.fromkeys(known)
+                if self._known(name)
                 and not (fresh and name in graph.when_tools)
                 and self._available(name)
             ]
             if fresh:
                 graph.initial_visible = tuple(names)
         for name in names:
-            self._visible[name] = graph.entries[name].tool
+            self._visible[name] = self._tool_of(name)
         self._refresh(graph.when_tools)
 
     @classmethod
@@ -160,9 +152,21 @@ class Scheduler:
         """A scheduler for tools and definitions (a prebuilt DisclosureGraph is used as is)."""
         if len(items) == 1 and isinstance(items[0], DisclosureGraph):
             return cls(items[0], state, **options)
+        if any(isinstance(item, DisclosureGraph) for item in items):
+            raise DefinitionError(
+                "a prebuilt DisclosureGraph cannot be combined with other tools",
+                path="tools",
+                hint="build one graph from everything: disclosure_graph(...)",
+            )
         return cls(disclosure_graph(*items), state, **options)
 
     # availability -------------------------------------------------------------------
+
+    def _known(self, name: str) -> bool:
+        return name in self.graph.entries or name in self._facades.built
+
+    def _tool_of(self, name: str) -> BaseTool:
+        return self._facades.tool_of(name) if self._folding else self.graph.entries[name].tool
 
     def _state_reason(self, name: str) -> str | None:
         entry = self.graph.entries[name]
@@ -176,10 +180,25 @@ class Scheduler:
         return f"Tool '{name}' is not available in state {current} (it is available in: {where})."
 
     def _available(self, name: str) -> bool:
+        if not self._usable(name):
+            return False
+        return not (self._folding and self._facades.replaced(name))
+
+    def _usable(self, name: str) -> bool:
+        """Available, counting an unfolded facade as usable (its tools may show)."""
         if name in self._dynamic:
             return True
         if name in self._removed:
             return False
+        if self._folding:
+            facades = self._facades
+            if not facades.in_scope(name):
+                return False
+            parent = facades.enclosing(name)
+            if parent is not None and (name not in facades.revealed or not self._usable(parent)):
+                return False
+            if name not in self.graph.entries:
+                return True  # built by a selectable facade
         entry = self.graph.entries[name]
         if (
             entry.machine is not None
@@ -189,14 +208,34 @@ class Scheduler:
             return False
         return entry.condition is None or holds(entry.condition, self._view)
 
+    def _chain_reason(self, name: str) -> str | None:
+        entry = self.graph.entries.get(name)
+        if entry is None or not isinstance(entry.tool, ChainedTool):
+            return None
+        if self._bindings.tool(name) is not None:
+            return None
+        key = self.graph.chained[name]
+        return unbound_message(name, entry.tool.source, self.graph.producers(key))
+
     def explain(self, name: str) -> str | None:
         """Why ``name`` cannot be called now (the text the model gets), or None if it can."""
-        if name in self._visible or name in self._dynamic:
+        if name in self._visible:
+            return self._chain_reason(name)
+        if name in self._dynamic:
             return None
-        if name not in self.graph.entries:
+        if not self._known(name):
             return f"Tool '{name}' is not part of this run."
         if name in self._removed:
             return f"Tool '{name}' was removed from this run."
+        if self._folding:
+            reason = self._facades.reason(name)
+            if reason:
+                return reason
+            parent = self._facades.enclosing(name)
+            if parent is not None and not self._usable(parent):
+                return self.explain(parent)
+            if name not in self.graph.entries:
+                return None
         reason = self._state_reason(name)
         if reason:
             return reason
@@ -211,28 +250,47 @@ class Scheduler:
         """The tools to send to the model now, in stable order.
 
         With ``visibility="declared"`` every registered tool is sent; locked ones carry
-        one more line saying what unlocks them.
+        one more line saying what unlocks them (unfolded facades, and tools an
+        exclusive facade put away, are left out).
         """
         if self.visibility == "hidden":
             return list(self._visible.values())
         tools: list[BaseTool] = []
         for name, entry in self.graph.entries.items():
             if name in self._visible:
-                tools.append(entry.tool)
-            elif name not in self._removed:
+                tools.append(self._visible[name])
+            elif name not in self._removed and not self._put_away(name):
                 reason = self.explain(name) or ""
                 tools.append(entry.tool.with_description(f"{entry.tool.description}\n{reason}"))
-        tools.extend(tool for name, tool in self._visible.items() if name in self._dynamic)
+        tools.extend(t for name, t in self._visible.items() if name not in self.graph.entries)
         return tools
 
+    def _put_away(self, name: str) -> bool:
+        facades = self._facades
+        return self._folding and (facades.replaced(name) or not facades.in_scope(name))
+
     def resolve(self, name: str) -> BaseTool | Blocked | None:
-        """The tool to run for ``name``; Blocked when it may not run now; None if unknown."""
+        """The tool to run for ``name``; Blocked when it may not run now; None if unknown.
+
+        An unfolded facade called again resolves to a tool that lists its tools; a
+        chained tool resolves to its method bound to the newest instance.
+        """
         tool = self._visible.get(name)
         if tool is not None:
+            if name in self.graph.chained:
+                bound = self._bindings.tool(name)
+                return bound if bound is not None else Blocked(self._chain_reason(name) or "")
             return tool
-        if name in self.graph.entries:
+        if self._folding and self._usable_facade(name):
+            recall = self._facades.recall(name)
+            if recall is not None:
+                return recall
+        if self._known(name):
             return Blocked(self.explain(name) or f"Tool '{name}' is not available now.")
         return None
+
+    def _usable_facade(self, name: str) -> bool:
+        return name in self.graph.facades and self._usable(name)
 
     # changes ----------------------------------------------------------------------
 
@@ -240,17 +298,32 @@ class Scheduler:
         shown: list[str] = []
         hidden: list[str] = []
         position = self.graph.position
+        if self._folding:
+            names = self._with_revealed(names)
         for name in sorted(names, key=lambda n: position.get(n, len(position))):
-            if name not in self.graph.entries:
+            if not self._known(name):
                 continue
             now = self._available(name)
             if now and name not in self._visible:
-                self._visible[name] = self.graph.entries[name].tool
+                self._visible[name] = self._tool_of(name)
                 shown.append(name)
             elif not now and name in self._visible and name not in self._dynamic:
                 del self._visible[name]
                 hidden.append(name)
         return shown, hidden
+
+    def _with_revealed(self, names: Iterable[str]) -> set[str]:
+        """``names`` and what unfolded facades among them revealed (at any depth)."""
+        result = set(names)
+        opened = self._facades.opened
+        stack = [name for name in result if name in opened]
+        while stack:
+            for child in opened[stack.pop()]:
+                if child not in result:
+                    result.add(child)
+                    if child in opened:
+                        stack.append(child)
+        return result
 
     def _blackboard_changes(self) -> set[str]:
         affected: set[str] = set()
@@ -275,30 +348,89 @@ class Scheduler:
         """Note that ``call`` ran with ``result``; returns what became (un)available.
 
         Failed calls count for nothing: they do not satisfy ``After`` nor transition.
+        A facade's result unfolds it; objects in a result may bind chained tools or
+        add discovered ones.
         """
-        affected = self._blackboard_changes()
+        record = _Record(self._blackboard_changes())
+        self._note(call, result, record)
+        shown, hidden = self._refresh(record.affected)
+        hidden.extend(record.hidden)
+        return Changes(
+            tuple(shown),
+            tuple(hidden),
+            tuple(record.entered),
+            announcement(shown, record.entered, len(self.graph.machines), record.listed),
+            tuple(record.injected),
+        )
+
+    def _note(self, call: ToolCall, result: ToolResult, record: _Record) -> None:
+        unfolded = unfolded_value(result) if self._folding else None
+        if (
+            unfolded is not None
+            and unfolded.facade == call.name
+            and call.name in self.graph.facades
+        ):
+            self._unfold(unfolded, record)
+            if unfolded.direct is not None:
+                direct = unfolded.direct
+                self._note(ToolCall(call.id, direct.name, direct.arguments), direct.result, record)
+            return
         if result.is_error:
-            shown, hidden = self._refresh(affected)
-            return self._changes(shown, hidden, [])
+            return
         name = call.name
         self._counts[name] = self._counts.get(name, 0) + 1
-        affected |= self.graph.dependents_of_call(name)
-        if result.has_value and self.graph.artifact_keys:
-            for key in _type_keys(result.value) & self.graph.artifact_keys:
-                if key not in self._artifacts:
-                    self._artifacts.add(key)
-                    affected |= self.graph.dependents_of_artifact(key)
-        entered: list[StateChange] = []
+        record.affected |= self.graph.dependents_of_call(name)
+        if result.has_value:
+            if self.graph.artifact_keys:
+                for key in _type_keys(result.value) & self.graph.artifact_keys:
+                    if key not in self._artifacts:
+                        self._artifacts.add(key)
+                        record.affected |= self.graph.dependents_of_artifact(key)
+            for plan in self._bindings.observe(result.value):
+                record.injected.append(self._apply(plan))
         entry = self.graph.entries.get(name)
         if entry is not None and entry.machine is not None:
             change = self._transition(entry.machine, name, result)
             if change is not None:
-                entered.append(change)
-                affected |= self.graph.tools_in_state(change.machine, change.previous)
-                affected |= self.graph.tools_in_state(change.machine, change.state)
-                affected |= self.graph.dependents_of_machine(change.machine)
-        shown, hidden = self._refresh(affected)
-        return self._changes(shown, hidden, entered)
+                record.entered.append(change)
+                record.affected |= self.graph.tools_in_state(change.machine, change.previous)
+                record.affected |= self.graph.tools_in_state(change.machine, change.state)
+                record.affected |= self.graph.dependents_of_machine(change.machine)
+
+    def _unfold(self, unfolded: Unfolded, record: _Record) -> None:
+        name = unfolded.facade
+        changed, skipped, started = self._facades.apply(unfolded, self._dynamic.__contains__)
+        self._counts[name] = self._counts.get(name, 0) + 1
+        record.affected |= set(changed) | self.graph.dependents_of_call(name)
+        if unfolded.listed:
+            record.listed.update(unfolded.names)
+        if skipped:
+            record.injected.append(Injected(name, skipped=tuple(skipped)))
+        if started:
+            record.affected |= set(self._visible)
+            away = [n for n in self._dynamic if not self._facades.in_scope(n)]
+            record.hidden.extend(self.remove(away))
+
+    def _apply(self, plan: Plan) -> Injected:
+        removed = self.remove(plan.remove)
+        added: list[str] = []
+        skipped: list[str] = []
+        for tool in plan.add:
+            if tool.name in self._dynamic:  # the same object again: rebind in place
+                self._dynamic[tool.name] = self._visible[tool.name] = tool
+            elif tool.name in self._visible or self._known(tool.name):
+                skipped.append(tool.name)
+            else:
+                self._dynamic[tool.name] = self._visible[tool.name] = tool
+                added.append(tool.name)
+        return Injected(
+            plan.source,
+            tuple(added),
+            tuple(removed),
+            tuple(skipped),
+            plan.over_limit,
+            self._bindings.limit if plan.over_limit else 0,
+        )
 
     def _transition(self, machine: str, tool: str, result: ToolResult) -> StateChange | None:
         current = self._machine_states[machine]
@@ -309,17 +441,6 @@ class Scheduler:
                 return StateChange(machine, current, transition.target, final)
         return None
 
-    def _changes(self, shown: list[str], hidden: list[str], entered: list[StateChange]) -> Changes:
-        parts = []
-        if shown:
-            parts.append(f"now available: {', '.join(shown)}")
-        for change in entered:
-            subject = "state" if len(self.graph.machines) == 1 else f"state of {change.machine}"
-            final = " (final)" if change.final else ""
-            parts.append(f"{subject} is now {change.state}{final}")
-        announcement = f"[{'; '.join(parts)}]" if parts else None
-        return Changes(tuple(shown), tuple(hidden), tuple(entered), announcement)
-
     # injection --------------------------------------------------------------------
 
     def add(self, tools: Iterable[BaseTool]) -> tuple[list[str], list[str]]:
@@ -327,7 +448,7 @@ class Scheduler:
         added: list[str] = []
         skipped: list[str] = []
         for tool in tools:
-            if tool.name in self._visible or tool.name in self.graph.entries:
+            if tool.name in self._visible or self._known(tool.name):
                 skipped.append(tool.name)
                 continue
             self._dynamic[tool.name] = tool
@@ -350,7 +471,8 @@ class Scheduler:
         return removed
 
     def snapshot(self) -> DisclosureState:
-        """The current state, serializable (injected tools are not part of it)."""
+        """The current state, serializable (injected and discovered tools, and chained
+        instances, are not part of it; unfolded facades are)."""
         return DisclosureState(
             call_counts=self._counts,
             machine_states=self._machine_states,
@@ -359,4 +481,5 @@ class Scheduler:
             visible_order=tuple(n for n in self._visible if n not in self._dynamic),
             removed=self._removed,
             iteration=self.iteration,
+            unfolds=self._facades.snapshot(),
         )

@@ -28,6 +28,14 @@ def _tuple(value: Iterable[str]) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _pairs(value: Iterable[Iterable[str]]) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for pair in value:
+        first, second = pair
+        pairs.append((str(first), str(second)))
+    return tuple(pairs)
+
+
 @attrs.frozen
 class DisclosureState:
     """A serializable snapshot of a run's disclosure: resume a run from it.
@@ -36,7 +44,10 @@ class DisclosureState:
     state of each state machine; ``artifacts`` / ``blackboard``: type keys of values
     seen (for OnArtifact / OnBlackboard); ``visible_order``: the order tools were shown
     in (kept on resume, so provider prompt caches stay warm); ``removed``: tools an
-    injection strategy removed; ``iteration``: model calls made.
+    injection strategy removed; ``iteration``: model calls made; ``unfolds``: the
+    facades that unfolded, in order, each with the arguments of its call as JSON (a
+    resumed run unfolds them again; a selectable facade's selector runs again).
+    Chained instances and discovered tools are objects of the run and are not kept.
 
     >>> state = DisclosureState(call_counts={"search": 1}, iteration=2)
     >>> DisclosureState.from_json(state.to_json()) == state
@@ -50,6 +61,7 @@ class DisclosureState:
     visible_order: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     removed: tuple[str, ...] = attrs.field(default=(), converter=_sorted)
     iteration: int = 0
+    unfolds: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=_pairs)
 
     def to_json(self) -> str:
         """The state as JSON text."""

@@ -125,6 +125,18 @@ class InjectionSkipped:
 
 
 @attrs.frozen
+class InjectionLimitReached:
+    """Entity discovery reached the run's limit of discovered tools (``limit``); the
+    tools in ``names`` were not added."""
+
+    iteration: int
+    limit: int
+    names: tuple[str, ...]
+    source: str
+    type: Literal["injection_limit_reached"] = "injection_limit_reached"
+
+
+@attrs.frozen
 class ToolsUnlocked:
     """Tools became available because a condition now holds."""
 
@@ -196,6 +208,7 @@ Event = (
     | ToolsInjected
     | ToolsRemoved
     | InjectionSkipped
+    | InjectionLimitReached
     | ToolsUnlocked
     | ToolsHidden
     | StateEntered

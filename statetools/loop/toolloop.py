@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import difflib
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from statetools.disclosure.scheduler import Blocked, Changes, Scheduler
+from statetools.disclosure.chaining import Chaining
+from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Blocked, Changes, Injected, Scheduler
 from statetools.disclosure.state import DisclosureState
 from statetools.errors import (
     MaxIterationsExceeded,
@@ -24,6 +26,7 @@ from statetools.loop.events import (
     CallBlocked,
     ConversationRestarted,
     Event,
+    InjectionLimitReached,
     InjectionSkipped,
     IterationStarted,
     Listener,
@@ -74,6 +77,22 @@ def unknown_tool_message(name: str, available: Sequence[str]) -> str:
     return f"{text} Available tools: {listing}."
 
 
+def injection_events(iteration: int, injected: Injected) -> list[Event]:
+    """The events for tools a result added or removed (discovery, chaining, facades)."""
+    events: list[Event] = []
+    if injected.removed:
+        events.append(ToolsRemoved(iteration, injected.removed, injected.source))
+    if injected.added:
+        events.append(ToolsInjected(iteration, injected.added, injected.source))
+    for name in injected.skipped:
+        events.append(InjectionSkipped(iteration, name, "a tool with this name is already visible"))
+    if injected.over_limit:
+        events.append(
+            InjectionLimitReached(iteration, injected.limit, injected.over_limit, injected.source)
+        )
+    return events
+
+
 def _definition(tool: BaseTool) -> ToolDefinition:
     return ToolDefinition(tool.name, tool.description, tool.input_schema)
 
@@ -91,20 +110,21 @@ class _Run:
     ) -> None:
         self.loop = loop
         self.messages = messages
-        self.context = context
+        self.blackboard = Blackboard()
+        self.context = context.with_blackboard(self.blackboard)
         self.events: list[Event] = []
         self.usage = Usage()
         self.iterations = state.iteration if state is not None else 0
         self.misses = 0
-        self.blackboard = Blackboard()
         self.conversation = 0
         self.conversation_tools: tuple[ToolDefinition, ...] | None = None
         self.scheduler = Scheduler.for_items(
-            tools,
+            (*tools, *loop.chaining) if loop.chaining else tools,
             state,
             visibility=loop.visibility,
             blackboard=self.blackboard,
-            context=context,
+            context=self.context,
+            discovery_limit=loop.max_discovered_tools,
         )
 
     def emit(self, event: Event) -> None:
@@ -123,6 +143,9 @@ class _Run:
                     self.iterations, change.machine, change.state, change.previous, change.final
                 )
             )
+        for injected in changes.injected:
+            for event in injection_events(self.iterations, injected):
+                self.emit(event)
 
     def result(self, output: Any) -> LoopResult:
         self.scheduler.iteration = self.iterations
@@ -170,6 +193,8 @@ class ToolLoop:
         end_on_final_state: bool = False,
         clock: Callable[[], float] = time.perf_counter,
         id_factory: Callable[[], str] = lambda: uuid.uuid4().hex,
+        chaining: Sequence[Chaining] = (),
+        max_discovered_tools: int = DISCOVERY_LIMIT,
     ) -> None:
         if max_iterations < 1:
             raise StatetoolsError("max_iterations must be at least 1", path="ToolLoop")
@@ -188,6 +213,33 @@ class ToolLoop:
         self.end_on_final_state = end_on_final_state
         self.clock = clock
         self.id_factory = id_factory
+        self.chaining = tuple(chaining)
+        self.max_discovered_tools = max_discovered_tools
+
+    def with_tool_chaining_from(
+        self, source: type, predicate: Callable[[Any], bool] | None = None
+    ) -> ToolLoop:
+        """A copy of this loop whose runs declare the ``@llm_tool`` methods of
+        ``source`` as tools, bound to the latest ``source`` object a tool returned (for
+        which ``predicate`` holds). See docs/chaining.md.
+
+        >>> ToolLoop(model).with_tool_chaining_from(Repo)  # doctest: +SKIP
+        """
+        loop = copy.copy(self)
+        loop.chaining = (*self.chaining, Chaining.from_type(source, predicate))
+        return loop
+
+    def with_tool_chaining_from_any(
+        self, predicate: Callable[[Any], bool] | None = None
+    ) -> ToolLoop:
+        """A copy of this loop whose runs turn any returned object with ``@llm_tool``
+        methods into tools (a newer object replaces the previous one's tools).
+
+        >>> ToolLoop(model).with_tool_chaining_from_any()  # doctest: +SKIP
+        """
+        loop = copy.copy(self)
+        loop.chaining = (*self.chaining, Chaining.any(predicate))
+        return loop
 
     def run(
         self,
@@ -233,7 +285,7 @@ class ToolLoop:
         :class:`OutputValidationError` or :class:`ProviderError`; each carries ``.result``.
         """
         messages = self._initial_messages(prompt)
-        run_context = ToolCallContext({RUN_ID_KEY: self.id_factory()}).merge(context)
+        run_context = ToolCallContext(context or {}).merge({RUN_ID_KEY: self.id_factory()})
         run = _Run(self, messages, tools, state, run_context)
         run.emit(
             RunStarted(

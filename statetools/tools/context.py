@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
+
+if TYPE_CHECKING:
+    from statetools.loop.blackboard import Blackboard
 
 
 def _freeze(values: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -28,9 +31,18 @@ class ToolCallContext(Mapping[str, Any]):
     >>> ctx = ToolCallContext({"tenant": "acme"})
     >>> ctx["tenant"], len(ctx)
     ('acme', 1)
+
+    Inside a run, ``blackboard`` is the run's :class:`~statetools.Blackboard` (not one of
+    the mapping's entries): a handler may post values that ``OnBlackboard`` conditions
+    wait for. Outside a run it is None.
+
+    >>> board = Blackboard()
+    >>> ToolCallContext({"tenant": "acme"}, blackboard=board).blackboard is board
+    True
     """
 
     _values: Mapping[str, Any] = attrs.field(factory=dict, converter=_freeze, alias="values")
+    blackboard: Blackboard | None = attrs.field(default=None, kw_only=True, repr=False)
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]
@@ -63,7 +75,18 @@ class ToolCallContext(Mapping[str, Any]):
         """
         if not other:
             return self
-        return ToolCallContext({**self._values, **other})
+        board = other.blackboard if isinstance(other, ToolCallContext) else None
+        return ToolCallContext(
+            {**self._values, **other}, blackboard=board if board is not None else self.blackboard
+        )
+
+    def with_blackboard(self, blackboard: Blackboard | None) -> ToolCallContext:
+        """The same entries with ``blackboard`` as the run's blackboard.
+
+        >>> ToolCallContext({"a": 1}).with_blackboard(Blackboard()).blackboard is not None
+        True
+        """
+        return ToolCallContext(self._values, blackboard=blackboard)
 
     def __or__(self, other: Mapping[str, Any]) -> ToolCallContext:
         if not isinstance(other, Mapping):

@@ -125,6 +125,9 @@ def as_tool(obj: Any) -> BaseTool:
     """
     if isinstance(obj, BaseTool):
         return obj
+    facade = _facade_of(obj)
+    if facade is not None:
+        return facade
     spec = tool_spec(obj)
     if spec is not None and inspect.isfunction(obj) and _first_parameter(obj) in ("self", "cls"):
         raise DefinitionError(
@@ -142,7 +145,7 @@ def as_tool(obj: Any) -> BaseTool:
     )
 
 
-def _attribute_names(cls: type) -> list[str]:
+def attribute_names(cls: type) -> list[str]:
     """Attribute names in definition order, base classes first."""
     names: dict[str, None] = {}
     for klass in reversed(cls.__mro__):
@@ -150,11 +153,23 @@ def _attribute_names(cls: type) -> list[str]:
     return list(names)
 
 
+def _facade_of(obj: Any) -> BaseTool | None:
+    """The facade of an instance of an ``@unfolding_tools`` class (None for anything else)."""
+    from statetools.tools.classes import unfolding_spec
+
+    if isinstance(obj, type) or unfolding_spec(type(obj)) is None:
+        return None
+    from statetools.disclosure.unfolding import UnfoldingTool
+
+    return UnfoldingTool.from_instance(obj)
+
+
 def tools_from_instance(obj: Any) -> list[BaseTool]:
     """Tools for every ``@llm_tool`` method of ``obj``, bound to it, in definition order.
 
-    Static and class methods are included. Raises :class:`~statetools.DefinitionError`
-    when ``obj`` has no such method.
+    Static and class methods are included. For an instance of an ``@unfolding_tools``
+    class the list holds one :class:`~statetools.UnfoldingTool` instead. Raises
+    :class:`~statetools.DefinitionError` when ``obj`` has no such method.
 
     >>> class Cart:
     ...     def __init__(self):
@@ -175,9 +190,12 @@ def tools_from_instance(obj: Any) -> list[BaseTool]:
             f"tools_from_instance needs an instance, got the class {obj.__qualname__}",
             hint=f"pass an object: tools_from_instance({obj.__qualname__}(...))",
         )
+    facade = _facade_of(obj)
+    if facade is not None:
+        return [facade]
     cls = type(obj)
     tools: list[BaseTool] = []
-    for attribute in _attribute_names(cls):
+    for attribute in attribute_names(cls):
         spec = tool_spec(inspect.getattr_static(cls, attribute, None))
         if spec is not None:
             tools.append(_tool_from_marked(getattr(obj, attribute), spec))

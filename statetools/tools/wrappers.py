@@ -3,17 +3,30 @@
 A wrapper changes how a tool behaves (limits, logging, retries, renaming) while the
 wrapped tool stays reachable through ``delegate``. :func:`unwrap` follows that chain
 to the innermost tool, which is what analysis and the disclosure graph look at.
+
+Ready-made wrappers: :class:`OneShotPerLoopTool` (runs once per run) and
+:class:`ArtifactSinkingTool` (hands returned values to a sink: :class:`ListSink`,
+:class:`CompositeSink`, :class:`BlackboardSink`). Every wrapper passes the call's
+:class:`~statetools.ToolCallContext` on to the tool it wraps.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Self, runtime_checkable
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
 import attrs
 
-from statetools.errors import DefinitionError
+from statetools.errors import DefinitionError, StatetoolsError
+from statetools.tools.calling import failure
+from statetools.tools.context import RUN_ID_KEY, ToolCallContext
+from statetools.tools.decorators import as_tool
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import Arguments, BaseTool, Context
+
+if TYPE_CHECKING:
+    from statetools.loop.blackboard import Blackboard
 
 
 @runtime_checkable
@@ -125,3 +138,242 @@ class WrapperTool(BaseTool):
         if type(self).acall is WrapperTool.acall:
             return self.delegate.call(arguments, context)
         return super().call(arguments, context)
+
+
+DEFAULT_ADVICE = "Use that result instead of calling it again."
+
+
+def already_loaded_message(name: str, advice: str) -> str:
+    """What a :class:`OneShotPerLoopTool` answers to a second call in the same run.
+
+    >>> already_loaded_message("load_guide", "Follow the guide above.")
+    "ALREADY LOADED: 'load_guide' already ran in this conversation; its result is above. Follow the guide above."
+    """  # noqa: E501
+    return (
+        f"ALREADY LOADED: '{name}' already ran in this conversation; its result is above. {advice}"
+    )
+
+
+class _RunMemory:
+    """The ids of the newest runs in which a tool ran (bounded, oldest forgotten)."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self._ids: OrderedDict[str, None] = OrderedDict()
+        self._size = size
+
+    def __contains__(self, run_id: object) -> bool:
+        return run_id in self._ids
+
+    def add(self, run_id: str) -> None:
+        self._ids[run_id] = None
+        self._ids.move_to_end(run_id)
+        while len(self._ids) > self._size:
+            self._ids.popitem(last=False)
+
+
+def _wrapper_fields(delegate: BaseTool, fields: dict[str, Any]) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "name": delegate.name,
+        "description": delegate.description,
+        "input_schema": delegate.input_schema,
+        "metadata": delegate.metadata,
+    }
+    base.update(fields)
+    return base
+
+
+def _run_id(context: Context) -> str | None:
+    if not isinstance(context, Mapping):
+        return None
+    value = context.get(RUN_ID_KEY)
+    return None if value is None else str(value)
+
+
+@attrs.frozen(kw_only=True, init=False)
+class OneShotPerLoopTool(WrapperTool):
+    """A tool that runs once per run: a second call in the same run gets the exact
+    "ALREADY LOADED" text (with ``advice``) instead of running again. Good for tools
+    that load instructions or a large document into the conversation.
+
+    The loop puts a fresh run id into every run's context, so nothing needs setting
+    up; called outside a run (no run id), the tool always runs.
+
+    >>> guide = OneShotPerLoopTool(Tool.create("load_guide", "Load the guide", lambda: "Step 1..."),
+    ...                            "Follow the guide above.")
+    >>> guide.call(context={"statetools.run_id": "r1"}).text
+    'Step 1...'
+    >>> guide.call(context={"statetools.run_id": "r1"}).text
+    "ALREADY LOADED: 'load_guide' already ran in this conversation; its result is above. Follow the guide above."
+    >>> guide.call(context={"statetools.run_id": "r2"}).text
+    'Step 1...'
+    """  # noqa: E501
+
+    advice: str = DEFAULT_ADVICE
+    _runs: _RunMemory = attrs.field(init=False, factory=_RunMemory, eq=False, repr=False)
+
+    def __init__(
+        self,
+        tool: Any = None,
+        advice: str = DEFAULT_ADVICE,
+        *,
+        delegate: Any = None,
+        **fields: Any,
+    ) -> None:
+        inner = as_tool(delegate if delegate is not None else tool)
+        self.__attrs_init__(delegate=inner, advice=advice, **_wrapper_fields(inner, fields))
+
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Run the tool, unless it already ran (successfully) in this run."""
+        run_id = _run_id(context)
+        if run_id is not None and run_id in self._runs:
+            return ToolResult.text(already_loaded_message(self.name, self.advice))
+        result = await self.delegate.acall(arguments, context)
+        if run_id is not None and not result.is_error:
+            self._runs.add(run_id)
+        return result
+
+
+@runtime_checkable
+class ArtifactSink(Protocol):
+    """Where an :class:`ArtifactSinkingTool` puts the values its tool returns.
+
+    >>> class Printer:
+    ...     def put(self, value, context):
+    ...         print("got", value)
+    >>> isinstance(Printer(), ArtifactSink)
+    True
+    """
+
+    def put(self, value: Any, context: ToolCallContext) -> None:
+        """Receive one value (``context`` is the call's context)."""
+        ...
+
+
+class ListSink:
+    """Collects values in ``items``, oldest first.
+
+    >>> sink = ListSink()
+    >>> sink.put(1, ToolCallContext()); sink.items
+    [1]
+    """
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+
+    def put(self, value: Any, context: ToolCallContext) -> None:
+        """Append ``value``."""
+        self.items.append(value)
+
+
+class CompositeSink:
+    """Hands every value to each of several sinks, in order.
+
+    >>> first, second = ListSink(), ListSink()
+    >>> CompositeSink(first, second).put("x", ToolCallContext())
+    >>> first.items, second.items
+    (['x'], ['x'])
+    """
+
+    def __init__(self, *sinks: ArtifactSink) -> None:
+        self.sinks: tuple[ArtifactSink, ...] = sinks
+
+    def put(self, value: Any, context: ToolCallContext) -> None:
+        """Give ``value`` to every sink."""
+        for sink in self.sinks:
+            sink.put(value, context)
+
+
+class BlackboardSink:
+    """Posts values to a blackboard: the given one or, by default, the run's (which
+    ``OnBlackboard`` conditions read, so sunk values can unlock tools).
+
+    >>> board = Blackboard()
+    >>> BlackboardSink(board).put({"id": 1}, ToolCallContext())
+    >>> board.latest(dict)
+    {'id': 1}
+    """
+
+    def __init__(self, blackboard: Blackboard | None = None) -> None:
+        self.blackboard = blackboard
+
+    def put(self, value: Any, context: ToolCallContext) -> None:
+        """Post ``value``; outside a run, only a given blackboard can take it."""
+        board = self.blackboard if self.blackboard is not None else context.blackboard
+        if board is None:
+            raise StatetoolsError(
+                "BlackboardSink has no blackboard outside a run",
+                hint="call the tool inside a ToolLoop run, or pass BlackboardSink(blackboard)",
+            )
+        board.post(value)
+
+
+@attrs.frozen(kw_only=True, init=False)
+class ArtifactSinkingTool(WrapperTool):
+    """Runs its tool and puts the value of each successful result into ``sink``; the
+    model sees the result unchanged.
+
+    With ``type``, only values of that type are sunk (items of a returned list or tuple
+    one by one); ``filter`` keeps values for which it is true; ``transform`` changes a
+    value before it is sunk.
+
+    >>> sink = ListSink()
+    >>> find = Tool.create("find", "Find numbers", lambda: [1, 2, 30])
+    >>> big = ArtifactSinkingTool(find, sink, type=int, filter=lambda n: n > 1, transform=str)
+    >>> big.call().text, sink.items
+    ('[1, 2, 30]', ['2', '30'])
+    """
+
+    sink: ArtifactSink
+    artifact_type: type | None = attrs.field(default=None, alias="type")
+    filter: Callable[[Any], bool] | None = None
+    transform: Callable[[Any], Any] | None = None
+
+    def __init__(
+        self,
+        tool: Any = None,
+        sink: ArtifactSink | None = None,
+        type: type | None = None,
+        filter: Callable[[Any], bool] | None = None,
+        transform: Callable[[Any], Any] | None = None,
+        *,
+        delegate: Any = None,
+        **fields: Any,
+    ) -> None:
+        inner = as_tool(delegate if delegate is not None else tool)
+        if sink is None or not isinstance(sink, ArtifactSink):
+            raise DefinitionError(
+                f"ArtifactSinkingTool needs a sink, got {sink!r}",
+                path=f"tool '{inner.name}'",
+                hint="pass ListSink(), BlackboardSink() or an object with put(value, context)",
+            )
+        self.__attrs_init__(
+            delegate=inner,
+            sink=sink,
+            type=type,
+            filter=filter,
+            transform=transform,
+            **_wrapper_fields(inner, fields),
+        )
+
+    def _values(self, value: Any) -> list[Any]:
+        if self.artifact_type is None:
+            values = [value]
+        else:
+            items = value if isinstance(value, list | tuple) else [value]
+            values = [item for item in items if isinstance(item, self.artifact_type)]
+        return [v for v in values if self.filter is None or self.filter(v)]
+
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Run the tool, then sink the matching values of a successful result."""
+        result = await self.delegate.acall(arguments, context)
+        if result.is_error or not result.has_value:
+            return result
+        call_context = (
+            context if isinstance(context, ToolCallContext) else ToolCallContext(context or {})
+        )
+        try:
+            for value in self._values(result.value):
+                self.sink.put(self.transform(value) if self.transform else value, call_context)
+        except Exception as exc:
+            return failure(self.name, exc)
+        return result

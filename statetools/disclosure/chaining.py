@@ -1,0 +1,188 @@
+"""Tool chaining: the ``@llm_tool`` methods of an object a tool returned become tools.
+
+``Chaining(Repo)`` declares Repo's methods from the start (real schemas, and a note
+that they act on the latest Repo a tool returned); they run once a tool has returned
+a Repo, bound to the newest one (last wins). ``Chaining.any()`` binds any returned
+object with ``@llm_tool`` methods; a new object replaces the previous one's tools.
+
+Add a rule to a loop (``loop.with_tool_chaining_from(Repo)``), an agentic tool or a
+playbook (same method), or pass it in ``tools=[...]``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import attrs
+
+from statetools.disclosure.conditions import type_key
+from statetools.errors import DefinitionError
+from statetools.tools.calling import Arguments, Context
+from statetools.tools.classes import marked_methods
+from statetools.tools.result import ToolResult
+from statetools.tools.tool import BaseTool, Tool, ToolMetadata
+from statetools.tools.wrappers import WrapperTool, unwrap
+
+ANY_KEY = "*"
+
+
+def _check_source(_instance: object, _attribute: object, value: Any) -> None:
+    if value is not None and not isinstance(value, type):
+        raise DefinitionError(
+            f"tool chaining needs a class, got {value!r}",
+            hint="write with_tool_chaining_from(Repo), or with_tool_chaining_from_any()",
+        )
+
+
+@attrs.frozen
+class Chaining:
+    """A chaining rule: objects of ``source`` (any object when None) that a tool
+    returns, and for which ``predicate`` holds, lend their ``@llm_tool`` methods as tools.
+
+    >>> class Repo:
+    ...     @llm_tool("Star the repository")
+    ...     def star(self) -> str:
+    ...         return "starred"
+    >>> [t.name for t in Chaining(Repo).declared_tools()]
+    ['star']
+    >>> Chaining.any().key
+    '*'
+    """
+
+    source: type | None = attrs.field(default=None, validator=_check_source)
+    predicate: Callable[[Any], bool] | None = None
+
+    @classmethod
+    def from_type(cls, source: type, predicate: Callable[[Any], bool] | None = None) -> Chaining:
+        """Chain from returned objects of ``source`` (for which ``predicate`` holds)."""
+        if source is None:
+            raise DefinitionError("from_type needs a class", hint="use Chaining.any()")
+        return cls(source, predicate)
+
+    @classmethod
+    def any(cls, predicate: Callable[[Any], bool] | None = None) -> Chaining:
+        """Chain from any returned object that has ``@llm_tool`` methods."""
+        return cls(None, predicate)
+
+    @property
+    def key(self) -> str:
+        """The source type's stable name (``*`` for any)."""
+        return ANY_KEY if self.source is None else type_key(self.source)
+
+    def accepts(self, value: Any) -> bool:
+        """Whether ``value`` binds under this rule."""
+        if self.source is not None and not isinstance(value, self.source):
+            return False
+        return self.predicate is None or bool(self.predicate(value))
+
+    def declared_tools(self) -> tuple[ChainedTool, ...]:
+        """The source's methods as tools declared before any instance exists."""
+        source = self.source
+        if source is None:
+            return ()
+        tools = []
+        for attribute, spec in marked_methods(source):
+            function = inspect.getattr_static(source, attribute)
+            if isinstance(function, staticmethod | classmethod):
+                function = function.__func__
+            declared = Tool.from_function(
+                functools.partial(function, None),
+                name=spec.name or attribute,
+                description=spec.description,
+                metadata=ToolMetadata(return_direct=spec.return_direct, category=spec.category),
+            )
+            note = f"Acts on the latest {source.__name__} a tool returned"
+            tools.append(
+                ChainedTool.around(declared.with_note(note), source=source, attribute=attribute)
+            )
+        if not tools:
+            raise DefinitionError(
+                f"{source.__qualname__} has no @llm_tool methods to chain",
+                path=f"chaining from {source.__qualname__}",
+                hint="mark the methods the model may call with @llm_tool('description')",
+            )
+        return tuple(tools)
+
+
+@attrs.frozen(kw_only=True)
+class ChainedTool(WrapperTool):
+    """A method of ``source`` declared as a tool before an instance is bound.
+
+    The scheduler runs :meth:`bind` ``(instance)`` instead; called on its own it
+    answers that an instance is needed.
+    """
+
+    source: type
+    attribute: str
+
+    def bind(self, instance: Any) -> Tool:
+        """This tool running the method of ``instance`` (same name, description, schema)."""
+        return Tool.from_function(
+            getattr(instance, self.attribute),
+            name=self.name,
+            description=self.description,
+            metadata=self.metadata,
+        )
+
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Without a bound instance there is nothing to run: say what is needed."""
+        return ToolResult.error(unbound_message(self.name, self.source, ()))
+
+
+def unbound_message(name: str, source: type, producers: Iterable[str]) -> str:
+    """What the model is told when it calls a chained tool before any instance exists.
+
+    >>> class Repo: ...
+    >>> unbound_message("star", Repo, ["get_repo"])
+    "Tool 'star' needs a Repo first. Call first: get_repo."
+    >>> unbound_message("star", Repo, [])
+    "Tool 'star' needs a Repo first. Call a tool that returns one."
+    """
+    names = list(producers)
+    text = f"Tool '{name}' needs a {source.__name__} first."
+    if not names:
+        return f"{text} Call a tool that returns one."
+    if len(names) == 1:
+        return f"{text} Call first: {names[0]}."
+    return f"{text} Call first one of: {', '.join(names)}."
+
+
+def returned_classes(tool: BaseTool | Callable[..., Any]) -> set[type]:
+    """The classes a tool's handler (or a function) says it returns, from its return
+    annotation, looking inside ``list[X]``, ``X | None`` and the like.
+
+    >>> class Order: ...
+    >>> def find() -> list[Order] | None: ...
+    >>> returned_classes(Tool.create("find", "Find", find)) == {Order}
+    True
+    """
+    target: Any = tool
+    if isinstance(tool, BaseTool):
+        target = getattr(unwrap(tool), "handler", None)
+    if target is None:
+        return set()
+    while isinstance(target, functools.partial):
+        target = target.func
+    if not inspect.isroutine(target):
+        target = type(target).__call__
+    try:
+        hints = typing.get_type_hints(target)
+    except Exception:
+        return set()
+    return _classes(hints.get("return"))
+
+
+def _classes(annotation: Any) -> set[type]:
+    arguments = typing.get_args(annotation)
+    if arguments:
+        found: set[type] = set()
+        for argument in arguments:
+            found |= _classes(argument)
+        return found
+    if isinstance(annotation, type) and annotation.__module__ not in ("builtins", "typing"):
+        return {annotation}
+    return set()

@@ -1,0 +1,186 @@
+"""A run's facades: which ones unfolded, what they revealed, and exclusive scopes.
+
+The scheduler owns one :class:`Facades` and asks it whether a tool inside a facade may
+show; :meth:`Facades.apply` records an unfold (from the :class:`Unfolded` value of a
+facade's result), :meth:`Facades.replay` repeats the unfolds of a saved state.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from statetools.disclosure.unfolding import Unfolded, UnfoldingTool
+from statetools.tools.calling import Arguments, Context
+from statetools.tools.result import ToolResult
+from statetools.tools.tool import BaseTool
+from statetools.tools.wrappers import WrapperTool
+
+if TYPE_CHECKING:
+    from statetools.disclosure.graph import DisclosureGraph
+
+
+@attrs.frozen(kw_only=True)
+class FacadeRecall(WrapperTool):
+    """An unfolded facade called again: lists the tools it opened (or calls one of them
+    directly) without unfolding again, so a selector does not run twice."""
+
+    tools: tuple[BaseTool, ...] = ()
+
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """List the opened tools, or call the one named by an argument."""
+        facade = self.delegate
+        assert isinstance(facade, UnfoldingTool)
+        return await facade.open(arguments, context, current=self.tools)
+
+
+class Facades:
+    """Unfold bookkeeping of one run."""
+
+    def __init__(self, graph: DisclosureGraph) -> None:
+        self.graph = graph
+        self.active = bool(graph.facades)
+        self.revealed: set[str] = set()
+        """Names that an unfold revealed (inner entries and tools built by selectors)."""
+        self.built: dict[str, BaseTool] = {}
+        """Tools built by selectors, by name."""
+        self.owner: dict[str, str] = {}
+        """Built tool -> the facade that built it."""
+        self.opened: dict[str, list[str]] = {}
+        """Facade -> the names it opened, in order."""
+        self.categories: dict[str, set[str]] = {}
+        self.log: list[tuple[str, str]] = []
+        """(facade, arguments as JSON) of every unfold that opened something new."""
+        self.exclusive: str | None = None
+        self.scope: frozenset[str] | None = None
+
+    def enclosing(self, name: str) -> str | None:
+        """The facade ``name`` sits in (None at the top level)."""
+        entry = self.graph.entries.get(name)
+        return entry.facade if entry is not None else self.owner.get(name)
+
+    def replaced(self, name: str) -> bool:
+        """Whether ``name`` is a facade that unfolded and so no longer shows."""
+        if name not in self.opened:
+            return False
+        facade = self.graph.facades[name]
+        if facade.category_parameter is None or facade.exclusive:
+            return True
+        return len(self.categories.get(name, ())) == len(facade.categories)
+
+    def in_scope(self, name: str) -> bool:
+        """False when an exclusive facade unfolded and ``name`` is not inside it."""
+        if self.scope is None or name in self.scope:
+            return True
+        owner = self.owner.get(name)
+        return owner is not None and (owner == self.exclusive or owner in self.scope)
+
+    def tool_of(self, name: str) -> BaseTool:
+        """The tool shown and run for revealed ``name``."""
+        built = self.built.get(name)
+        return built if built is not None else self.graph.entries[name].tool
+
+    def apply(
+        self, unfolded: Unfolded, taken: Callable[[str], bool]
+    ) -> tuple[list[str], list[str], bool]:
+        """Record an unfold: (names to re-evaluate, built tools skipped because the
+        name is taken, whether an exclusive scope started)."""
+        name = unfolded.facade
+        facade = self.graph.facades[name]
+        first = name not in self.opened
+        opened = self.opened.setdefault(name, [])
+        changed: list[str] = [name]
+        skipped: list[str] = []
+        new = first
+        for tool in unfolded.tools:
+            entry = self.graph.entries.get(tool.name)
+            if entry is None or entry.facade != name:
+                if (entry is not None or taken(tool.name)) and self.owner.get(tool.name) != name:
+                    skipped.append(tool.name)
+                    continue
+                self.owner[tool.name] = name
+                self.built[tool.name] = tool
+            elif tool is not entry.tool:
+                self.built[tool.name] = tool  # the selector built its own version
+            if tool.name not in opened:
+                opened.append(tool.name)
+                new = True
+            self.revealed.add(tool.name)
+            changed.append(tool.name)
+        if facade.category_parameter is not None:
+            chosen = self.categories.setdefault(name, set())
+            for category, members in facade.categories:
+                if all(n in self.revealed for n in members):
+                    chosen.add(category)
+        if new:
+            self.log.append((name, json.dumps(dict(unfolded.arguments), sort_keys=True)))
+        started = facade.exclusive and first and self.exclusive != name
+        if started:
+            self.exclusive = name
+            self.scope = self.graph.facade_scope(name)
+        return changed, skipped, started
+
+    def replay(self, log: Sequence[tuple[str, str]]) -> None:
+        """Repeat saved unfolds (selectors run again with the saved arguments)."""
+        for name, arguments in log:
+            facade = self.graph.facades.get(name)
+            if facade is None:
+                continue
+            unfolded = facade.select(json.loads(arguments))
+            if isinstance(unfolded, Unfolded):
+                self.apply(unfolded, lambda _: False)
+
+    def recall(self, name: str) -> BaseTool | None:
+        """What runs when unfolded facade ``name`` is called again."""
+        if name not in self.opened or not self.replaced(name):
+            return None
+        facade = self.graph.facades[name]
+        if facade.category_parameter is not None:
+            return facade  # another category may open more
+        return FacadeRecall.around(facade, tools=tuple(self._current(name)))
+
+    def _current(self, name: str) -> list[BaseTool]:
+        """The tools ``name`` opened, with unfolded inner facades replaced by theirs."""
+        tools: list[BaseTool] = []
+        for child in self.opened[name]:
+            if child in self.opened and self.replaced(child):
+                tools.extend(self._current(child))
+            else:
+                tools.append(self.tool_of(child))
+        return tools
+
+    def steps(self, name: str) -> list[str]:
+        """The facades to call, outermost first, before ``name`` shows."""
+        steps: list[str] = []
+        child = name
+        parent = self.enclosing(child)
+        while parent is not None and child not in self.revealed:
+            facade = self.graph.facades[parent]
+            category = facade.category_of(child)
+            steps.insert(
+                0, f'{parent} with {facade.category_parameter} "{category}"' if category else parent
+            )
+            child, parent = parent, self.enclosing(parent)
+        return steps
+
+    def reason(self, name: str) -> str | None:
+        """Why ``name`` is not shown for facade reasons (None if none of them applies)."""
+        if not self.in_scope(name):
+            return f"Tool '{name}' is not available: only {self.exclusive}'s tools are in use now."
+        steps = self.steps(name)
+        if steps:
+            return f"Tool '{name}' is locked. Call first: {', then '.join(steps)}."
+        return None
+
+    def snapshot(self) -> tuple[tuple[str, str], ...]:
+        """The unfold log, for :class:`~statetools.disclosure.state.DisclosureState`."""
+        return tuple(self.log)
+
+
+def unfolded_value(result: ToolResult) -> Any:
+    """The :class:`Unfolded` value of a facade's result, or None."""
+    value = result.value
+    return value if isinstance(value, Unfolded) else None

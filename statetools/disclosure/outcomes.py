@@ -1,0 +1,80 @@
+"""What the scheduler answers: Blocked calls and the Changes a call made."""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen
+class Blocked:
+    """A call that may not run now, and the text that tells the model why."""
+
+    reason: str
+
+
+@attrs.frozen
+class StateChange:
+    """A state machine moved from ``previous`` to ``state``."""
+
+    machine: str
+    previous: str
+    state: str
+    final: bool
+
+
+@attrs.frozen
+class Injected:
+    """Tools a call's result added or removed at run time (not through conditions).
+
+    ``source`` is ``"discovery"`` (``@tool_provider`` objects), ``"chaining"``
+    (``Chaining.any()``) or the name of a selectable facade; ``skipped`` tools were not
+    added because the name is taken; ``over_limit`` ones because the run reached
+    ``limit`` discovered tools.
+    """
+
+    source: str
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
+    over_limit: tuple[str, ...] = ()
+    limit: int = 0
+
+
+@attrs.frozen
+class Changes:
+    """What a recorded call (or a new turn) changed.
+
+    ``announcement`` is the line appended to the call's result, e.g.
+    ``[now available: analyze; state is now CONFIRMED]``.
+    """
+
+    unlocked: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
+    entered: tuple[StateChange, ...] = ()
+    announcement: str | None = None
+    injected: tuple[Injected, ...] = ()
+
+    @property
+    def final_reached(self) -> bool:
+        """Whether a machine entered a final state."""
+        return any(change.final for change in self.entered)
+
+
+def announcement(
+    shown: list[str], entered: list[StateChange], machines: int, listed: set[str]
+) -> str | None:
+    """The line appended to a result: new tools (apart from those the result already
+    listed) and state changes.
+
+    >>> announcement(["a", "b"], [StateChange("m", "A", "B", True)], 1, {"b"})
+    '[now available: a; state is now B (final)]'
+    """
+    parts = []
+    news = [name for name in shown if name not in listed]
+    if news:
+        parts.append(f"now available: {', '.join(news)}")
+    for change in entered:
+        subject = "state" if machines == 1 else f"state of {change.machine}"
+        final = " (final)" if change.final else ""
+        parts.append(f"{subject} is now {change.state}{final}")
+    return f"[{'; '.join(parts)}]" if parts else None

@@ -1,0 +1,183 @@
+"""What happens when the model calls a facade: which tools open, and direct calls.
+
+The result of a facade call carries an :class:`Unfolded` value; the scheduler reads
+it to reveal the tools (the model only sees the result's text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from statetools.errors import DefinitionError
+from statetools.tools.calling import Arguments, Context, failure, parse_arguments
+from statetools.tools.result import ToolResult
+from statetools.tools.tool import BaseTool
+from statetools.tools.validation import argument_problems
+
+if TYPE_CHECKING:
+    from statetools.disclosure.unfolding import UnfoldingTool
+
+
+@attrs.frozen
+class DirectCall:
+    """An inner tool called through its facade (``{"create_issue": {...}}``)."""
+
+    name: str
+    arguments: Mapping[str, Any]
+    result: ToolResult
+
+
+@attrs.frozen
+class Unfolded:
+    """The value of a facade call's result: which tools it opened.
+
+    The scheduler reads it to reveal ``tools``; ``arguments`` are replayed when a run
+    resumes; ``listed`` says the result text names the tools already; ``direct`` is an
+    inner tool called through the facade.
+    """
+
+    facade: str
+    tools: tuple[BaseTool, ...]
+    arguments: Mapping[str, Any] = attrs.field(factory=dict)
+    listed: bool = True
+    direct: DirectCall | None = None
+
+    @property
+    def names(self) -> list[str]:
+        """The names of the opened tools, in order."""
+        return [tool.name for tool in self.tools]
+
+
+def listing(names: Sequence[str], usage_notes: str | None = None) -> str:
+    """The text of a facade call: ``Tools now available: a, b.`` and the usage notes.
+
+    >>> listing(["a", "b"], "Use a before b.")
+    'Tools now available: a, b.\\n\\nUse a before b.'
+    """
+    text = f"Tools now available: {', '.join(names)}."
+    return f"{text}\n\n{usage_notes}" if usage_notes else text
+
+
+def _invalid(facade: UnfoldingTool, problems: Sequence[str]) -> str:
+    return (
+        f"Invalid arguments for tool '{facade.name}': {'; '.join(problems)}. "
+        "Call it again with corrected arguments."
+    )
+
+
+def select(facade: UnfoldingTool, arguments: Mapping[str, Any]) -> Unfolded | str:
+    """The tools a call of ``facade`` with ``arguments`` opens (no direct call), or the
+    text of what is wrong with the arguments."""
+    rest = dict(arguments)
+    if facade.category_parameter is not None:
+        return by_category(facade, rest.get(facade.category_parameter), None)
+    problems = argument_problems(facade.validator, rest)
+    if problems:
+        return _invalid(facade, problems)
+    if facade.selector is None:
+        return Unfolded(facade.name, facade.inner)
+    chosen = tuple(_chosen(facade, item) for item in facade.selector(rest))
+    if not chosen:
+        return f"Tool '{facade.name}' has no tools for these arguments."
+    return Unfolded(facade.name, chosen, rest)
+
+
+def by_category(facade: UnfoldingTool, category: Any, direct: str | None) -> Unfolded | str:
+    """The tools of ``category`` (and of the category of ``direct``, the inner tool
+    called directly), or the text asking for a valid category."""
+    valid = [c for c, _ in facade.categories]
+    choices = f"Choose one of: {', '.join(valid)}."
+    wanted: list[str] = []
+    if direct is not None:
+        wanted.append(facade.category_of(direct) or valid[0])
+    if category is not None:
+        if category not in valid:
+            return (
+                f"Tool '{facade.name}' has no {facade.category_parameter} {category!r}. {choices}"
+            )
+        wanted.insert(0, category)
+    if not wanted:
+        return f"Tool '{facade.name}' needs a {facade.category_parameter}. {choices}"
+    members = dict(facade.categories)
+    names = {n for c in wanted for n in members[c]}
+    tools = tuple(t for t in facade.inner if t.name in names)
+    return Unfolded(facade.name, tools, {str(facade.category_parameter): wanted[0]})
+
+
+def _chosen(facade: UnfoldingTool, item: Any) -> BaseTool:
+    from statetools.disclosure.unfolding_members import inner_tool
+
+    if not isinstance(item, str):
+        return inner_tool(item)
+    tool = facade.inner_tool(item)
+    if tool is None:
+        raise DefinitionError(
+            f"the selector chose '{item}', which is not an inner tool",
+            path=f"facade '{facade.name}'",
+            hint="return tools, or names of tools given in inner",
+        )
+    return tool
+
+
+def _direct_target(
+    facade: UnfoldingTool, parsed: Mapping[str, Any], current: Sequence[BaseTool] | None
+) -> list[str]:
+    """The arguments that name an inner tool to call directly."""
+    properties = facade.input_schema.get("properties") or {}
+    known = {t.name for t in (*facade.inner, *(current or ()))}
+    direct = [k for k in parsed if k in known and k not in properties]
+    if not direct and facade.selector is not None and current is None:
+        unknown = [k for k in parsed if k not in properties]
+        direct = unknown if len(unknown) == 1 else []  # maybe a tool the selector builds
+    return direct
+
+
+async def open_facade(
+    facade: UnfoldingTool,
+    arguments: Arguments = None,
+    context: Context = None,
+    current: Sequence[BaseTool] | None = None,
+) -> ToolResult:
+    """Run a call of ``facade``: list the tools it opens, or call the inner tool an
+    argument names. With ``current`` (the tools it opened before) nothing is selected
+    again."""
+    parsed = parse_arguments(facade.name, arguments)
+    if isinstance(parsed, str):
+        return ToolResult.error(parsed)
+    direct = _direct_target(facade, parsed, current)
+    if len(direct) > 1:
+        return ToolResult.error(
+            f"Call one tool at a time through '{facade.name}', got: {', '.join(direct)}."
+        )
+    target = direct[0] if direct else None
+    rest = {k: v for k, v in parsed.items() if k != target}
+    if current is not None:
+        unfolded: Unfolded | str = Unfolded(facade.name, tuple(current))
+    elif facade.category_parameter is not None:
+        unfolded = by_category(facade, rest.get(facade.category_parameter), target)
+    else:
+        try:
+            unfolded = select(facade, rest)
+        except DefinitionError:
+            raise  # a mistake in the definition, not in the call
+        except Exception as exc:
+            return failure(facade.name, exc)
+    if isinstance(unfolded, str):
+        return ToolResult.error(unfolded)
+    if target is None:
+        text = listing(unfolded.names, facade.usage_notes)
+        return ToolResult(content=text, value=unfolded)
+    tool = next((t for t in unfolded.tools if t.name == target), None)
+    if tool is None:
+        return ToolResult.error(_invalid(facade, argument_problems(facade.validator, parsed)))
+    result = await tool.acall(parsed[target], context)
+    decoded = parse_arguments(target, parsed[target])
+    call = DirectCall(target, decoded if isinstance(decoded, dict) else {}, result)
+    return ToolResult(
+        content=result.text,
+        value=attrs.evolve(unfolded, listed=False, direct=call),
+        is_error=result.is_error,
+    )

@@ -1,0 +1,346 @@
+"""UnfoldingTool: one short tool that stands for a group of tools until the model calls it.
+
+Calling the facade replaces it by its inner tools (the result lists them, followed by
+the usage notes). Facades nest to any depth and unfold one level at a time. Variants:
+by category (the model picks a category), selectable (a selector picks or builds the
+tools from the arguments) and exclusive (after unfolding only the inner tools remain).
+
+>>> facade = UnfoldingTool.of("math", "Open the math tools", [add, mul])  # doctest: +SKIP
+>>> facade.call().text  # doctest: +SKIP
+'Tools now available: add, mul.'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from statetools.disclosure.unfold_call import DirectCall, Unfolded, listing, open_facade, select
+from statetools.disclosure.unfolding_members import inner_tool, object_tools
+from statetools.errors import DefinitionError
+from statetools.tools.calling import Arguments, Context
+from statetools.tools.classes import unfolding_spec
+from statetools.tools.result import ToolResult
+from statetools.tools.schema import InputSchema, Parameter
+from statetools.tools.tool import BaseTool
+from statetools.tools.validation import make_validator
+
+__all__ = ["DirectCall", "Selector", "Unfolded", "UnfoldingTool", "listing"]
+
+Selector = Callable[[dict[str, Any]], Iterable[Any]]
+"""Picks a selectable facade's tools from the call's arguments: returns tools, functions
+or names of the facade's inner tools."""
+
+
+def _tuple(items: Iterable[Any]) -> tuple[BaseTool, ...]:
+    return tuple(inner_tool(item) for item in items)
+
+
+def _categories(
+    value: Iterable[tuple[str, Iterable[str]]],
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return tuple((str(category), tuple(names)) for category, names in value)
+
+
+@attrs.frozen(kw_only=True)
+class UnfoldingTool(BaseTool):
+    """A facade: a tool that, when called, is replaced by its inner tools.
+
+    Build it with :meth:`of`, :meth:`by_category`, :meth:`selectable`,
+    :meth:`from_instance` or :meth:`from_tool_object`. It is a definition (immutable);
+    the run's scheduler keeps which facades were unfolded.
+
+    >>> def add(a: int, b: int) -> int:
+    ...     '''Add two numbers.'''
+    ...     return a + b
+    >>> math = UnfoldingTool.of("math", "Open the math tools", [add], usage_notes="Integers only.")
+    >>> print(math.call().text)
+    Tools now available: add.
+    <BLANKLINE>
+    Integers only.
+    >>> math.call({"add": {"a": 2, "b": 3}}).text
+    '5'
+    """
+
+    inner: tuple[BaseTool, ...] = attrs.field(default=(), converter=_tuple)
+    """The tools (and nested facades) the facade opens."""
+    usage_notes: str | None = None
+    """Longer guidance shown after the listing when the facade unfolds."""
+    exclusive: bool = False
+    """After unfolding, only the inner tools remain until the run ends."""
+    category_parameter: str | None = None
+    """By-category facades: the argument that names the category (None otherwise)."""
+    categories: tuple[tuple[str, tuple[str, ...]], ...] = attrs.field(
+        default=(), converter=_categories
+    )
+    """By-category facades: ``(category, inner tool names)`` pairs, in order."""
+    selector: Selector | None = None
+    """Selectable facades: picks or builds the tools from the arguments."""
+    validator: Any = attrs.field(init=False, eq=False, repr=False, hash=False)
+    """The JSON-schema validator of the facade's arguments."""
+
+    def __attrs_post_init__(self) -> None:
+        where = f"facade '{self.name}'"
+        names = [tool.name for tool in self.inner]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise DefinitionError(
+                f"more than one inner tool is named {', '.join(twice)}",
+                path=where,
+                hint="give every tool of a facade its own name",
+            )
+        if self.category_parameter is not None:
+            if not self.categories:
+                raise DefinitionError(
+                    "a by-category facade needs at least one category", path=where
+                )
+            for category, members in self.categories:
+                unknown = [n for n in members if n not in names]
+                if unknown:
+                    raise DefinitionError(
+                        f"category '{category}' names unknown tools: {', '.join(unknown)}",
+                        path=where,
+                        hint="list only tools of the facade",
+                    )
+            schema = InputSchema.of(
+                Parameter.string(
+                    self.category_parameter,
+                    "Which tools to open",
+                    enum=[category for category, _ in self.categories],
+                )
+            )
+            object.__setattr__(self, "input_schema", schema)
+        object.__setattr__(self, "validator", make_validator(self.input_schema))
+
+    # building ---------------------------------------------------------------------
+
+    @classmethod
+    def of(
+        cls,
+        name: str,
+        description: str,
+        inner: Iterable[Any],
+        *,
+        usage_notes: str | None = None,
+        exclusive: bool = False,
+    ) -> UnfoldingTool:
+        """A facade that opens all of ``inner`` (tools, functions, facades, agentic
+        playbooks and machines) when called.
+
+        >>> UnfoldingTool.of("t", "Open t", [UnfoldingTool.of("u", "Open u", [])]).inner[0].name
+        'u'
+        """
+        return cls(
+            name=name,
+            description=description,
+            inner=tuple(inner),
+            usage_notes=usage_notes,
+            exclusive=exclusive,
+        )
+
+    @classmethod
+    def by_category(
+        cls,
+        name: str,
+        description: str,
+        categories: Mapping[str | None, Iterable[Any]],
+        *,
+        category_parameter: str = "category",
+        usage_notes: str | None = None,
+        exclusive: bool = False,
+    ) -> UnfoldingTool:
+        """A facade whose schema asks for a category; it opens that category's tools.
+
+        Tools under the key ``None`` belong to every category.
+
+        >>> f = UnfoldingTool.by_category("files", "Open file tools", {"read": [], "write": []})
+        >>> f.input_schema["properties"]["category"]["enum"]
+        ['read', 'write']
+        """
+        tools: dict[str, BaseTool] = {}
+        members: dict[str, list[str]] = {}
+        everywhere: list[str] = []
+        for category, items in categories.items():
+            for item in items:
+                tool = inner_tool(item)
+                if tools.setdefault(tool.name, tool) != tool:
+                    raise DefinitionError(
+                        f"two different tools are named '{tool.name}'", path=f"facade '{name}'"
+                    )
+                if category is None:
+                    everywhere.append(tool.name)
+                else:
+                    members.setdefault(category, []).append(tool.name)
+            if category is not None:
+                members.setdefault(category, [])
+        pairs = [(c, _ordered(tools, [*names, *everywhere])) for c, names in members.items()]
+        return cls(
+            name=name,
+            description=description,
+            inner=tuple(tools.values()),
+            usage_notes=usage_notes,
+            exclusive=exclusive,
+            category_parameter=category_parameter,
+            categories=pairs,
+        )
+
+    @classmethod
+    def selectable(
+        cls,
+        name: str,
+        description: str,
+        inner: Iterable[Any],
+        schema: Mapping[str, Any],
+        selector: Selector,
+        *,
+        usage_notes: str | None = None,
+        exclusive: bool = False,
+    ) -> UnfoldingTool:
+        """A facade with its own ``schema``; ``selector(arguments)`` returns the tools to
+        open (inner tools by name or object, or new tools built from the arguments). It
+        runs once per unfold.
+
+        >>> shop = UnfoldingTool.selectable(
+        ...     "shop", "Open a shop", [], InputSchema.of(Parameter.string("store", "Store")),
+        ...     lambda args: [Tool.create("store_name", "Name", lambda: args["store"])])
+        >>> shop.call({"store": "books"}).text
+        'Tools now available: store_name.'
+        """
+        return cls(
+            name=name,
+            description=description,
+            inner=tuple(inner),
+            input_schema=schema,
+            selector=selector,
+            usage_notes=usage_notes,
+            exclusive=exclusive,
+        )
+
+    @classmethod
+    def from_instance(cls, obj: Any) -> UnfoldingTool:
+        """The facade of an instance of an ``@unfolding_tools`` class.
+
+        >>> @unfolding_tools("clock", "Open the clock tools")
+        ... class Clock:
+        ...     @llm_tool("The time")
+        ...     def now(self) -> str:
+        ...         return "12:00"
+        >>> UnfoldingTool.from_instance(Clock()).call().text
+        'Tools now available: now.'
+        """
+        spec = unfolding_spec(type(obj))
+        if spec is None or isinstance(obj, type):
+            raise DefinitionError(
+                f"{obj!r} is not an instance of an @unfolding_tools class",
+                hint="decorate the class with @unfolding_tools(name, description), or use "
+                "UnfoldingTool.from_tool_object(obj, name, description)",
+            )
+        return cls._from_object(obj, spec.name, spec.description, spec.usage_notes, spec.exclusive)
+
+    @classmethod
+    def from_tool_object(
+        cls,
+        obj: Any,
+        name: str,
+        description: str,
+        *,
+        usage_notes: str | None = None,
+        exclusive: bool = False,
+    ) -> UnfoldingTool:
+        """A facade over an object whose class you cannot decorate: its ``@llm_tool``
+        methods or, when it has none, its public methods that have a docstring.
+
+        >>> class Stack:
+        ...     def __init__(self):
+        ...         self.items = []
+        ...     def push(self, item: str) -> int:
+        ...         '''Push an item; returns the new size.'''
+        ...         self.items.append(item)
+        ...         return len(self.items)
+        >>> UnfoldingTool.from_tool_object(Stack(), "stack", "Open the stack").call().text
+        'Tools now available: push.'
+        """
+        return cls._from_object(obj, name, description, usage_notes, exclusive)
+
+    @classmethod
+    def _from_object(
+        cls, obj: Any, name: str, description: str, notes: str | None, exclusive: bool
+    ) -> UnfoldingTool:
+        tools = object_tools(obj, lambda member: cls.from_instance(member))
+        if not any(tool.metadata.category for tool in tools):
+            return cls.of(name, description, tools, usage_notes=notes, exclusive=exclusive)
+        grouped: dict[str | None, list[BaseTool]] = {}
+        for tool in tools:
+            grouped.setdefault(tool.metadata.category, []).append(tool)
+        return cls.by_category(name, description, grouped, usage_notes=notes, exclusive=exclusive)
+
+    def with_tools(self, *items: Any) -> UnfoldingTool:
+        """The same facade with more inner tools (selector, schema and notes kept). In a
+        by-category facade a tool joins the category of its ``metadata.category``
+        (a new category if needed), or every category when it has none.
+
+        >>> UnfoldingTool.of("t", "Open t", []).with_tools(Tool.create("a", "A", lambda: 1)).call().text
+        'Tools now available: a.'
+        """  # noqa: E501
+        added = _tuple(items)
+        if self.category_parameter is None:
+            return attrs.evolve(self, inner=(*self.inner, *added))
+        pairs = {category: list(names) for category, names in self.categories}
+        for tool in added:
+            category = tool.metadata.category
+            targets = [category] if category else list(pairs)
+            for target in targets:
+                pairs.setdefault(target, []).append(tool.name)
+        return attrs.evolve(self, inner=(*self.inner, *added), categories=pairs.items())
+
+    def with_usage_notes(self, usage_notes: str | None) -> UnfoldingTool:
+        """The same facade with other usage notes.
+
+        >>> UnfoldingTool.of("t", "Open t", []).with_usage_notes("Be careful.").usage_notes
+        'Be careful.'
+        """
+        return attrs.evolve(self, usage_notes=usage_notes)
+
+    # reading ----------------------------------------------------------------------
+
+    @property
+    def is_selectable(self) -> bool:
+        """Whether a selector picks the tools."""
+        return self.selector is not None
+
+    def category_of(self, tool: str) -> str | None:
+        """The first category listing ``tool`` (None for facades without categories)."""
+        return next((c for c, names in self.categories if tool in names), None)
+
+    def inner_tool(self, name: str) -> BaseTool | None:
+        """The inner tool named ``name``, if any."""
+        return next((tool for tool in self.inner if tool.name == name), None)
+
+    # calling ----------------------------------------------------------------------
+
+    def select(self, arguments: Mapping[str, Any]) -> Unfolded | str:
+        """The tools a call with ``arguments`` opens (no direct call), or the text of
+        what is wrong with the arguments. The scheduler replays this on resume."""
+        return select(self, arguments)
+
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Unfold: the result lists the opened tools (value: :class:`Unfolded`). An
+        argument named like an inner tool calls that tool directly with its value."""
+        return await open_facade(self, arguments, context)
+
+    async def open(
+        self,
+        arguments: Arguments = None,
+        context: Context = None,
+        current: Sequence[BaseTool] | None = None,
+    ) -> ToolResult:
+        """Unfold, or with ``current`` (the tools opened earlier) list those again
+        without running the selector; either way an inner tool may be called directly."""
+        return await open_facade(self, arguments, context, current)
+
+
+def _ordered(tools: Mapping[str, BaseTool], names: Iterable[str]) -> list[str]:
+    wanted = set(names)
+    return [name for name in tools if name in wanted]
