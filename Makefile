@@ -5,10 +5,33 @@ PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck system-deps setup clean
+ST := $(VENV)/bin/statetools
+PLAYBOOKS := $(wildcard playbooks/*.yaml)
 
+.PHONY: demo test diagrams quickstart system-deps setup clean
+
+# The offline demo: the support desk playbook on its scripted model, with a live
+# transcript, then the diagram of the path it took.
 demo: setup
+	@mkdir -p build
+	$(ST) run playbooks/support_desk.yaml --save-trace build/support_desk.trace.json
+	$(ST) render playbooks/support_desk.yaml --trace build/support_desk.trace.json \
+		-o diagrams/support_desk.trace.svg
+
+quickstart: setup
 	$(PY) examples/quickstart.py
+
+# Every diagram in diagrams/: each playbook's design (DOT, SVG) and its demo's path.
+diagrams: setup
+	@mkdir -p build diagrams
+	@for file in $(PLAYBOOKS); do \
+		name=$$(basename $$file .yaml); \
+		$(ST) render $$file -o diagrams/$$name.dot && \
+		$(ST) render $$file -o diagrams/$$name.svg && \
+		$(ST) run $$file --save-trace build/$$name.trace.json > /dev/null && \
+		$(ST) render $$file --trace build/$$name.trace.json -o diagrams/$$name.trace.svg \
+		|| exit 1; \
+	done
 
 test: setup
 	$(VENV)/bin/ruff format --check .
@@ -30,4 +53,4 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache
