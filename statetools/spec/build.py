@@ -19,13 +19,16 @@ import yaml
 
 from statetools.disclosure.machine import StateMachineTool
 from statetools.disclosure.playbook import AgentOptions, PlaybookTool
+from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import StatetoolsError
 from statetools.models.scripted import parse_script
 from statetools.spec.enums import state_enum
 from statetools.spec.forms import (
+    FACADE_MARKERS,
     AgentForm,
     Definition,
     EntryForm,
+    FacadeForm,
     MachineForm,
     PlaybookForm,
     RunContext,
@@ -42,7 +45,11 @@ from statetools.spec.references import load_tools_file
 from statetools.spec.resolve import current, import_cached, resolve_tool, state_name
 from statetools.spec.values import converter, describe_value, form_factory
 
-KINDS: dict[str, Any] = {"playbook": PlaybookTool, "machine": StateMachineTool}
+KINDS: dict[str, Any] = {
+    "playbook": PlaybookTool,
+    "machine": StateMachineTool,
+    "facade": UnfoldingTool,
+}
 """``kind`` tag -> definition class."""
 
 
@@ -81,6 +88,8 @@ def structure_entry(value: Any, _: Any) -> EntryForm:
             f"expected a tool, got {describe_value(value)}",
             hint="write '- search' or '- {tool: analyze, unlocked_by: search}'",
         )
+    if "tool" not in value and any(key in value for key in FACADE_MARKERS):
+        return EntryForm(resolve_tool(value))  # a facade written inline
     return fields_of(EntryForm)(value, EntryForm)  # type: ignore[no-any-return]
 
 
@@ -132,7 +141,66 @@ def structure_state_tool(value: Any, _: Any) -> StateToolForm:
             f"expected a tool, got {describe_value(value)}",
             hint="write '- search' or '- {tool: confirm, transitions_to: DONE}'",
         )
+    if "tool" not in value and any(key in value for key in FACADE_MARKERS):
+        return StateToolForm(resolve_tool(value))  # a facade written inline
     return fields_of(StateToolForm)(value, StateToolForm)  # type: ignore[no-any-return]
+
+
+def build_facade(form: FacadeForm) -> UnfoldingTool:
+    """The facade a form describes: ``UnfoldingTool.of`` without categories; with them,
+    the by-category facade ``UnfoldingTool.by_category`` makes."""
+    options: dict[str, Any] = {"usage_notes": form.usage_notes, "exclusive": form.exclusive}
+    try:
+        if form.categories is None:
+            if form.category_parameter is not None:
+                raise Invalid(
+                    "category_parameter needs categories",
+                    hint="add 'categories: {name: [tools]}' or remove category_parameter",
+                    at=("category_parameter",),
+                )
+            return UnfoldingTool.of(form.name, form.description, form.tools, **options)
+        names = [tool.name for tool in form.tools]
+        problems = [
+            Invalid(
+                f"'{name}' is not a tool of this facade",
+                hint="categories list names of tools under the facade's 'tools'",
+                at=("categories", category, index),
+            )
+            for category, members in form.categories.items()
+            for index, name in enumerate(members)
+            if name not in names
+        ]
+        if problems:
+            raise Several(problems)
+        listed = {name for members in form.categories.values() for name in members}
+        everywhere = {name for name in names if name not in listed}
+        pairs = [
+            (category, [n for n in names if n in members or n in everywhere])
+            for category, members in form.categories.items()
+        ]
+        return UnfoldingTool(
+            name=form.name,
+            description=form.description,
+            inner=form.tools,
+            category_parameter=form.category_parameter or "category",
+            categories=pairs,
+            **options,
+        )
+    except StatetoolsError as exc:
+        raise Invalid(exc.message, hint=exc.hint) from exc
+
+
+def structure_facade(value: Any, _: Any) -> UnfoldingTool:
+    """A facade from its mapping (``kind: facade`` is allowed inline, and ignored)."""
+    if isinstance(value, Mapping) and "kind" in value:
+        if value["kind"] != "facade":
+            raise Invalid(
+                f"only a facade can be written inline where a tool goes, not {value['kind']!r}",
+                hint="define playbooks and machines under 'definitions:'",
+                at=("kind",),
+            )
+        value = {key: item for key, item in value.items() if key != "kind"}
+    return build_facade(fields_of(FacadeForm)(value, FacadeForm))
 
 
 def declared_states(data: Any) -> frozenset[str] | None:
@@ -252,13 +320,13 @@ def definition_hook(tagged: Callable[[Any, Any], Any]) -> Callable[[Any, Any], D
             if not isinstance(found, tuple(KINDS.values())):
                 raise Invalid(
                     f"{value!r} is not a definition (it is a {type(found).__name__})",
-                    hint="name a PlaybookTool or StateMachineTool",
+                    hint="name a PlaybookTool, StateMachineTool or UnfoldingTool",
                 )
             return cast(Definition, found)
         if not isinstance(value, Mapping):
             raise Invalid(
                 f"expected a definition, got {describe_value(value)}",
-                hint="a definition is a mapping with 'kind: playbook' or 'kind: machine'",
+                hint="a definition is a mapping with 'kind:' playbook, machine or facade",
             )
         kind = value.get("kind")
         if kind is None:

@@ -21,6 +21,7 @@ from cattrs.strategies import configure_tagged_union
 
 from statetools.disclosure.conditions import After, Condition, InState, When
 from statetools.disclosure.playbook import PlaybookTool
+from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.spec.build import (
     declared_states,
     definition_hook,
@@ -29,6 +30,7 @@ from statetools.spec.build import (
     structure_agent,
     structure_context,
     structure_entry,
+    structure_facade,
     structure_machine,
     structure_playbook,
     structure_script,
@@ -91,6 +93,7 @@ _HOOKS: list[tuple[Any, Any]] = [
     (AgentForm, structure_agent),
     (EntryForm, structure_entry),
     (PlaybookTool, structure_playbook),
+    (UnfoldingTool, structure_facade),
     (TransitionForm, structure_transition),
     (Transitions, structure_transitions),
     (StateToolForm, structure_state_tool),

@@ -40,6 +40,7 @@ from statetools.disclosure.conditions import (
 )
 from statetools.disclosure.machine import StateMachineTool, Transition
 from statetools.disclosure.playbook import AgentOptions, PlaybookTool
+from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import SpecError
 from statetools.spec.design import Design
 from statetools.spec.enums import is_yaml_enum
@@ -76,8 +77,11 @@ class _Writer:
                 return str(location)
         return str(location)
 
-    def tool(self, tool: BaseTool) -> str:
-        """A tool reference: import path if one finds this very tool again, else its name."""
+    def tool(self, tool: BaseTool) -> Any:
+        """A tool reference: import path if one finds this very tool again, else its name;
+        a facade is written inline."""
+        if isinstance(tool, UnfoldingTool):
+            return self.facade(tool, inline=True)
         if isinstance(tool, SchemaOnlyTool):
             self.tools_from[self._file(tool)] = None
             return tool.name
@@ -148,7 +152,7 @@ class _Writer:
         for entry in playbook.entries:
             ref = self.tool(entry.tool)
             if entry.condition is None:
-                entries.append(ref)
+                entries.append({"tool": ref} if isinstance(ref, dict) else ref)
             else:
                 unlocked = self.condition(entry.condition, f"{where}, tool '{entry.tool.name}'")
                 entries.append({"tool": ref, "unlocked_by": unlocked})
@@ -188,7 +192,7 @@ class _Writer:
                 if t.source == state and t.tool == name
             ]
             if not transitions:
-                items.append(ref)
+                items.append({"tool": ref} if isinstance(ref, dict) else ref)
             else:
                 target = transitions[0] if len(transitions) == 1 else transitions
                 items.append({"tool": ref, "transitions_to": target})
@@ -223,14 +227,43 @@ class _Writer:
             data["agent"] = agent
         return data
 
+    def facade(self, facade: UnfoldingTool, *, inline: bool = False) -> dict[str, Any]:
+        """A facade; by-category facades list, per category, the tools that are not in
+        every category (those open with every category anyway)."""
+        if facade.selector is not None:
+            raise SpecError(
+                "a selectable facade cannot be written to YAML (its selector is Python)",
+                path=f"facade '{facade.name}'",
+                hint="name the facade by import path where a tool goes",
+            )
+        data: dict[str, Any] = {} if inline else {"kind": "facade"}
+        data.update(name=facade.name, description=facade.description)
+        if facade.usage_notes is not None:
+            data["usage_notes"] = facade.usage_notes
+        if facade.exclusive:
+            data["exclusive"] = True
+        data["tools"] = [self.tool(tool) for tool in facade.inner]
+        if facade.category_parameter is not None:
+            members = [set(names) for _, names in facade.categories]
+            everywhere = set.intersection(*members) if members else set()
+            data["categories"] = {
+                category: [name for name in names if name not in everywhere]
+                for category, names in facade.categories
+            }
+            if facade.category_parameter != "category":
+                data["category_parameter"] = facade.category_parameter
+        return data
+
     def definition(self, definition: Any) -> dict[str, Any]:
         if isinstance(definition, PlaybookTool):
             return self.playbook(definition)
         if isinstance(definition, StateMachineTool):
             return self.machine(definition)
+        if isinstance(definition, UnfoldingTool):
+            return self.facade(definition)
         raise SpecError(
             f"cannot write {type(definition).__name__} as a definition",
-            hint="dump_playbook writes PlaybookTool and StateMachineTool objects",
+            hint="dump_playbook writes playbooks, state machines and facades",
         )
 
     def script(self, steps: Sequence[Any]) -> list[Any]:

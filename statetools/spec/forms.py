@@ -16,6 +16,7 @@ import attrs
 from statetools.disclosure.conditions import After, Condition, InState, When
 from statetools.disclosure.machine import StateMachineTool
 from statetools.disclosure.playbook import PlaybookTool
+from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.tools.schema import Parameter
 from statetools.tools.tool import BaseTool
 
@@ -196,7 +197,30 @@ class ToolsFrom(tuple[str, ...]):
     """Tools files (one path or a list); their tools become schema-only tools."""
 
 
-Definition = PlaybookTool | StateMachineTool[Any]
+@attrs.frozen
+class FacadeForm:
+    """``kind: facade`` (or a facade written inline where a tool goes).
+
+    ``tools`` are the inner tools (names, import paths, inline facades). With
+    ``categories`` (category -> names of some of those tools) it is a by-category
+    facade; tools in no category open with every category.
+    """
+
+    name: str
+    description: str
+    tools: tuple[BaseTool, ...] = ()
+    categories: dict[str, tuple[str, ...]] | None = None
+    category_parameter: str | None = None
+    usage_notes: str | None = None
+    exclusive: bool = False
+
+
+FACADE_MARKERS = ("tools", "categories", "usage_notes", "exclusive", "kind")
+"""Keys that make a mapping in a playbook's or state's tool list an inline facade
+(an entry with a condition or transitions has ``tool`` instead)."""
+
+
+Definition = PlaybookTool | StateMachineTool[Any] | UnfoldingTool
 """What a document defines."""
 
 

@@ -3,9 +3,11 @@ and schema-only tools imported from an OpenAI-format tools file.
 
 An import path is ``module:attribute`` (``myapp.tools:search``,
 ``myapp.models:Order``, ``myapp.flows:Checkout.confirm``). Modules are imported from
-``sys.path`` first, then from the folder of the YAML file (so a playbook can sit next
-to its tool module). Loading a YAML file runs the code it imports: load only files you
-trust, as with any configuration that names Python code.
+``sys.path`` first, then from the current directory, the folder of the YAML file or
+one of the three folders above it (so a playbook can sit next to its tool module, and
+``playbooks.desk:tool`` works for ``playbooks/desk.yaml`` wherever it is run from).
+Loading a YAML file runs the code it imports: load only files you trust, as with any
+configuration that names Python code.
 
 >>> import_object("statetools.disclosure.conditions:After").__name__
 'After'
@@ -44,8 +46,8 @@ def is_import_path(text: str) -> bool:
 
 
 @contextlib.contextmanager
-def _also_from(folder: Path | None) -> Iterator[None]:
-    if folder is None or str(folder) in sys.path:
+def _also_from(folder: Path) -> Iterator[None]:
+    if str(folder) in sys.path:
         yield
         return
     sys.path.insert(0, str(folder))
@@ -56,11 +58,18 @@ def _also_from(folder: Path | None) -> Iterator[None]:
             sys.path.remove(str(folder))
 
 
-def _local_module(folder: Path | None, module: str) -> bool:
-    if folder is None:
-        return False
+def _folder_of(module: str, base_dir: Path | None) -> Path | None:
+    """Where a module that is not on sys.path lives: the current directory, the YAML
+    file's folder, or a folder above it (``playbooks.desk`` from ``playbooks/x.yaml``)."""
     top = module.split(".")[0]
-    return (folder / f"{top}.py").is_file() or (folder / top / "__init__.py").is_file()
+    candidates = [Path.cwd()]
+    if base_dir is not None:
+        folder = base_dir.resolve()
+        candidates += [folder, *list(folder.parents)[:3]]
+    for folder in candidates:
+        if (folder / f"{top}.py").is_file() or (folder / top / "__init__.py").is_file():
+            return folder
+    return None
 
 
 def import_object(path: str, base_dir: Path | None = None) -> Any:
@@ -79,14 +88,16 @@ def import_object(path: str, base_dir: Path | None = None) -> Any:
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
-            if exc.name != module_name.split(".")[0] or not _local_module(base_dir, module_name):
+            folder = _folder_of(module_name, base_dir)
+            if exc.name != module_name.split(".")[0] or folder is None:
                 raise
-            with _also_from(base_dir):
+            with _also_from(folder):
                 module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         raise Invalid(
             f"cannot import {path!r}: no module named {exc.name!r}",
-            hint="check the module name; modules are found on sys.path and next to the file",
+            hint="check the module name; modules are found on sys.path, in the current "
+            "directory and in the YAML file's folder (or above it)",
         ) from exc
     except Exception as exc:
         raise Invalid(

@@ -19,7 +19,7 @@ import enum
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -35,6 +35,7 @@ from statetools.disclosure.conditions import (
 )
 from statetools.disclosure.machine import StateMachineTool
 from statetools.disclosure.playbook import PlaybookTool
+from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import StatetoolsError
 from statetools.spec.enums import STATE_NAME
 from statetools.spec.forms import (
@@ -139,10 +140,13 @@ def _unknown_tool(name: str, context: ReadContext) -> Invalid:
 
 
 def resolve_tool(value: Any, _: Any = None) -> BaseTool:
-    """A tool from its reference: an import path, or a name in the registry or tools files."""
+    """A tool from its reference: an import path, a name in the registry or tools files,
+    or a facade written inline (a mapping)."""
+    if isinstance(value, Mapping):
+        return cast(BaseTool, converter.structure(value, UnfoldingTool))  # an inline facade
     if not isinstance(value, str):
         raise Invalid(
-            f"expected a tool (a name or 'module:attribute'), got {describe_value(value)}"
+            f"expected a tool (a name, 'module:attribute' or a facade), got {describe_value(value)}"
         )
     context = current()
     if is_import_path(value):

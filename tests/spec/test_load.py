@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -424,3 +425,30 @@ def test_a_script_file_with_mistakes(tmp_path: Path) -> None:
     assert problem.startswith(
         "$.script (line 1): in script file demo.yaml[0]: unknown step kind 'say'"
     )
+
+
+def test_modules_next_to_the_yaml_or_above_it_are_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "shopdemo"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "desk_tools.py").write_text(
+        "import statetools as st\n\n\n@st.llm_tool('Greet')\ndef greet() -> str:\n"
+        "    return 'hi'\n",
+        encoding="utf-8",
+    )
+    (package / "a.yaml").write_text(
+        "kind: playbook\nname: a\ndescription: d\ntools: [desk_tools:greet]\n", encoding="utf-8"
+    )
+    (package / "b.yaml").write_text(
+        "kind: playbook\nname: b\ndescription: d\ntools: [shopdemo.desk_tools:greet]\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path.parent)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p])
+    for module in ("desk_tools", "shopdemo", "shopdemo.desk_tools"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+    assert st.load_playbook(package / "a.yaml").tools[0].name == "greet"
+    assert st.load_playbook(package / "b.yaml").tools[0].name == "greet"
+    assert str(package) not in sys.path  # only while importing
