@@ -32,8 +32,8 @@ from statetools.loop.events import (
 )
 from statetools.loop.toolloop import ToolLoop
 from statetools.models.base import Model, ModelCapabilities, ModelRequest, ModelResponse
-from statetools.review.check import check
-from statetools.review.explore import Progress, explore
+from statetools.review.check import DEFAULT_TOKEN_BUDGET, check
+from statetools.review.explore import DEFAULT_MAX_STATES, Progress, explore
 from statetools.review.findings import RULES
 from statetools.review.render import FORMATS, render
 from statetools.review.tokens import tools_tokens
@@ -336,7 +336,7 @@ def _parser() -> argparse.ArgumentParser:
         )
 
     sub = command("check", cmd_check, "Report problems of a design, with stable codes.")
-    sub.add_argument("--format", choices=("text", "json"), default="text")
+    sub.add_argument("--format", choices=("text", "json"), default="text", help="default: text")
     sub.add_argument(
         "--disable",
         action="append",
@@ -348,15 +348,22 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument(
         "--token-budget",
         type=int,
-        default=8000,
+        default=DEFAULT_TOKEN_BUDGET,
         metavar="N",
-        help="largest visible set allowed, in tokens (0: no limit; default 8000)",
+        help="largest visible set allowed, in tokens "
+        f"(0: no limit; default {DEFAULT_TOKEN_BUDGET})",
     )
     provider(sub)
 
     sub = command("explore", cmd_explore, "List visible sets, turns to reach each tool, tokens.")
-    sub.add_argument("--format", choices=("text", "json"), default="text")
-    sub.add_argument("--max-states", type=int, default=20_000, metavar="N")
+    sub.add_argument("--format", choices=("text", "json"), default="text", help="default: text")
+    sub.add_argument(
+        "--max-states",
+        type=int,
+        default=DEFAULT_MAX_STATES,
+        metavar="N",
+        help=f"stop with an error beyond N disclosure states (default {DEFAULT_MAX_STATES:,})",
+    )
     provider(sub)
 
     sub = command("tokens", cmd_tokens, "Count the tokens of the first visible set.")
@@ -376,7 +383,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub.add_argument("--prompt", metavar="TEXT", help="the user's message (default: the file's)")
     sub.add_argument("--save-trace", metavar="PATH", help="write the run's trace as JSON")
-    sub.add_argument("--max-iterations", type=int, default=20, metavar="N")
+    sub.add_argument(
+        "--max-iterations", type=int, default=20, metavar="N", help="model calls allowed (20)"
+    )
     provider(sub)
     return parser
 
