@@ -17,10 +17,11 @@ from statetools.disclosure.conditions import After, Condition, InState, When
 from statetools.disclosure.machine import StateMachineTool
 from statetools.disclosure.playbook import PlaybookTool
 from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.spec.problems import ROOT_KEYS
 from statetools.tools.schema import Parameter
 from statetools.tools.tool import BaseTool
 
-DOCUMENT_KEYS = ("tools_from", "script", "prompt", "system_prompt", "context")
+DOCUMENT_KEYS = ROOT_KEYS
 """Keys of a document that may sit beside a single top-level definition."""
 
 CONDITION_KEYS = ("after", "all_of", "any_of", "on_artifact", "on_blackboard", "in_state", "when")

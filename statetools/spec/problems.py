@@ -145,10 +145,15 @@ def _allowed_keys(cl: type) -> list[str]:
     return []
 
 
+ROOT_KEYS = ("tools_from", "script", "prompt", "system_prompt", "context")
+"""Document keys, which may sit beside a definition at the top of a file."""
+
+
 def _unknown_keys(error: ForbiddenExtraKeysError, path: Path) -> Iterator[RawProblem]:
     allowed = _allowed_keys(error.cl)
+    candidates = [*allowed, *ROOT_KEYS] if not path else allowed
     for key in sorted(error.extra_fields, key=str):
-        close = difflib.get_close_matches(str(key), allowed, n=1)
+        close = difflib.get_close_matches(str(key), candidates, n=1)
         hint: str | None
         if close:
             hint = f"did you mean '{close[0]}'?"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import json
 import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -223,7 +224,10 @@ def load_tools_file(source: str, base_dir: Path) -> list[SchemaOnlyTool]:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise Invalid(f"tools file {source!r} is not valid JSON/YAML: {exc}") from exc
+        try:
+            data = json.loads(text)  # JSON that YAML refuses (tabs)
+        except ValueError:
+            raise Invalid(f"tools file {source!r} is not valid JSON/YAML: {exc}") from exc
     except RecursionError as exc:
         raise Invalid(f"tools file {source!r} is nested too deeply") from exc
     items = _tool_items(data)

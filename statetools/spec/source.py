@@ -11,6 +11,7 @@ problem at ``$.states.DRAFT.tools[2]`` can say which line that is.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -102,6 +103,9 @@ def parse_yaml(text: str, *, name: str | None, base_dir: Path) -> Source:
         _check_expansion(node, name)
         data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
+        data = _as_json(text)
+        if data is not None:  # JSON that YAML refuses (tabs): no lines, but it loads
+            return Source(data=data, name=name, base_dir=base_dir)
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         what = exc.problem or exc.context or "invalid YAML"
@@ -127,6 +131,14 @@ def parse_yaml(text: str, *, name: str | None, base_dir: Path) -> Source:
     except RecursionError as exc:
         raise spec_error([RawProblem((), "the YAML is nested too deeply")], source=name) from exc
     return Source(data=data, name=name, base_dir=base_dir, lines=lines)
+
+
+def _as_json(text: str) -> Any:
+    """``text`` parsed as JSON when it is JSON (None when it is not, or is null)."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
 
 
 MAX_NODES = 1_000_000

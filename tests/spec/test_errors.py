@@ -247,3 +247,10 @@ def test_dict_input_has_paths_but_no_lines() -> None:
     assert _problems({"kind": "playbook", "name": 3, "description": "d"}) == [
         ("$.name", None, "expected text, got 3")
     ]
+
+
+def test_a_misspelled_document_key_beside_a_definition() -> None:
+    with pytest.raises(st.SpecError) as caught:
+        st.load_playbook("kind: playbook\nname: p\ndescription: d\ntool_from: x.json\n")
+    (problem,) = caught.value.problems
+    assert problem.hint == "did you mean 'tools_from'?"  # type: ignore[attr-defined]

@@ -182,3 +182,12 @@ def test_a_tool_in_two_files(tmp_path: Path) -> None:
     assert _problems(_design(tmp_path, "tools_from: [a.json, b.json]\n")) == [
         ("$.tools_from[1]", "tool 'x' is in two tools files")
     ]
+
+
+def test_json_indented_with_tabs_loads_too(tmp_path: Path) -> None:
+    tools = json.dumps([{"name": "ping", "description": "Ping"}], indent="\t")
+    (tmp_path / "tabs.json").write_text(tools, encoding="utf-8")
+    design = st.load_design(_design(tmp_path, "tools_from: tabs.json\n"))
+    assert [t.name for t in design.catalogue] == ["ping"]
+    playbook = json.dumps({"kind": "playbook", "name": "p", "description": "d"}, indent="\t")
+    assert st.load_playbook(playbook).name == "p"
