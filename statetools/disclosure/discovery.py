@@ -45,7 +45,7 @@ def provider_tool_name(prefix: str, entity_id: str, method: str) -> str:
     if len(name) <= MAX_NAME:
         return name
     digest = hashlib.sha1(entity_id.encode()).hexdigest()[:8]
-    room = max(MAX_NAME - len(head) - len(tail) - len(digest) - 3, 1)
+    room = max(MAX_NAME - len(head) - len(tail) - len(digest) - 2, 1)
     return f"{head}_{middle[:room]}{digest}_{tail}"[:MAX_NAME]
 
 

@@ -73,7 +73,7 @@ class Facades:
 
     def in_scope(self, name: str) -> bool:
         """False when an exclusive facade unfolded and ``name`` is not inside it."""
-        if self.scope is None or name in self.scope:
+        if self.scope is None or name in self.scope or name == self.exclusive:
             return True
         owner = self.owner.get(name)
         return owner is not None and (owner == self.exclusive or owner in self.scope)
