@@ -59,8 +59,10 @@ class StateMachineTool(Generic[E]):
     transitions: tuple[Transition, ...] = ()
     global_tools: tuple[str, ...] = ()
     final_states: tuple[str, ...] = ()
-    cursor: str | None = None
-    last: str | None = None
+    cursor: str | None = attrs.field(default=None, eq=False)
+    """The state selected by in_state (the builder's position; not part of equality)."""
+    last: str | None = attrs.field(default=None, eq=False)
+    """The tool added last (the builder's position; not part of equality)."""
     agent: AgentOptions = attrs.field(factory=AgentOptions)
 
     def __attrs_post_init__(self) -> None:

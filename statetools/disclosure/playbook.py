@@ -70,7 +70,8 @@ class PlaybookTool:
     name: str
     description: str
     entries: tuple[PlaybookEntry, ...] = ()
-    last: str | None = None
+    last: str | None = attrs.field(default=None, eq=False)
+    """The tool added last (the builder's position; not part of equality)."""
     agent: AgentOptions = attrs.field(factory=AgentOptions)
     names: frozenset[str] = attrs.field(default=frozenset(), eq=False, repr=False)
     """The names of the tools in ``entries`` (kept to make adding a tool cheap)."""
