@@ -33,7 +33,7 @@ from statetools.loop.events import (
 from statetools.loop.toolloop import ToolLoop
 from statetools.models.base import Model, ModelCapabilities, ModelRequest, ModelResponse
 from statetools.review.check import DEFAULT_TOKEN_BUDGET, check
-from statetools.review.explore import DEFAULT_MAX_STATES, Progress, explore
+from statetools.review.explore import DEFAULT_MAX_STATES, Progress, explore, flat_tools
 from statetools.review.findings import RULES
 from statetools.review.render import FORMATS, render
 from statetools.review.tokens import tools_tokens
@@ -125,11 +125,6 @@ def _visible_tools(design: Design) -> list[BaseTool]:
     return Scheduler(_graph(design)).visible()
 
 
-def _all_tools(design: Design) -> list[BaseTool]:
-    graph = _graph(design)
-    return [entry.tool for entry in graph.entries.values()]
-
-
 def cmd_tokens(args: argparse.Namespace, out: TextIO) -> int:
     """Tokens of the first visible set (and, with --vs-flat, of every tool at once)."""
     design = _design(args.file)
@@ -140,10 +135,12 @@ def cmd_tokens(args: argparse.Namespace, out: TextIO) -> int:
         f"({args.provider}, o200k_base)\n"
     )
     if args.vs_flat:
-        flat = _all_tools(design)
+        flat = flat_tools(_graph(design))
         flat_tokens = tools_tokens(flat, args.provider)
         saved = 1 - first_tokens / flat_tokens if flat_tokens else 0.0
-        out.write(f"flat (every tool at once): {len(flat)} tools, {flat_tokens:,} tokens\n")
+        out.write(
+            f"flat (every tool at once, no facades): {len(flat)} tools, {flat_tokens:,} tokens\n"
+        )
         out.write(f"first request saves {saved:.1%} of the flat tool tokens\n")
     return 0
 

@@ -70,7 +70,7 @@ def test_tokens_vs_flat() -> None:
     assert status == 0
     assert text == (
         "first visible set: 3 tools, 188 tokens (openai, o200k_base)\n"
-        "flat (every tool at once): 14 tools, 944 tokens\n"
+        "flat (every tool at once, no facades): 14 tools, 944 tokens\n"
         "first request saves 80.1% of the flat tool tokens\n"
     )
 
