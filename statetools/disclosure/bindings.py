@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from statetools.disclosure.chaining import ChainedTool
+from statetools.disclosure.chaining import ChainedTool, unbound_message
 from statetools.disclosure.discovery import entity_id, provider_tools, providers_in
 from statetools.tools.classes import marked_methods, provider_spec
 from statetools.tools.tool import BaseTool, Tool, ToolMetadata
@@ -62,6 +62,14 @@ class Bindings:
         tool = declared.bind(instance)
         self._bound[name] = (instance, tool)
         return tool
+
+    def reason(self, name: str) -> str | None:
+        """Why chained tool ``name`` cannot run yet (None when it can, or is not chained)."""
+        entry = self.graph.entries.get(name)
+        if entry is None or not isinstance(entry.tool, ChainedTool) or self.tool(name):
+            return None
+        producers = self.graph.producers(self.graph.chained[name])
+        return unbound_message(name, entry.tool.source, producers)
 
     def observe(self, value: Any) -> list[Plan]:
         """Bind what ``value`` offers; the tool changes to make."""

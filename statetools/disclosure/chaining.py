@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import typing
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -24,8 +23,8 @@ from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context
 from statetools.tools.classes import marked_methods
 from statetools.tools.result import ToolResult
-from statetools.tools.tool import BaseTool, Tool, ToolMetadata
-from statetools.tools.wrappers import WrapperTool, unwrap
+from statetools.tools.tool import Tool, ToolMetadata
+from statetools.tools.wrappers import WrapperTool
 
 ANY_KEY = "*"
 
@@ -149,40 +148,3 @@ def unbound_message(name: str, source: type, producers: Iterable[str]) -> str:
     if len(names) == 1:
         return f"{text} Call first: {names[0]}."
     return f"{text} Call first one of: {', '.join(names)}."
-
-
-def returned_classes(tool: BaseTool | Callable[..., Any]) -> set[type]:
-    """The classes a tool's handler (or a function) says it returns, from its return
-    annotation, looking inside ``list[X]``, ``X | None`` and the like.
-
-    >>> class Order: ...
-    >>> def find() -> list[Order] | None: ...
-    >>> returned_classes(Tool.create("find", "Find", find)) == {Order}
-    True
-    """
-    target: Any = tool
-    if isinstance(tool, BaseTool):
-        target = getattr(unwrap(tool), "handler", None)
-    if target is None:
-        return set()
-    while isinstance(target, functools.partial):
-        target = target.func
-    if not inspect.isroutine(target):
-        target = type(target).__call__
-    try:
-        hints = typing.get_type_hints(target)
-    except Exception:
-        return set()
-    return _classes(hints.get("return"))
-
-
-def _classes(annotation: Any) -> set[type]:
-    arguments = typing.get_args(annotation)
-    if arguments:
-        found: set[type] = set()
-        for argument in arguments:
-            found |= _classes(argument)
-        return found
-    if isinstance(annotation, type) and annotation.__module__ not in ("builtins", "typing"):
-        return {annotation}
-    return set()

@@ -8,7 +8,7 @@ facade's result), :meth:`Facades.replay` repeats the unfolds of a saved state.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -122,6 +122,18 @@ class Facades:
             self.exclusive = name
             self.scope = self.graph.facade_scope(name)
         return changed, skipped, started
+
+    def with_revealed(self, names: Iterable[str]) -> set[str]:
+        """``names`` and what unfolded facades among them revealed (at any depth)."""
+        result = set(names)
+        stack = [name for name in result if name in self.opened]
+        while stack:
+            for child in self.opened[stack.pop()]:
+                if child not in result:
+                    result.add(child)
+                    if child in self.opened:
+                        stack.append(child)
+        return result
 
     def replay(self, log: Sequence[tuple[str, str]]) -> None:
         """Repeat saved unfolds (selectors run again with the saved arguments)."""

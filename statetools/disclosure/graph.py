@@ -3,22 +3,15 @@
 Node ids are stable strings: ``tool:search``, ``playbook:research``,
 ``machine:order``, ``state:order.DRAFT``, ``gate:analyze`` (the condition that unlocks
 ``analyze``; nested gates get ``gate:analyze/0``, ``gate:analyze/0.1``, ...),
-``facade:github`` (an UnfoldingTool: the model calls it by its name, and it has no
-``tool:`` node; :meth:`DisclosureGraph.node_of` gives the node of any tool name).
+``facade:github`` (an UnfoldingTool; it has no ``tool:`` node, see ``node_of``).
 
-Edge kinds: ``contains`` (a definition holds a tool or state; a facade holds its inner
-tools and facades, with attribute ``categories`` for by-category facades),
-``available_in`` (tool -> state), ``transitions_to`` (state -> state, attribute
-``tool``), ``unlocks`` (gate -> the tool it unlocks), ``requires`` (gate -> a
-prerequisite tool, state or inner gate), ``chains_from`` (a chained tool -> a tool that
-returns its source type; a discovered tool's template -> a tool that returns its
-provider type).
-
-Chained tools are ``tool:`` nodes with attribute ``chained`` (the source type's name).
-Entity discovery appears as template nodes, e.g. ``tool:customer_<id>_recent_orders``
-(kind ``tool``, attribute ``template=True``, not in ``entries``), found through the
-return annotations of the registered tools. ``chains_from`` edges and templates are
-added when :meth:`DisclosureGraph.to_networkx` is first called.
+Edge kinds: ``contains`` (a definition holds a tool or state; a facade its inner tools,
+with ``categories`` for by-category facades), ``available_in`` (tool -> state),
+``transitions_to`` (state -> state, attribute ``tool``), ``unlocks`` (gate -> the tool
+it unlocks), ``requires`` (gate -> a prerequisite tool, state or inner gate),
+``chains_from`` (a chained tool, or a discovery template such as
+``tool:customer_<id>_orders`` with ``template=True``, -> a tool returning its type;
+added from return annotations when ``to_networkx()`` is first called).
 """
 
 from __future__ import annotations
@@ -30,7 +23,7 @@ from typing import Any
 import attrs
 import networkx as nx
 
-from statetools.disclosure.chaining import ChainedTool, Chaining, returned_classes
+from statetools.disclosure.chaining import ChainedTool, Chaining
 from statetools.disclosure.conditions import (
     After,
     AllOf,
@@ -42,12 +35,11 @@ from statetools.disclosure.conditions import (
     When,
     describe,
 )
-from statetools.disclosure.discovery import template_name
 from statetools.disclosure.machine import StateMachineTool, Transition
 from statetools.disclosure.playbook import PlaybookTool
+from statetools.disclosure.returns import return_links
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError
-from statetools.tools.classes import marked_methods, provider_spec
 from statetools.tools.decorators import as_tool
 from statetools.tools.tool import BaseTool
 
@@ -244,21 +236,16 @@ class DisclosureGraph:
 
     def add_chaining(self, rule: Chaining, owner: str | None = None) -> None:
         """Register a chaining rule; a typed rule declares its source's methods as tools."""
-        if rule.source is None:
-            if self.chain_any is not None and self.chain_any != rule:
-                raise DefinitionError(
-                    "tool chaining from any object is set twice, differently",
-                    hint="keep one with_tool_chaining_from_any()",
-                )
-            self.chain_any = rule
-            return
-        existing = self.chains.get(rule.key)
+        existing = self.chain_any if rule.source is None else self.chains.get(rule.key)
         if existing is not None:
             if existing != rule:
                 raise DefinitionError(
-                    f"tool chaining from {rule.source.__qualname__} is set twice, differently",
-                    hint="keep one with_tool_chaining_from(...) per type",
+                    f"tool chaining from {rule.key} is set twice, differently",
+                    hint="keep one rule per type (and one from any)",
                 )
+            return
+        if rule.source is None:
+            self.chain_any = rule
             return
         self.chains[rule.key] = rule
         for tool in rule.declared_tools():
@@ -340,41 +327,13 @@ class DisclosureGraph:
         """Add ``chains_from`` edges and discovery templates (once; reads annotations)."""
         if self._producers is not None:
             return
-        self._producers = {}
-        makers: dict[type, list[str]] = defaultdict(list)
-        for name, entry in self.entries.items():
-            for cls in returned_classes(entry.tool):
-                makers[cls].append(name)
-        for key, rule in self.chains.items():
-            source = rule.source
-            assert source is not None
-            names = [n for cls, ns in makers.items() if issubclass(cls, source) for n in ns]
-            self._producers[key] = list(dict.fromkeys(names))
-        for name, key in self.chained.items():
-            for producer in self._producers[key]:
-                self._edge(tool_node(name), self.node_of(producer), "chains_from")
-        producer_nodes = {cls: [self.node_of(n) for n in ns] for cls, ns in makers.items()}
-        templates: list[tuple[str, type]] = []
-        queue = [cls for cls in makers if provider_spec(cls) is not None]
-        seen: set[type] = set()
-        while queue:
-            cls = queue.pop(0)
-            spec = provider_spec(cls)
-            if cls in seen or spec is None:
-                continue
-            seen.add(cls)
-            for attribute, method in marked_methods(cls):
-                label = template_name(spec, method.name or attribute)
-                node = tool_node(label)
-                self._node(node, "tool", label=label, template=True, provider=cls.__name__)
-                templates.append((node, cls))
-                function = getattr(cls, attribute)
-                for made in returned_classes(function):
-                    producer_nodes.setdefault(made, []).append(node)
-                    queue.append(made)
-        for node, cls in templates:
-            for producer in producer_nodes.get(cls, []):
-                self._edge(node, producer, "chains_from")
+        tools = {name: entry.tool for name, entry in self.entries.items()}
+        links = return_links(tools, self.chains, self.chained, self.node_of)
+        self._producers = links.producers
+        for node, attributes in links.templates:
+            self._node(node, "tool", **attributes)
+        for source, target in links.edges:
+            self._edge(source, target, "chains_from")
 
     def tool_names(self) -> list[str]:
         """Every registered tool name, in registration order."""

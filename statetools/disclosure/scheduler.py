@@ -17,13 +17,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from statetools.disclosure.bindings import Bindings, Plan
-from statetools.disclosure.chaining import ChainedTool, unbound_message
-from statetools.disclosure.conditions import holds, type_key, unmet_sentences
+from statetools.disclosure.conditions import holds, unmet_sentences
 from statetools.disclosure.facades import Facades, unfolded_value
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.outcomes import Blocked, Changes, Injected, StateChange, announcement
 from statetools.disclosure.state import DisclosureState
 from statetools.disclosure.unfolding import Unfolded
+from statetools.disclosure.view import CallRecord, SchedulerView, state_reason, type_keys
 from statetools.errors import DefinitionError
 from statetools.loop.blackboard import Blackboard
 from statetools.loop.messages import ToolCall
@@ -35,46 +35,6 @@ __all__ = ["Blocked", "Changes", "Injected", "Scheduler", "StateChange", "Visibi
 Visibility = Literal["hidden", "declared"]
 DISCOVERY_LIMIT = 128
 """Default limit on tools added by entity discovery in one run."""
-
-
-class _View:
-    """The ConditionView the scheduler hands to conditions."""
-
-    def __init__(self, scheduler: Scheduler) -> None:
-        self._s = scheduler
-
-    def calls(self, tool: str) -> int:
-        return self._s._counts.get(tool, 0)
-
-    def machine_state(self, machine: str) -> str | None:
-        return self._s._machine_states.get(machine)
-
-    def seen_artifact(self, key: str) -> bool:
-        return key in self._s._artifacts
-
-    def seen_on_blackboard(self, key: str) -> bool:
-        return key in self._s._blackboard_keys
-
-    @property
-    def context(self) -> Mapping[str, Any]:
-        return self._s.context
-
-
-class _Record:
-    """What a recorded call changes, collected before one refresh."""
-
-    def __init__(self, affected: set[str]) -> None:
-        self.affected = affected
-        self.entered: list[StateChange] = []
-        self.listed: set[str] = set()
-        self.hidden: list[str] = []
-        self.injected: list[Injected] = []
-
-
-def _type_keys(value: Any) -> set[str]:
-    values = value if isinstance(value, list | tuple | set | frozenset) else (value,)
-    kinds = {type(item) for item in values}
-    return {type_key(cls) for kind in kinds for cls in kind.__mro__ if cls is not object}
 
 
 class Scheduler:
@@ -110,7 +70,7 @@ class Scheduler:
         self.blackboard = blackboard if blackboard is not None else Blackboard()
         self.context: Mapping[str, Any] = context or {}
         self.iteration = restored.iteration
-        self._view = _View(self)
+        self._view = SchedulerView(self)
         self._counts: dict[str, int] = dict(restored.call_counts)
         self._machine_states = {name: m.initial_state() for name, m in graph.machines.items()}
         self._machine_states.update(restored.machine_states)
@@ -168,17 +128,6 @@ class Scheduler:
     def _tool_of(self, name: str) -> BaseTool:
         return self._facades.tool_of(name) if self._folding else self.graph.entries[name].tool
 
-    def _state_reason(self, name: str) -> str | None:
-        entry = self.graph.entries[name]
-        if entry.machine is None or entry.is_global:
-            return None
-        current = self._machine_states[entry.machine]
-        if current in entry.states:
-            return None
-        machine = self.graph.machines[entry.machine]
-        where = ", ".join(s for s in machine.state_names if s in entry.states)
-        return f"Tool '{name}' is not available in state {current} (it is available in: {where})."
-
     def _available(self, name: str) -> bool:
         if not self._usable(name):
             return False
@@ -208,19 +157,10 @@ class Scheduler:
             return False
         return entry.condition is None or holds(entry.condition, self._view)
 
-    def _chain_reason(self, name: str) -> str | None:
-        entry = self.graph.entries.get(name)
-        if entry is None or not isinstance(entry.tool, ChainedTool):
-            return None
-        if self._bindings.tool(name) is not None:
-            return None
-        key = self.graph.chained[name]
-        return unbound_message(name, entry.tool.source, self.graph.producers(key))
-
     def explain(self, name: str) -> str | None:
         """Why ``name`` cannot be called now (the text the model gets), or None if it can."""
         if name in self._visible:
-            return self._chain_reason(name)
+            return self._bindings.reason(name)
         if name in self._dynamic:
             return None
         if not self._known(name):
@@ -236,7 +176,7 @@ class Scheduler:
                 return self.explain(parent)
             if name not in self.graph.entries:
                 return None
-        reason = self._state_reason(name)
+        reason = state_reason(self.graph, self._machine_states, name)
         if reason:
             return reason
         condition = self.graph.entries[name].condition
@@ -279,18 +219,15 @@ class Scheduler:
         if tool is not None:
             if name in self.graph.chained:
                 bound = self._bindings.tool(name)
-                return bound if bound is not None else Blocked(self._chain_reason(name) or "")
+                return bound if bound is not None else Blocked(self._bindings.reason(name) or "")
             return tool
-        if self._folding and self._usable_facade(name):
+        if self._folding and name in self.graph.facades and self._usable(name):
             recall = self._facades.recall(name)
             if recall is not None:
                 return recall
         if self._known(name):
             return Blocked(self.explain(name) or f"Tool '{name}' is not available now.")
         return None
-
-    def _usable_facade(self, name: str) -> bool:
-        return name in self.graph.facades and self._usable(name)
 
     # changes ----------------------------------------------------------------------
 
@@ -299,7 +236,7 @@ class Scheduler:
         hidden: list[str] = []
         position = self.graph.position
         if self._folding:
-            names = self._with_revealed(names)
+            names = self._facades.with_revealed(names)
         for name in sorted(names, key=lambda n: position.get(n, len(position))):
             if not self._known(name):
                 continue
@@ -312,24 +249,11 @@ class Scheduler:
                 hidden.append(name)
         return shown, hidden
 
-    def _with_revealed(self, names: Iterable[str]) -> set[str]:
-        """``names`` and what unfolded facades among them revealed (at any depth)."""
-        result = set(names)
-        opened = self._facades.opened
-        stack = [name for name in result if name in opened]
-        while stack:
-            for child in opened[stack.pop()]:
-                if child not in result:
-                    result.add(child)
-                    if child in opened:
-                        stack.append(child)
-        return result
-
     def _blackboard_changes(self) -> set[str]:
         affected: set[str] = set()
         items = list(self.blackboard)
         for value in items[self._blackboard_seen :]:
-            for key in _type_keys(value) & self.graph.blackboard_keys:
+            for key in type_keys(value) & self.graph.blackboard_keys:
                 if key not in self._blackboard_keys:
                     self._blackboard_keys.add(key)
                     affected |= self.graph.dependents_of_blackboard(key)
@@ -351,7 +275,7 @@ class Scheduler:
         A facade's result unfolds it; objects in a result may bind chained tools or
         add discovered ones.
         """
-        record = _Record(self._blackboard_changes())
+        record = CallRecord(self._blackboard_changes())
         self._note(call, result, record)
         shown, hidden = self._refresh(record.affected)
         hidden.extend(record.hidden)
@@ -363,7 +287,7 @@ class Scheduler:
             tuple(record.injected),
         )
 
-    def _note(self, call: ToolCall, result: ToolResult, record: _Record) -> None:
+    def _note(self, call: ToolCall, result: ToolResult, record: CallRecord) -> None:
         unfolded = unfolded_value(result) if self._folding else None
         if (
             unfolded is not None
@@ -382,7 +306,7 @@ class Scheduler:
         record.affected |= self.graph.dependents_of_call(name)
         if result.has_value:
             if self.graph.artifact_keys:
-                for key in _type_keys(result.value) & self.graph.artifact_keys:
+                for key in type_keys(result.value) & self.graph.artifact_keys:
                     if key not in self._artifacts:
                         self._artifacts.add(key)
                         record.affected |= self.graph.dependents_of_artifact(key)
@@ -397,7 +321,7 @@ class Scheduler:
                 record.affected |= self.graph.tools_in_state(change.machine, change.state)
                 record.affected |= self.graph.dependents_of_machine(change.machine)
 
-    def _unfold(self, unfolded: Unfolded, record: _Record) -> None:
+    def _unfold(self, unfolded: Unfolded, record: CallRecord) -> None:
         name = unfolded.facade
         changed, skipped, started = self._facades.apply(unfolded, self._dynamic.__contains__)
         self._counts[name] = self._counts.get(name, 0) + 1
