@@ -22,6 +22,7 @@ from statetools.loop.events import (
 )
 from statetools.review.render import Diagram, render, to_dot, to_mermaid
 from statetools.review.scene import node_id
+from statetools.tools.classes import tool_provider
 from tests.review.designs import order, research, tool
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -276,3 +277,43 @@ def test_dot_is_byte_identical_across_processes() -> None:
         for seed in ("1",)
     }
     assert outputs == {to_dot(st.disclosure_graph(research(), order()))}
+
+
+class Repo:
+    @st.llm_tool("Star the repository")
+    def star(self) -> str:
+        return "starred"
+
+
+@tool_provider(prefix="customer")
+class Customer:
+    def __init__(self, id: str) -> None:
+        self.id = id
+
+    @st.llm_tool("The customer's recent orders")
+    def recent_orders(self) -> list[str]:
+        return []
+
+
+@st.llm_tool("Find a repository")
+def find_repo(name: str) -> Repo:
+    return Repo()
+
+
+@st.llm_tool("Find customers")
+def find_customers(query: str) -> list[Customer]:
+    return []
+
+
+def test_chained_tools_and_discovered_templates() -> None:
+    playbook = (
+        st.PlaybookTool("gh", "GitHub")
+        .with_tools(find_repo, find_customers)
+        .with_tool_chaining_from(Repo)
+    )
+    dot = to_dot(st.disclosure_graph(playbook))
+    assert 'tool_find_repo -> tool_star [label="returns Repo"' in dot
+    assert 'style="rounded,filled,dashed"' in line_of(dot, "tool_star ")
+    template = node_id("template", "customer_<id>_recent_orders")
+    assert f'{template} [label="customer_<id>_recent_orders"' in dot
+    assert f'tool_find_customers -> {template} [label="discovers (Customer)"' in dot
