@@ -20,7 +20,7 @@ def _quote(text: str) -> str:
 
 
 def _steps(steps: list[Step]) -> str:
-    marks = {"ok": "", "error": " failed", "blocked": " blocked"}
+    marks = {"ok": "", "error": " (failed)", "blocked": " (blocked)"}
     return ", ".join(f"{step.number}{marks[step.outcome]}" for step in steps)
 
 

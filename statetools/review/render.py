@@ -146,7 +146,7 @@ def _steps(steps: Sequence[Step]) -> str:
     parts = []
     for step in steps:
         color = PATH if step.outcome == "ok" else FAIL
-        mark = {"ok": "", "error": " failed", "blocked": " blocked"}[step.outcome]
+        mark = {"ok": "", "error": " (failed)", "blocked": " (blocked)"}[step.outcome]
         parts.append(f'<font color="{color}">{step.number}{mark}</font>')
     return ", ".join(parts)
 
