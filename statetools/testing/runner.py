@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypedDict, Unpack
 
+from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.state import DisclosureState
 from statetools.loop.events import Listener
 from statetools.loop.result import LoopResult
@@ -44,6 +45,8 @@ class LoopOptions(TypedDict, total=False):
     end_on_final_state: bool
     clock: Callable[[], float]
     id_factory: Callable[[], str]
+    chaining: Sequence[Chaining]
+    max_discovered_tools: int
 
 
 def scripted(script: Script | Model) -> Model:

@@ -182,3 +182,45 @@ def test_a_run_that_ends_in_an_error_keeps_its_trace(trace_snapshot: SnapshotAss
     with pytest.raises(st.MaxIterationsExceeded) as caught:
         run_scripted(research(), [("analyze", {}), ("search", {"query": "x"})], max_iterations=2)
     assert caught.value.result == trace_snapshot
+
+
+class Repo:
+    """An object a tool returns; its ``@llm_tool`` methods become tools (chaining)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @st.llm_tool("Read a file of this repository.")
+    def read(self, path: str) -> str:
+        return f"{self.name}/{path}"
+
+
+@st.llm_tool("Open a repository by name.")
+def open_repo(name: str) -> Repo:
+    return Repo(name)
+
+
+@st.llm_tool("List the open issues.")
+def list_issues() -> str:
+    return "2 issues"
+
+
+@st.llm_tool("Close an issue.")
+def close_issue(number: int) -> str:
+    return f"closed #{number}"
+
+
+def test_unfolding_facade_and_chained_tools(trace_snapshot: SnapshotAssertion) -> None:
+    """A facade reveals its inner tools when called; a returned object lends its methods."""
+    issues = st.UnfoldingTool.of("issues", "Work with issues", [list_issues, close_issue])
+    repos = st.PlaybookTool("repos", "Repositories").with_tool(open_repo)
+    repos = repos.with_tool_chaining_from(Repo)
+    steps: list[Any] = [
+        ("close_issue", {"number": 1}),
+        ("issues", {}),
+        ("close_issue", {"number": 1}),
+        ("open_repo", {"name": "statetools"}),
+        ("read", {"path": "README.md"}),
+        "Done.",
+    ]
+    assert run_scripted([issues, repos], steps) == trace_snapshot

@@ -12,6 +12,7 @@ import statetools as st
 from statetools.loop.events import (
     CallBlocked,
     ConversationRestarted,
+    InjectionLimitReached,
     InjectionSkipped,
     IterationStarted,
     ModelResponded,
@@ -45,6 +46,7 @@ EVERY_KIND = st.Trace(
         ToolsInjected(1, ("help", "faq"), "Helper"),
         ToolsRemoved(1, ("old",), "Helper"),
         InjectionSkipped(1, "help", "a tool with this name is already visible"),
+        InjectionLimitReached(1, 20, ("repo_b_read", "repo_a_read"), "discovery"),
         IterationStarted(2, ()),
         ConversationRestarted(2, 1, ("b", "a")),
         ModelResponded(2, "no", (), "end_turn"),
@@ -68,6 +70,7 @@ def test_every_known_event_has_its_own_line() -> None:
         "  injected by Helper: faq, help\n"
         "  removed by Helper: old\n"
         "  injection skipped: help (a tool with this name is already visible)\n"
+        "  not injected by discovery (limit of 20 reached): repo_a_read, repo_b_read\n"
         "turn 2 | visible: (none)\n"
         "  restarted as conversation 1 | visible: a, b\n"
         '  answer: "no"\n'
