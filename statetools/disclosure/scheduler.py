@@ -129,9 +129,9 @@ class Scheduler:
         return self._facades.tool_of(name) if self._folding else self.graph.entries[name].tool
 
     def _available(self, name: str) -> bool:
-        if not self._usable(name):
-            return False
-        return not (self._folding and self._facades.replaced(name))
+        if not self._folding:
+            return self._usable(name)
+        return self._usable(name) and not self._facades.replaced(name)
 
     def _usable(self, name: str) -> bool:
         """Available, counting an unfolded facade as usable (its tools may show)."""
@@ -237,15 +237,17 @@ class Scheduler:
         position = self.graph.position
         if self._folding:
             names = self._facades.with_revealed(names)
+        entries, built, visible = self.graph.entries, self._facades.built, self._visible
         for name in sorted(names, key=lambda n: position.get(n, len(position))):
-            if not self._known(name):
+            if name not in entries and name not in built:
                 continue
-            now = self._available(name)
-            if now and name not in self._visible:
-                self._visible[name] = self._tool_of(name)
+            now = self._usable(name) if not self._folding else self._available(name)
+            if now and name not in visible:
+                tool = built.get(name)
+                visible[name] = tool if tool is not None else entries[name].tool
                 shown.append(name)
-            elif not now and name in self._visible and name not in self._dynamic:
-                del self._visible[name]
+            elif not now and name in visible and name not in self._dynamic:
+                del visible[name]
                 hidden.append(name)
         return shown, hidden
 
