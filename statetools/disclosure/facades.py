@@ -49,6 +49,8 @@ class Facades:
         """Tools built by selectors, by name."""
         self.owner: dict[str, str] = {}
         """Built tool -> the facade that built it."""
+        self.position: dict[str, int] = {}
+        """Built tool -> its place after every registered tool (keeps the order stable)."""
         self.opened: dict[str, list[str]] = {}
         """Facade -> the names it opened, in order."""
         self.categories: dict[str, set[str]] = {}
@@ -103,6 +105,7 @@ class Facades:
                     continue
                 self.owner[tool.name] = name
                 self.built[tool.name] = tool
+                self.position.setdefault(tool.name, len(self.graph.position) + len(self.position))
             elif tool is not entry.tool:
                 self.built[tool.name] = tool  # the selector built its own version
             if tool.name not in opened:

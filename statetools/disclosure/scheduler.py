@@ -235,10 +235,13 @@ class Scheduler:
         shown: list[str] = []
         hidden: list[str] = []
         position = self.graph.position
+        key = lambda n: position.get(n, len(position))  # noqa: E731
         if self._folding:
             names = self._facades.with_revealed(names)
+            later = self._facades.position
+            key = lambda n: position[n] if n in position else later.get(n, len(position))  # noqa: E731
         entries, built, visible = self.graph.entries, self._facades.built, self._visible
-        for name in sorted(names, key=lambda n: position.get(n, len(position))):
+        for name in sorted(names, key=key):
             if name not in entries and name not in built:
                 continue
             now = self._usable(name) if not self._folding else self._available(name)

@@ -209,3 +209,17 @@ def test_chaining_definitions_are_checked() -> None:
         )
     unbound = st.Chaining(Repo).declared_tools()[0]
     assert unbound.call().text == "Tool 'star' needs a Repo first. Call a tool that returns one."
+
+
+def test_several_producers_are_all_named() -> None:
+    def fork_repo(name: str) -> Repo:
+        """Fork a repository."""
+        return Repo(f"fork of {name}")
+
+    model = ScriptedModel([("star", {}), "ok"])
+    result = (
+        st.ToolLoop(model).with_tool_chaining_from(Repo).run("go", tools=[open_repo, fork_repo])
+    )
+    assert texts(result) == [
+        "Tool 'star' needs a Repo first. Call first one of: open_repo, fork_repo."
+    ]

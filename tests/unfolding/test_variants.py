@@ -257,3 +257,34 @@ def test_unfolded_facades_survive_a_resume(stop_after: int) -> None:
 
 def _cart_view(message: Any) -> bool:
     return isinstance(message, st.ToolMessage) and message.name == "view_cart"
+
+
+def test_selector_mistakes_and_name_clashes_are_reported() -> None:
+    from statetools.loop.events import InjectionSkipped
+
+    wrong = st.UnfoldingTool.selectable(
+        "shop", "Open the shop.", [], st.InputSchema.empty(), lambda args: ["nothing"]
+    )
+    model = ScriptedModel([("shop", {}), "ok"])
+    result = st.ToolLoop(model).run("go", tools=[wrong])
+    assert tool_texts(result) == [
+        (
+            "Tool 'shop' failed: facade 'shop': the selector chose 'nothing', which is not an "
+            "inner tool Hint: return tools, or names of tools given in inner",
+            True,
+        )
+    ]
+
+    clash = st.UnfoldingTool.selectable(
+        "shop",
+        "Open the shop.",
+        [],
+        st.InputSchema.empty(),
+        lambda args: [tool("search"), tool("x")],
+    )
+    model = ScriptedModel([("shop", {}), "ok"])
+    result = st.ToolLoop(model).run("go", tools=[tool("search"), clash])
+    assert model.requests[1].tool_names == ["search", "x"]
+    assert result.trace.of_type(InjectionSkipped) == [
+        InjectionSkipped(1, "search", "a tool with this name is already visible")
+    ]
