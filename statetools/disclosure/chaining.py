@@ -94,7 +94,7 @@ class Chaining:
                 description=spec.description,
                 metadata=ToolMetadata(return_direct=spec.return_direct, category=spec.category),
             )
-            note = f"Acts on the latest {source.__name__} a tool returned"
+            note = f"Needs a {source.__name__} returned by another tool first; uses the latest one"
             tools.append(
                 ChainedTool.around(declared.with_note(note), source=source, attribute=attribute)
             )

@@ -30,6 +30,9 @@ class Injected:
     (``Chaining.any()``) or the name of a selectable facade; ``skipped`` tools were not
     added because the name is taken; ``over_limit`` ones because the run reached
     ``limit`` discovered tools.
+
+    >>> Injected("discovery", added=("order_7_cancel",)).added
+    ('order_7_cancel',)
     """
 
     source: str

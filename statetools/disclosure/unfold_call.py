@@ -23,7 +23,12 @@ if TYPE_CHECKING:
 
 @attrs.frozen
 class DirectCall:
-    """An inner tool called through its facade (``{"create_issue": {...}}``)."""
+    """An inner tool called through its facade (``{"create_issue": {...}}``).
+
+    >>> facade = UnfoldingTool.of("t", "Open t", [Tool.create("a", "A", lambda: "ok")])
+    >>> facade.call({"a": {}}).value.direct.name
+    'a'
+    """
 
     name: str
     arguments: Mapping[str, Any]
@@ -37,6 +42,11 @@ class Unfolded:
     The scheduler reads it to reveal ``tools``; ``arguments`` are replayed when a run
     resumes; ``listed`` says the result text names the tools already; ``direct`` is an
     inner tool called through the facade.
+
+    >>> facade = UnfoldingTool.of("t", "Open t", [Tool.create("a", "A", lambda: "ok")])
+    >>> unfolded = facade.call().value
+    >>> unfolded.facade, unfolded.names, unfolded.listed
+    ('t', ['a'], True)
     """
 
     facade: str

@@ -77,7 +77,10 @@ def test_chained_tools_are_declared_from_the_start_and_bind_to_the_newest_object
 
     assert all(r.tool_names == ["open_repo", "star", "rename"] for r in model.requests)
     declared = {t.name: (t.description, t.input_schema) for t in model.requests[0].tools}
-    assert declared["star"][0] == "Star the repository. Acts on the latest Repo a tool returned"
+    assert (
+        declared["star"][0]
+        == "Star the repository. Needs a Repo returned by another tool first; uses the latest one"
+    )
     assert declared["rename"][1]["properties"] == {"new_name": {"type": "string"}}
     assert texts(result)[0] == "Tool 'star' needs a Repo first. Call first: open_repo."
     assert result.trace.of_type(CallBlocked)[0].name == "star"
