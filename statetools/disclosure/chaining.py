@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -27,6 +28,7 @@ from statetools.tools.tool import Tool, ToolMetadata
 from statetools.tools.wrappers import WrapperTool
 
 ANY_KEY = "*"
+logger = logging.getLogger("statetools.chaining")
 
 
 def _check_source(_instance: object, _attribute: object, value: Any) -> None:
@@ -73,10 +75,20 @@ class Chaining:
         return ANY_KEY if self.source is None else type_key(self.source)
 
     def accepts(self, value: Any) -> bool:
-        """Whether ``value`` binds under this rule."""
+        """Whether ``value`` binds under this rule (a predicate that raises says no).
+
+        >>> Chaining(int, lambda n: n > 0).accepts(3), Chaining(int).accepts("3")
+        (True, False)
+        """
         if self.source is not None and not isinstance(value, self.source):
             return False
-        return self.predicate is None or bool(self.predicate(value))
+        if self.predicate is None:
+            return True
+        try:
+            return bool(self.predicate(value))
+        except Exception:
+            logger.warning("chaining predicate failed for %r", value, exc_info=True)
+            return False
 
     def declared_tools(self) -> tuple[ChainedTool, ...]:
         """The source's methods as tools declared before any instance exists."""

@@ -234,14 +234,17 @@ class Scheduler:
     def _refresh(self, names: Iterable[str]) -> tuple[list[str], list[str]]:
         shown: list[str] = []
         hidden: list[str] = []
-        position = self.graph.position
-        key = lambda n: position.get(n, len(position))  # noqa: E731
+        # Registered tools in registration order, then tools built by selectors.
+        position, later = self.graph.position, self._facades.position
+
+        def order(name: str) -> int:
+            index = position.get(name)
+            return index if index is not None else later.get(name, len(position))
+
         if self._folding:
             names = self._facades.with_revealed(names)
-            later = self._facades.position
-            key = lambda n: position[n] if n in position else later.get(n, len(position))  # noqa: E731
         entries, built, visible = self.graph.entries, self._facades.built, self._visible
-        for name in sorted(names, key=key):
+        for name in sorted(names, key=order):
             if name not in entries and name not in built:
                 continue
             now = self._usable(name) if not self._folding else self._available(name)
