@@ -39,6 +39,8 @@ class SchedulerView:
 class CallRecord:
     """What a recorded call changes, collected before one refresh."""
 
+    __slots__ = ("affected", "entered", "hidden", "injected", "listed")
+
     def __init__(self, affected: set[str]) -> None:
         self.affected = affected
         self.entered: list[StateChange] = []
