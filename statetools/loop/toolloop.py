@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import difflib
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from statetools.disclosure.chaining import Chaining
-from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Blocked, Changes, Injected, Scheduler
+from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Blocked, Changes, Injected
 from statetools.disclosure.state import DisclosureState
 from statetools.errors import (
     MaxIterationsExceeded,
@@ -21,28 +20,17 @@ from statetools.errors import (
     StatetoolsError,
     ToolNotFoundError,
 )
-from statetools.loop.blackboard import Blackboard
 from statetools.loop.events import (
     CallBlocked,
     ConversationRestarted,
-    Event,
-    InjectionLimitReached,
-    InjectionSkipped,
     IterationStarted,
     Listener,
     ModelResponded,
     OutputRejected,
-    RunFinished,
     RunStarted,
-    StateEntered,
     ToolAnswered,
     ToolCalled,
     ToolNotFound,
-    ToolsHidden,
-    ToolsInjected,
-    ToolsRemoved,
-    ToolsUnlocked,
-    Trace,
 )
 from statetools.loop.messages import (
     Message,
@@ -53,8 +41,9 @@ from statetools.loop.messages import (
 )
 from statetools.loop.output import OutputProblem, correction_message, parse_output
 from statetools.loop.result import LoopResult
+from statetools.loop.run import Run, definition, injection_events, unknown_tool_message
 from statetools.loop.strategies import InjectionContext, ToolInjectionStrategy, chain
-from statetools.models.base import Model, ModelRequest, ToolDefinition, Usage
+from statetools.models.base import Model, ModelRequest, ToolDefinition
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
@@ -63,109 +52,6 @@ Visibility = Literal["hidden", "declared"]
 MAX_MISSES_IN_A_ROW = 3
 MAX_RESTARTS = 10
 """Conversation restarts allowed for a model without dynamic tools."""
-
-
-def unknown_tool_message(name: str, available: Sequence[str]) -> str:
-    """What the model is told when it calls a tool that does not exist."""
-    text = f"Tool '{name}' does not exist."
-    close = difflib.get_close_matches(name, available, n=3, cutoff=0.6)
-    if close:
-        quoted = [f"'{c}'" for c in close]
-        options = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
-        text += f" Did you mean {options}?"
-    listing = ", ".join(available) if available else "none"
-    return f"{text} Available tools: {listing}."
-
-
-def injection_events(iteration: int, injected: Injected) -> list[Event]:
-    """The events for tools a result added or removed (discovery, chaining, facades)."""
-    events: list[Event] = []
-    if injected.removed:
-        events.append(ToolsRemoved(iteration, injected.removed, injected.source))
-    if injected.added:
-        events.append(ToolsInjected(iteration, injected.added, injected.source))
-    for name in injected.skipped:
-        events.append(InjectionSkipped(iteration, name, "a tool with this name is already visible"))
-    if injected.over_limit:
-        events.append(
-            InjectionLimitReached(iteration, injected.limit, injected.over_limit, injected.source)
-        )
-    return events
-
-
-def _definition(tool: BaseTool) -> ToolDefinition:
-    return ToolDefinition(tool.name, tool.description, tool.input_schema)
-
-
-class _Run:
-    """The mutable bookkeeping of one run (never shared between runs)."""
-
-    def __init__(
-        self,
-        loop: ToolLoop,
-        messages: list[Message],
-        tools: Sequence[Any],
-        state: DisclosureState | None,
-        context: ToolCallContext,
-    ) -> None:
-        self.loop = loop
-        self.messages = messages
-        self.blackboard = Blackboard()
-        self.context = context.with_blackboard(self.blackboard)
-        self.events: list[Event] = []
-        self.usage = Usage()
-        self.iterations = state.iteration if state is not None else 0
-        self.misses = 0
-        self.conversation = 0
-        self.conversation_tools: tuple[ToolDefinition, ...] | None = None
-        self.scheduler = Scheduler.for_items(
-            (*tools, *loop.chaining) if loop.chaining else tools,
-            state,
-            visibility=loop.visibility,
-            blackboard=self.blackboard,
-            context=self.context,
-            discovery_limit=loop.max_discovered_tools,
-        )
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
-        for listener in self.loop.listeners:
-            listener(event)
-
-    def emit_changes(self, changes: Changes) -> None:
-        if changes.unlocked:
-            self.emit(ToolsUnlocked(self.iterations, changes.unlocked))
-        if changes.hidden:
-            self.emit(ToolsHidden(self.iterations, changes.hidden))
-        for change in changes.entered:
-            self.emit(
-                StateEntered(
-                    self.iterations, change.machine, change.state, change.previous, change.final
-                )
-            )
-        for injected in changes.injected:
-            for event in injection_events(self.iterations, injected):
-                self.emit(event)
-
-    def result(self, output: Any) -> LoopResult:
-        self.scheduler.iteration = self.iterations
-        return LoopResult(
-            output=output,
-            messages=tuple(self.messages),
-            iterations=self.iterations,
-            usage=self.usage,
-            trace=Trace(tuple(self.events)),
-            state=self.scheduler.snapshot(),
-        )
-
-    def finish(self, output: Any, outcome: str) -> LoopResult:
-        self.emit(RunFinished(self.loop.clock(), self.iterations, outcome))
-        return self.result(output)
-
-    def fail(self, error: RunError) -> RunError:
-        self.emit(RunFinished(self.loop.clock(), self.iterations, type(error).__name__))
-        error.result = self.result(None)
-        return error
 
 
 class ToolLoop:
@@ -286,7 +172,7 @@ class ToolLoop:
         """
         messages = self._initial_messages(prompt)
         run_context = ToolCallContext(context or {}).merge({RUN_ID_KEY: self.id_factory()})
-        run = _Run(self, messages, tools, state, run_context)
+        run = Run(self, messages, tools, state, run_context)
         run.emit(
             RunStarted(
                 str(run_context[RUN_ID_KEY]),
@@ -305,14 +191,14 @@ class ToolLoop:
             messages.insert(0, SystemMessage(self.system_prompt))
         return messages
 
-    async def _drive(self, run: _Run, output_type: Any) -> LoopResult:
+    async def _drive(self, run: Run, output_type: Any) -> LoopResult:
         output_corrected = False
         first = run.iterations
         while run.iterations - first < self.max_iterations:
             run.emit_changes(run.scheduler.begin_turn())
             visible = run.scheduler.visible()
             run.emit(IterationStarted(run.iterations + 1, tuple(t.name for t in visible)))
-            definitions = tuple(_definition(t) for t in visible)
+            definitions = tuple(definition(t) for t in visible)
             if not self.model.capabilities.supports_dynamic_tools:
                 self._restart_if_tools_changed(run, definitions)
             request = ModelRequest(tuple(run.messages), definitions, run.conversation)
@@ -372,7 +258,7 @@ class ToolLoop:
             hint="raise max_iterations, or check that the tools let the model finish",
         )
 
-    def _restart_if_tools_changed(self, run: _Run, definitions: tuple[ToolDefinition, ...]) -> None:
+    def _restart_if_tools_changed(self, run: Run, definitions: tuple[ToolDefinition, ...]) -> None:
         """For a model whose tools cannot change mid-conversation: start a new
         conversation (same history, the new tools from its first request on)."""
         if run.conversation_tools is None or run.conversation_tools == definitions:
@@ -394,7 +280,7 @@ class ToolLoop:
         )
 
     async def _execute(
-        self, run: _Run, call: ToolCall
+        self, run: Run, call: ToolCall
     ) -> tuple[ToolResult, BaseTool | None, Changes]:
         """Run one call and append exactly one tool message answering it."""
         resolved = run.scheduler.resolve(call.name)
@@ -439,7 +325,7 @@ class ToolLoop:
         run.emit(ToolAnswered(run.iterations, call.id, call.name, result.text, result.is_error))
         return result, tool, changes
 
-    def _apply_strategies(self, run: _Run, call: ToolCall, result: ToolResult) -> None:
+    def _apply_strategies(self, run: Run, call: ToolCall, result: ToolResult) -> None:
         if self.strategy is None:
             return
         injection = self.strategy.evaluate(
@@ -454,14 +340,13 @@ class ToolLoop:
         )
         if not injection:
             return
-        source = type(self.strategy).__name__
         removed = run.scheduler.remove(injection.remove)
-        if removed:
-            run.emit(ToolsRemoved(run.iterations, tuple(removed), source))
         added, skipped = run.scheduler.add(injection.add)
-        for name in skipped:
-            run.emit(
-                InjectionSkipped(run.iterations, name, "a tool with this name is already visible")
-            )
-        if added:
-            run.emit(ToolsInjected(run.iterations, tuple(added), source))
+        injected = Injected(
+            type(self.strategy).__name__,
+            added=tuple(added),
+            removed=tuple(removed),
+            skipped=tuple(skipped),
+        )
+        for event in injection_events(run.iterations, injected):
+            run.emit(event)

@@ -1,0 +1,136 @@
+"""The bookkeeping of one run: its messages, events, scheduler and counters."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from statetools.disclosure.scheduler import Changes, Injected, Scheduler
+from statetools.disclosure.state import DisclosureState
+from statetools.errors import RunError
+from statetools.loop.blackboard import Blackboard
+from statetools.loop.events import (
+    Event,
+    InjectionLimitReached,
+    InjectionSkipped,
+    RunFinished,
+    StateEntered,
+    ToolsHidden,
+    ToolsInjected,
+    ToolsRemoved,
+    ToolsUnlocked,
+    Trace,
+)
+from statetools.loop.messages import Message
+from statetools.loop.result import LoopResult
+from statetools.models.base import ToolDefinition, Usage
+from statetools.tools.context import ToolCallContext
+from statetools.tools.tool import BaseTool
+
+if TYPE_CHECKING:
+    from statetools.loop.toolloop import ToolLoop
+
+
+def unknown_tool_message(name: str, available: Sequence[str]) -> str:
+    """What the model is told when it calls a tool that does not exist."""
+    text = f"Tool '{name}' does not exist."
+    close = difflib.get_close_matches(name, available, n=3, cutoff=0.6)
+    if close:
+        quoted = [f"'{c}'" for c in close]
+        options = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+        text += f" Did you mean {options}?"
+    listing = ", ".join(available) if available else "none"
+    return f"{text} Available tools: {listing}."
+
+
+def injection_events(iteration: int, injected: Injected) -> list[Event]:
+    """The events for tools a result added or removed (discovery, chaining, facades)."""
+    events: list[Event] = []
+    if injected.removed:
+        events.append(ToolsRemoved(iteration, injected.removed, injected.source))
+    if injected.added:
+        events.append(ToolsInjected(iteration, injected.added, injected.source))
+    for name in injected.skipped:
+        events.append(InjectionSkipped(iteration, name, "a tool with this name is already visible"))
+    if injected.over_limit:
+        events.append(
+            InjectionLimitReached(iteration, injected.limit, injected.over_limit, injected.source)
+        )
+    return events
+
+
+def definition(tool: BaseTool) -> ToolDefinition:
+    """What the model is shown of ``tool``."""
+    return ToolDefinition(tool.name, tool.description, tool.input_schema)
+
+
+class Run:
+    """The mutable bookkeeping of one run (never shared between runs)."""
+
+    def __init__(
+        self,
+        loop: ToolLoop,
+        messages: list[Message],
+        tools: Sequence[Any],
+        state: DisclosureState | None,
+        context: ToolCallContext,
+    ) -> None:
+        self.loop = loop
+        self.messages = messages
+        self.blackboard = Blackboard()
+        self.context = context.with_blackboard(self.blackboard)
+        self.events: list[Event] = []
+        self.usage = Usage()
+        self.iterations = state.iteration if state is not None else 0
+        self.misses = 0
+        self.conversation = 0
+        self.conversation_tools: tuple[ToolDefinition, ...] | None = None
+        self.scheduler = Scheduler.for_items(
+            (*tools, *loop.chaining) if loop.chaining else tools,
+            state,
+            visibility=loop.visibility,
+            blackboard=self.blackboard,
+            context=self.context,
+            discovery_limit=loop.max_discovered_tools,
+        )
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+        for listener in self.loop.listeners:
+            listener(event)
+
+    def emit_changes(self, changes: Changes) -> None:
+        if changes.unlocked:
+            self.emit(ToolsUnlocked(self.iterations, changes.unlocked))
+        if changes.hidden:
+            self.emit(ToolsHidden(self.iterations, changes.hidden))
+        for change in changes.entered:
+            self.emit(
+                StateEntered(
+                    self.iterations, change.machine, change.state, change.previous, change.final
+                )
+            )
+        for injected in changes.injected:
+            for event in injection_events(self.iterations, injected):
+                self.emit(event)
+
+    def result(self, output: Any) -> LoopResult:
+        self.scheduler.iteration = self.iterations
+        return LoopResult(
+            output=output,
+            messages=tuple(self.messages),
+            iterations=self.iterations,
+            usage=self.usage,
+            trace=Trace(tuple(self.events)),
+            state=self.scheduler.snapshot(),
+        )
+
+    def finish(self, output: Any, outcome: str) -> LoopResult:
+        self.emit(RunFinished(self.loop.clock(), self.iterations, outcome))
+        return self.result(output)
+
+    def fail(self, error: RunError) -> RunError:
+        self.emit(RunFinished(self.loop.clock(), self.iterations, type(error).__name__))
+        error.result = self.result(None)
+        return error
