@@ -76,6 +76,13 @@ class ProviderError(RunError):
         super().__init__(message, path=path, hint=hint)
 
 
+class RunAborted(RunError):
+    """Code outside the model and the tools failed during a run (a listener, an
+    injection strategy, a ``When`` predicate, a transition guard...). The original
+    exception is the ``__cause__``; ``result`` holds the run so far, with every tool
+    call of the last response answered."""
+
+
 class RestartLimitExceeded(RunError):
     """A model without dynamic tools needed more conversation restarts than allowed."""
 

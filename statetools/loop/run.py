@@ -16,13 +16,14 @@ from statetools.loop.events import (
     InjectionSkipped,
     RunFinished,
     StateEntered,
+    ToolAnswered,
     ToolsHidden,
     ToolsInjected,
     ToolsRemoved,
     ToolsUnlocked,
     Trace,
 )
-from statetools.loop.messages import Message
+from statetools.loop.messages import AssistantMessage, Message, ToolMessage
 from statetools.loop.result import LoopResult
 from statetools.models.base import ToolDefinition, Usage
 from statetools.tools.context import ToolCallContext
@@ -30,6 +31,9 @@ from statetools.tools.tool import BaseTool
 
 if TYPE_CHECKING:
     from statetools.loop.toolloop import ToolLoop
+
+NOT_RUN = "No result: the run stopped before this call was answered."
+"""The answer given to tool calls left over when a run ends with an error."""
 
 
 def unknown_tool_message(name: str, available: Sequence[str]) -> str:
@@ -131,6 +135,20 @@ class Run:
         return self.result(output)
 
     def fail(self, error: RunError) -> RunError:
-        self.emit(RunFinished(self.loop.clock(), self.iterations, type(error).__name__))
+        """Attach the run so far to ``error``; answer calls the run did not get to.
+
+        Listeners are not called any more: one of them may be what failed.
+        """
+        for message in reversed(self.messages):
+            if isinstance(message, AssistantMessage):
+                answered = {m.tool_call_id for m in self.messages if isinstance(m, ToolMessage)}
+                for call in message.tool_calls:
+                    if call.id not in answered:
+                        self.messages.append(ToolMessage(call.id, call.name, NOT_RUN, True))
+                        self.events.append(
+                            ToolAnswered(self.iterations, call.id, call.name, NOT_RUN, True)
+                        )
+                break
+        self.events.append(RunFinished(self.loop.clock(), self.iterations, type(error).__name__))
         error.result = self.result(None)
         return error

@@ -15,7 +15,9 @@ from statetools.disclosure.state import DisclosureState
 from statetools.errors import (
     MaxIterationsExceeded,
     OutputValidationError,
+    ProviderError,
     RestartLimitExceeded,
+    RunAborted,
     RunError,
     StatetoolsError,
     ToolNotFoundError,
@@ -184,6 +186,13 @@ class ToolLoop:
             return await self._drive(run, output_type)
         except RunError as error:
             raise run.fail(error) from None
+        except Exception as exc:  # a listener, strategy, condition or guard failed
+            aborted = RunAborted(
+                f"the run stopped: {type(exc).__name__}: {exc}",
+                path=f"iteration {run.iterations}",
+                hint="the exception is the __cause__; its traceback shows the failing code",
+            )
+            raise run.fail(aborted) from exc
 
     def _initial_messages(self, prompt: str | Sequence[Message]) -> list[Message]:
         messages: list[Message] = [UserMessage(prompt)] if isinstance(prompt, str) else list(prompt)
@@ -202,7 +211,16 @@ class ToolLoop:
             if not self.model.capabilities.supports_dynamic_tools:
                 self._restart_if_tools_changed(run, definitions)
             request = ModelRequest(tuple(run.messages), definitions, run.conversation)
-            response = await self.model.complete(request)
+            try:
+                response = await self.model.complete(request)
+            except StatetoolsError:
+                raise
+            except Exception as exc:
+                raise ProviderError(
+                    f"the model failed: {type(exc).__name__}: {exc}",
+                    path=type(self.model).__name__,
+                    hint="the exception is the __cause__",
+                ) from exc
             run.iterations += 1
             run.usage += response.usage
             message = response.message
@@ -282,7 +300,11 @@ class ToolLoop:
     async def _execute(
         self, run: Run, call: ToolCall
     ) -> tuple[ToolResult, BaseTool | None, Changes]:
-        """Run one call and append exactly one tool message answering it."""
+        """Run one call and append exactly one tool message answering it.
+
+        Returns the tool's own result (without the announcement line, which only the
+        tool message carries), the tool that ran (None if none did) and the changes.
+        """
         resolved = run.scheduler.resolve(call.name)
         tool: BaseTool | None = None
         changes = Changes()
@@ -319,10 +341,11 @@ class ToolLoop:
             changes = run.scheduler.record(call, result)
             run.emit_changes(changes)
             self._apply_strategies(run, call, result)
-            if changes.announcement:
-                result = result.with_text(f"{result.text}\n{changes.announcement}")
-        run.messages.append(ToolMessage(call.id, call.name, result.text, result.is_error))
-        run.emit(ToolAnswered(run.iterations, call.id, call.name, result.text, result.is_error))
+        text = result.text
+        if changes.announcement:
+            text = f"{text}\n{changes.announcement}"
+        run.messages.append(ToolMessage(call.id, call.name, text, result.is_error))
+        run.emit(ToolAnswered(run.iterations, call.id, call.name, text, result.is_error))
         return result, tool, changes
 
     def _apply_strategies(self, run: Run, call: ToolCall, result: ToolResult) -> None:

@@ -117,7 +117,7 @@ def test_agentic_machine_ends_at_a_final_state() -> None:
     result = st.ToolLoop(outer).run("go", tools=[machine])
 
     assert result.messages[2] == st.ToolMessage(
-        "call_1", "order", "delivered\n[state is now DELIVERED (final)]"
+        "call_1", "order", "delivered"
     )
     assert inner.requests[0].messages == (
         st.SystemMessage("You handle orders."),

@@ -81,10 +81,16 @@ def test_yaml_script_that_is_not_a_list_or_not_yaml() -> None:
         ScriptedModel.from_yaml(Path("/nonexistent/script.yaml"))
 
 
-def test_a_bad_python_step_is_a_spec_error() -> None:
-    model = ScriptedModel([42])  # type: ignore[list-item]
-    with pytest.raises(st.SpecError, match="invalid script step 42"):
-        st.ToolLoop(model).run("go")
+def test_a_bad_python_step_stops_the_run_with_the_spec_error_as_cause() -> None:
+    model = ScriptedModel([("echo", {"text": "a"}), 42])  # type: ignore[list-item]
+    echo = st.Tool.create("echo", "Echo text", lambda text: text)
+    with pytest.raises(st.RunAborted) as caught:
+        st.ToolLoop(model).run("go", tools=[echo])
+    cause = caught.value.__cause__
+    assert isinstance(cause, st.SpecError)
+    assert str(cause).startswith("ScriptedModel step 2: invalid script step 42")
+    assert caught.value.result is not None
+    assert caught.value.result.messages[-1] == st.ToolMessage("call_1", "echo", "a")
 
 
 def test_capabilities_are_configurable() -> None:
