@@ -130,9 +130,7 @@ class DisclosureGraph:
             self._graph.add_node(node, kind=kind, **attributes)
 
     def _edge(self, source: str, target: str, kind: str, **attributes: Any) -> None:
-        self._graph.add_edge(
-            source, target, key=f"{kind}:{len(self._graph)}", kind=kind, **attributes
-        )
+        self._graph.add_edge(source, target, kind=kind, **attributes)
 
     def node_of(self, name: str) -> str:
         """The node id of the tool called ``name`` (``facade:...`` for a facade)."""
@@ -179,7 +177,7 @@ class DisclosureGraph:
         placeholder = tool_node(name)
         if placeholder in self._graph:  # named by a condition before it was registered
             for source, _, data in list(self._graph.in_edges(placeholder, data=True)):
-                self._graph.add_edge(source, node, key=f"{data['kind']}:moved", **data)
+                self._graph.add_edge(source, node, **data)
             self._graph.remove_node(placeholder)
 
     def _add_inner(self, facade: UnfoldingTool) -> None:

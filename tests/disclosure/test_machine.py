@@ -144,3 +144,17 @@ def test_in_state_condition_across_machines() -> None:
     model = ScriptedModel([("confirm", {}), ("ship", {"carrier": "c"}), "ok"])
     st.ToolLoop(model).run("go", tools=[order_machine(), playbook])
     assert model.requests[2].tool_names == ["status", "deliver", "report"]
+
+
+def test_parallel_transitions_are_separate_edges() -> None:
+    machine = (
+        st.StateMachineTool("m", "d", Order)
+        .in_state(Order.DRAFT)
+        .with_tool(add_item)
+        .transitions_to(Order.CONFIRMED)
+        .with_tool(confirm)
+        .transitions_to(Order.CONFIRMED)
+    )
+    graph = st.disclosure_graph(machine).to_networkx()
+    edges = graph.get_edge_data("state:m.DRAFT", "state:m.CONFIRMED")
+    assert sorted(data["tool"] for data in edges.values()) == ["add_item", "confirm"]
