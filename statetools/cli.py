@@ -396,6 +396,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except StatetoolsError as exc:
         sys.stderr.write(f"statetools {args.command}: error: {exc}\n")
         return 2
+    except OSError as exc:  # a file that cannot be read or written
+        where = f"{exc.filename}: " if exc.filename else ""
+        sys.stderr.write(f"statetools {args.command}: error: {where}{exc.strerror or exc}\n")
+        return 2
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130

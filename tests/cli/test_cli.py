@@ -121,6 +121,14 @@ def test_run_prints_the_transcript_and_saves_the_trace(tmp_path: Path) -> None:
             ["render", RESEARCH, "-o", "out.svg", "--trace", RESEARCH],
             f"statetools render: error: cannot read trace {RESEARCH}",
         ),
+        (
+            ["render", RESEARCH, "-o", "/nonexistent/dir/out.svg"],
+            "statetools render: error: /nonexistent/dir/out.svg: No such file or directory",
+        ),
+        (
+            ["run", RESEARCH, "--save-trace", "/nonexistent/dir/trace.json"],
+            "statetools run: error: /nonexistent/dir/trace.json: No such file or directory",
+        ),
     ],
 )
 def test_user_errors_are_one_line_and_exit_2(
