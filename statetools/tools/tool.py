@@ -260,7 +260,9 @@ class Tool(BaseTool):
         metadata: ToolMetadata | Mapping[str, Any] | None = None,
     ) -> Tool:
         """A tool named after ``fn``, described by its docstring, with a schema from its
-        signature (see :func:`~statetools.tools.schema.bind_signature`).
+        signature (see :func:`~statetools.tools.schema.bind_signature`). For an
+        ``@llm_tool`` function, the decorator's name, description and metadata are the
+        defaults.
 
         >>> def greet(name: str) -> str:
         ...     '''Greet someone by name.'''
@@ -268,6 +270,12 @@ class Tool(BaseTool):
         >>> Tool.from_function(greet).description
         'Greet someone by name.'
         """
+        spec = getattr(fn, "__llm_tool__", None)  # set by @llm_tool (decorators.py)
+        if spec is not None:
+            name = name or spec.name
+            description = description if description is not None else spec.description
+            if metadata is None:
+                metadata = ToolMetadata(return_direct=spec.return_direct, category=spec.category)
         tool_name = name or getattr(fn, "__name__", None)
         if tool_name is None:
             raise DefinitionError(

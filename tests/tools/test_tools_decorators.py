@@ -187,3 +187,14 @@ def test_unbound_marked_methods_are_refused() -> None:
         "Library.shelve is a method; a tool needs it bound to an object "
         "Hint: pass obj.method, or tools_from_instance(obj) for all of them"
     )
+
+
+def test_from_function_uses_the_llm_tool_marks() -> None:
+    @st.llm_tool("Ship it.", name="ship_order", category="write", return_direct=True)
+    def ship() -> str:
+        return "shipped"
+
+    tool = st.Tool.from_function(ship)
+    assert (tool.name, tool.description) == ("ship_order", "Ship it.")
+    assert tool.metadata == st.ToolMetadata(return_direct=True, category="write")
+    assert st.Tool.from_function(ship, name="other", description="Other.").name == "other"
