@@ -51,6 +51,8 @@ from statetools.loop.messages import (
     ToolCall,
     ToolMessage,
     UserMessage,
+    messages_from_json,
+    messages_to_json,
 )
 from statetools.loop.result import LoopResult
 from statetools.loop.strategies import (
@@ -171,6 +173,8 @@ __all__ = [
     "as_tool",
     "dump_playbook",
     "llm_tool",
+    "messages_from_json",
+    "messages_to_json",
     "load_design",
     "load_playbook",
     "models",

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import attrs
 
+from statetools.errors import SpecError
 from statetools.tools.convert import make_json_converter
 from statetools.tools.result import OutcomeKind
 
@@ -261,5 +262,22 @@ class Trace(Sequence[Event]):
 
     @classmethod
     def from_json(cls, data: list[dict[str, Any]]) -> Trace:
-        """The inverse of :meth:`to_json`."""
-        return cls(tuple(_converter.structure(item, Event) for item in data))  # type: ignore[arg-type]
+        """The inverse of :meth:`to_json`. Data that is not a trace raises SpecError."""
+        events = []
+        for index, item in enumerate(data if isinstance(data, list) else [data]):
+            kind = item.get("type") if isinstance(item, dict) else None
+            if kind not in _EVENT_TYPES:
+                raise SpecError(
+                    f"not a trace event: {str(item)[:80]}",
+                    path=f"trace[{index}]",
+                    hint=f"events have a 'type': {', '.join(sorted(_EVENT_TYPES))}",
+                )
+            try:
+                events.append(_converter.structure(item, _EVENT_TYPES[kind]))
+            except Exception as exc:
+                raise SpecError(
+                    f"invalid {kind} event: {exc}",
+                    path=f"trace[{index}]",
+                    hint="pass the list from result.trace.to_json()",
+                ) from exc
+        return cls(tuple(events))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import re
 from typing import Any
 
@@ -334,3 +335,20 @@ def test_bad_loop_options_are_clear_errors() -> None:
         st.ToolLoop(ScriptedModel([]), visibility="open")  # type: ignore[arg-type]
     with pytest.raises(st.DefinitionError, match="is not a tool"):
         make_loop(ScriptedModel(["x"])).run("go", tools=[print])
+
+
+def test_a_trace_from_bad_data_is_a_spec_error() -> None:
+    with pytest.raises(st.SpecError, match=r"trace\[1\]: not a trace event"):
+        st.Trace.from_json(
+            [{"type": "run_finished", "at": 1.0, "iterations": 1, "outcome": "x"}, {"type": "nope"}]
+        )
+    with pytest.raises(st.SpecError, match=r"trace\[0\]: invalid run_finished event"):
+        st.Trace.from_json([{"type": "run_finished", "at": "soon"}])
+
+
+def test_messages_round_trip_through_json() -> None:
+    model = ScriptedModel([[("search", {"query": "x"}), ("nope", {})], "done"])
+    result = make_loop(model).run("go", tools=[search])
+    data = st.messages_to_json(result.messages)
+    assert json.loads(json.dumps(data)) == data
+    assert tuple(st.messages_from_json(data)) == result.messages
