@@ -80,6 +80,8 @@ class Scheduler:
         self._removed = set(restored.removed)
         self._dynamic: dict[str, BaseTool] = {}
         self._visible: dict[str, BaseTool] = {}
+        self._declared: dict[str, tuple[str, BaseTool]] = {}
+        """Declared (locked) variants of tools, by name: (reason, tool with the line)."""
         self._facades = Facades(graph)
         self._folding = self._facades.active
         self._bindings = Bindings(graph, discovery_limit)
@@ -200,10 +202,19 @@ class Scheduler:
             if name in self._visible:
                 tools.append(self._visible[name])
             elif name not in self._removed and not self._put_away(name):
-                reason = self.explain(name) or ""
-                tools.append(entry.tool.with_description(f"{entry.tool.description}\n{reason}"))
+                tools.append(self._declared_tool(name, entry.tool))
         tools.extend(t for name, t in self._visible.items() if name not in self.graph.entries)
         return tools
+
+    def _declared_tool(self, name: str, tool: BaseTool) -> BaseTool:
+        """``tool`` with the line saying what unlocks it; kept while the reason holds."""
+        reason = self.explain(name) or ""
+        cached = self._declared.get(name)
+        if cached is not None and cached[0] == reason:
+            return cached[1]
+        declared = tool.with_description(f"{tool.description}\n{reason}")
+        self._declared[name] = (reason, declared)
+        return declared
 
     def _put_away(self, name: str) -> bool:
         facades = self._facades
