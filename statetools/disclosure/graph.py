@@ -17,7 +17,7 @@ added from return annotations when ``to_networkx()`` is first called).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, KeysView
 from typing import Any
 
 import attrs
@@ -362,14 +362,14 @@ class DisclosureGraph:
         return self._by_blackboard.get(key, set())
 
     @property
-    def artifact_keys(self) -> set[str]:
-        """Type keys some OnArtifact condition waits for."""
-        return set(self._by_artifact)
+    def artifact_keys(self) -> KeysView[str]:
+        """Type keys some OnArtifact condition waits for (a live view, not a copy)."""
+        return self._by_artifact.keys()
 
     @property
-    def blackboard_keys(self) -> set[str]:
-        """Type keys some OnBlackboard condition waits for."""
-        return set(self._by_blackboard)
+    def blackboard_keys(self) -> KeysView[str]:
+        """Type keys some OnBlackboard condition waits for (a live view, not a copy)."""
+        return self._by_blackboard.keys()
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.entries)

@@ -270,13 +270,13 @@ class Scheduler:
 
     def _blackboard_changes(self) -> set[str]:
         affected: set[str] = set()
-        items = list(self.blackboard)
-        for value in items[self._blackboard_seen :]:
-            for key in type_keys(value) & self.graph.blackboard_keys:
+        waited_for = self.graph.blackboard_keys
+        for value in self.blackboard.since(self._blackboard_seen):
+            self._blackboard_seen += 1
+            for key in type_keys(value) & waited_for:
                 if key not in self._blackboard_keys:
                     self._blackboard_keys.add(key)
                     affected |= self.graph.dependents_of_blackboard(key)
-        self._blackboard_seen = len(items)
         return affected
 
     def begin_turn(self) -> Changes:

@@ -37,5 +37,13 @@ class Blackboard:
     def __iter__(self) -> Iterator[Any]:
         return iter(self._items)
 
+    def since(self, index: int) -> list[Any]:
+        """The values posted after the first ``index`` ones, oldest first.
+
+        >>> board = Blackboard(); board.post(1); board.post(2); board.since(1)
+        [2]
+        """
+        return self._items[index:]
+
     def __len__(self) -> int:
         return len(self._items)
