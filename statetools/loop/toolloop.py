@@ -7,10 +7,16 @@ import copy
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from statetools.disclosure.chaining import Chaining
-from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Blocked, Changes, Injected
+from statetools.disclosure.scheduler import (
+    DISCOVERY_LIMIT,
+    Blocked,
+    Changes,
+    Injected,
+    Visibility,
+)
 from statetools.disclosure.state import DisclosureState
 from statetools.errors import (
     MaxIterationsExceeded,
@@ -46,11 +52,11 @@ from statetools.loop.result import LoopResult
 from statetools.loop.run import Run, definition, injection_events, unknown_tool_message
 from statetools.loop.strategies import InjectionContext, ToolInjectionStrategy, chain
 from statetools.models.base import Model, ModelRequest, ToolDefinition
+from statetools.tools.calling import failure
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 
-Visibility = Literal["hidden", "declared"]
 MAX_MISSES_IN_A_ROW = 3
 MAX_RESTARTS = 10
 """Conversation restarts allowed for a model without dynamic tools."""
@@ -327,7 +333,7 @@ class ToolLoop:
                 try:
                     result = await tool.acall(call.arguments, run.context)
                 except Exception as exc:  # a BaseTool subclass that raised
-                    result = ToolResult.error(f"Tool '{call.name}' failed: {exc}")
+                    result = failure(call.name, exc)
             run.emit(
                 ToolCalled(
                     run.iterations,

@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Any, Protocol, TypedDict, Unpack
 
 from statetools.disclosure.chaining import Chaining
+from statetools.disclosure.scheduler import Visibility
 from statetools.disclosure.state import DisclosureState
 from statetools.loop.events import Listener
 from statetools.loop.result import LoopResult
 from statetools.loop.strategies import ToolInjectionStrategy
-from statetools.loop.toolloop import ToolLoop, Visibility
+from statetools.loop.toolloop import ToolLoop
 from statetools.models.base import Model, ModelCapabilities
 from statetools.models.scripted import ScriptedModel, Step
 

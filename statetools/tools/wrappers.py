@@ -120,14 +120,7 @@ class WrapperTool(BaseTool):
         Subclasses take their own fields through ``changes`` too.
         """
         _check_delegate(None, None, delegate)
-        fields: dict[str, Any] = {
-            "name": delegate.name,
-            "description": delegate.description,
-            "input_schema": delegate.input_schema,
-            "metadata": delegate.metadata,
-        }
-        fields.update(changes)
-        return cls(delegate=delegate, **fields)
+        return cls(delegate=delegate, **_wrapper_fields(delegate, changes))
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
         """Run the wrapped tool."""
