@@ -12,8 +12,9 @@ import attrs
 
 from statetools.disclosure.chaining import ChainedTool, unbound_message
 from statetools.disclosure.discovery import entity_id, provider_tools, providers_in
-from statetools.tools.classes import marked_methods, provider_spec
-from statetools.tools.tool import BaseTool, Tool, ToolMetadata
+from statetools.tools.classes import provider_spec
+from statetools.tools.decorators import marked_methods
+from statetools.tools.tool import BaseTool, Tool
 
 if TYPE_CHECKING:
     from statetools.disclosure.graph import DisclosureGraph
@@ -134,11 +135,6 @@ class Bindings:
 def method_tools(value: Any) -> list[BaseTool]:
     """The ``@llm_tool`` methods of ``value`` as tools bound to it (never a facade)."""
     return [
-        Tool.from_function(
-            getattr(value, attribute),
-            name=spec.name,
-            description=spec.description,
-            metadata=ToolMetadata(return_direct=spec.return_direct, category=spec.category),
-        )
-        for attribute, spec in marked_methods(type(value))
+        Tool.from_function(getattr(value, attribute))
+        for attribute, _ in marked_methods(type(value))
     ]

@@ -22,7 +22,7 @@ import attrs
 from statetools.disclosure.conditions import type_key
 from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context
-from statetools.tools.classes import marked_methods
+from statetools.tools.decorators import marked_methods
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import Tool, ToolMetadata
 from statetools.tools.wrappers import WrapperTool

@@ -12,7 +12,8 @@ import logging
 import re
 from typing import Any
 
-from statetools.tools.classes import ProviderSpec, marked_methods, provider_spec
+from statetools.tools.classes import ProviderSpec, provider_spec
+from statetools.tools.decorators import marked_methods
 from statetools.tools.tool import BaseTool, Tool, ToolMetadata
 
 logger = logging.getLogger("statetools.discovery")

@@ -14,7 +14,8 @@ import attrs
 
 from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.discovery import template_name
-from statetools.tools.classes import marked_methods, provider_spec
+from statetools.tools.classes import provider_spec
+from statetools.tools.decorators import marked_methods
 from statetools.tools.tool import BaseTool
 from statetools.tools.wrappers import unwrap
 

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 from statetools.errors import DefinitionError
-from statetools.tools.classes import marked_methods, unfolding_spec
-from statetools.tools.decorators import as_tool, attribute_names
-from statetools.tools.tool import BaseTool, Tool, ToolMetadata
+from statetools.tools.classes import unfolding_spec
+from statetools.tools.decorators import as_tool, attribute_names, marked_methods
+from statetools.tools.tool import BaseTool, Tool
 
 
 def inner_tool(item: Any) -> BaseTool:
@@ -44,15 +44,7 @@ def object_tools(obj: Any, facade: Callable[[Any], BaseTool]) -> list[BaseTool]:
         if isinstance(static, type) and unfolding_spec(static) is not None:
             tools.append(facade(_instantiate(static, cls)))
         elif attribute in marked:
-            spec = marked[attribute]
-            tools.append(
-                Tool.from_function(
-                    getattr(obj, attribute),
-                    name=spec.name,
-                    description=spec.description,
-                    metadata=ToolMetadata(return_direct=spec.return_direct, category=spec.category),
-                )
-            )
+            tools.append(Tool.from_function(getattr(obj, attribute)))
     for value in getattr(obj, "__dict__", {}).values():
         if not isinstance(value, type) and unfolding_spec(type(value)) is not None:
             tools.append(facade(value))

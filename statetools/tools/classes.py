@@ -7,15 +7,14 @@ scheduler's entity discovery read it.
 
 from __future__ import annotations
 
-import inspect
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar, overload
 
 import attrs
 
 from statetools.errors import DefinitionError
-from statetools.tools.decorators import LlmToolSpec, attribute_names, tool_spec
+from statetools.tools.decorators import marked_methods
 from statetools.tools.tool import check_tool_name
 
 C = TypeVar("C", bound=type)
@@ -90,14 +89,6 @@ def unfolding_spec(cls: type) -> UnfoldingSpec | None:
     """
     spec = getattr(cls, UNFOLDING_MARKER, None)
     return spec if isinstance(spec, UnfoldingSpec) else None
-
-
-def marked_methods(cls: type) -> Iterator[tuple[str, LlmToolSpec]]:
-    """``(attribute, spec)`` of every ``@llm_tool`` method of ``cls``, in definition order."""
-    for attribute in attribute_names(cls):
-        spec = tool_spec(inspect.getattr_static(cls, attribute, None))
-        if spec is not None:
-            yield attribute, spec
 
 
 @overload

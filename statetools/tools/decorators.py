@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, overload
 
 import attrs
 
 from statetools.errors import DefinitionError
 from statetools.tools.docstrings import description_of
-from statetools.tools.tool import BaseTool, Tool, ToolMetadata, check_tool_name
+from statetools.tools.tool import BaseTool, Tool, check_tool_name
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -96,15 +96,6 @@ def tool_spec(obj: Any) -> LlmToolSpec | None:
     return spec if isinstance(spec, LlmToolSpec) else None
 
 
-def _tool_from_marked(fn: Callable[..., Any], spec: LlmToolSpec) -> Tool:
-    return Tool.from_function(
-        fn,
-        name=spec.name,
-        description=spec.description,
-        metadata=ToolMetadata(return_direct=spec.return_direct, category=spec.category),
-    )
-
-
 def _first_parameter(fn: Callable[..., Any]) -> str | None:
     try:
         parameters = list(inspect.signature(fn).parameters)
@@ -135,7 +126,7 @@ def as_tool(obj: Any) -> BaseTool:
             hint="pass obj.method, or tools_from_instance(obj) for all of them",
         )
     if spec is not None:
-        return _tool_from_marked(obj, spec)
+        return Tool.from_function(obj)  # takes the decorator's name, description, metadata
     if inspect.isfunction(obj) or inspect.ismethod(obj):
         return Tool.from_function(obj)
     raise DefinitionError(
@@ -151,6 +142,14 @@ def attribute_names(cls: type) -> list[str]:
     for klass in reversed(cls.__mro__):
         names.update(dict.fromkeys(vars(klass)))
     return list(names)
+
+
+def marked_methods(cls: type) -> Iterator[tuple[str, LlmToolSpec]]:
+    """``(attribute, spec)`` of every ``@llm_tool`` method of ``cls``, in definition order."""
+    for attribute in attribute_names(cls):
+        spec = tool_spec(inspect.getattr_static(cls, attribute, None))
+        if spec is not None:
+            yield attribute, spec
 
 
 def _facade_of(obj: Any) -> BaseTool | None:
@@ -194,11 +193,9 @@ def tools_from_instance(obj: Any) -> list[BaseTool]:
     if facade is not None:
         return [facade]
     cls = type(obj)
-    tools: list[BaseTool] = []
-    for attribute in attribute_names(cls):
-        spec = tool_spec(inspect.getattr_static(cls, attribute, None))
-        if spec is not None:
-            tools.append(_tool_from_marked(getattr(obj, attribute), spec))
+    tools: list[BaseTool] = [
+        Tool.from_function(getattr(obj, attribute)) for attribute, _ in marked_methods(cls)
+    ]
     if not tools:
         raise DefinitionError(
             f"{cls.__qualname__} has no @llm_tool methods",
