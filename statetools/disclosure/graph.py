@@ -16,6 +16,7 @@ added from return annotations when ``to_networkx()`` is first called).
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, KeysView
 from typing import Any
@@ -122,6 +123,7 @@ class DisclosureGraph:
         """Chained tool name -> the key of the type it needs an instance of."""
         self._scopes: dict[str, frozenset[str]] = {}
         self._producers: dict[str, list[str]] | None = None
+        self._analysis_lock = threading.Lock()
 
     # building -------------------------------------------------------------------
 
@@ -325,13 +327,16 @@ class DisclosureGraph:
         """Add ``chains_from`` edges and discovery templates (once; reads annotations)."""
         if self._producers is not None:
             return
-        tools = {name: entry.tool for name, entry in self.entries.items()}
-        links = return_links(tools, self.chains, self.chained, self.node_of)
-        self._producers = links.producers
-        for node, attributes in links.templates:
-            self._node(node, "tool", **attributes)
-        for source, target in links.edges:
-            self._edge(source, target, "chains_from")
+        with self._analysis_lock:  # two threads may ask at once; one analyses
+            if self._producers is not None:
+                return
+            tools = {name: entry.tool for name, entry in self.entries.items()}
+            links = return_links(tools, self.chains, self.chained, self.node_of)
+            for node, attributes in links.templates:
+                self._node(node, "tool", **attributes)
+            for source, target in links.edges:
+                self._edge(source, target, "chains_from")
+            self._producers = links.producers  # last: marks the analysis complete
 
     def tool_names(self) -> list[str]:
         """Every registered tool name, in registration order."""
