@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -12,12 +13,9 @@ from statetools.errors import SpecError
 from statetools.tools.convert import make_json_converter
 
 
-def _frozen_counts(value: Mapping[str, int]) -> Mapping[str, int]:
-    return dict(sorted(value.items()))
-
-
-def _frozen_names(value: Mapping[str, str]) -> Mapping[str, str]:
-    return dict(sorted(value.items()))
+def _frozen(value: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A read-only copy, sorted by key (so equal states print and serialize alike)."""
+    return MappingProxyType(dict(sorted(value.items())))
 
 
 def _sorted(value: Iterable[str]) -> tuple[str, ...]:
@@ -54,8 +52,8 @@ class DisclosureState:
     True
     """
 
-    call_counts: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen_counts)
-    machine_states: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_names)
+    call_counts: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen)
+    machine_states: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen)
     artifacts: tuple[str, ...] = attrs.field(default=(), converter=_sorted)
     blackboard: tuple[str, ...] = attrs.field(default=(), converter=_sorted)
     visible_order: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
