@@ -32,6 +32,7 @@ tool (0.1x) and writes the rest (1.25x).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -310,6 +311,8 @@ class Oracle:
         self.disclosures = 0
         self.failure: str | None = None
         self.expect_error = False
+        self.kinds: list[str] = []
+        """What the response to each request was: call, disclosure, answer or stop."""
 
     def _stop(self, reason: str) -> str:
         self.failure = self.failure or reason
@@ -317,6 +320,12 @@ class Oracle:
 
     async def step(self, request: ModelRequest) -> Any:
         """The next response: a call, or a text answer when the turn is done (or failed)."""
+        response = await self._respond(request)
+        if isinstance(response, str):
+            self.kinds.append("stop" if self.failure else "answer")
+        return response
+
+    async def _respond(self, request: ModelRequest) -> Any:
         answered = [m for m in request.messages[-1:] if isinstance(m, st.ToolMessage)]
         if answered and answered[0].is_error != self.expect_error:
             return self._stop(f"'{answered[0].name}' answered: {answered[0].content}")
@@ -338,13 +347,16 @@ class Oracle:
         if self.plan:
             name, arguments = self.plan.popleft()
             self.disclosures += 1
+            kind = "disclosure"
         else:
             call = self.pending.popleft()
             name, arguments = call.name, dict(call.arguments)
             self.expect_error = call.fails
+            kind = "call"
         outcome = await simulate(self.shadow, name, arguments, self.context)
         if outcome is None or outcome == self.expect_error:
             return self._stop(f"'{name}' does not run as planned in the shadow scheduler")
+        self.kinds.append(kind)
         return (name, arguments)
 
 
@@ -361,6 +373,16 @@ def definition_entries(tools: Sequence[ToolDefinition]) -> list[str]:
     return [wire_json(entry) for entry in to_openai_tools(tools)]
 
 
+def _shared(entries: Sequence[str], previous: Sequence[str]) -> int:
+    """How many leading entries two tools arrays share."""
+    same = 0
+    for a, b in zip(entries, previous, strict=False):
+        if a != b:
+            break
+        same += 1
+    return same
+
+
 def billed(requests: Sequence[Sequence[str]]) -> float:
     """Estimated billed tool tokens with prompt caching (in uncached-token units): each
     request reads from the cache the tools its previous request also sent, up to the
@@ -374,16 +396,20 @@ def billed(requests: Sequence[Sequence[str]]) -> float:
             if list(entries) == list(previous):
                 cached = tokens
             else:
-                same = 0
-                for a, b in zip(entries, previous, strict=False):
-                    if a != b:
-                        break
-                    same += 1
+                same = _shared(entries, previous)
                 if same:
                     cached = min(tokens, count_text("[" + ",".join(entries[:same])))
         total += CACHE_READ * cached + CACHE_WRITE * (tokens - cached)
         previous = entries
     return total
+
+
+def prefix_breaks(requests: Sequence[Sequence[str]]) -> int:
+    """Requests whose tools differ from the previous request's before its end (so the
+    cached prefix ends early); appending tools breaks nothing."""
+    return sum(
+        1 for before, after in itertools.pairwise(requests) if _shared(after, before) < len(before)
+    )
 
 
 @attrs.frozen
@@ -393,6 +419,7 @@ class Measure:
     requests: int
     tokens: int
     cost: float
+    breaks: int
 
 
 @attrs.frozen
@@ -405,6 +432,8 @@ class TaskResult:
     lower: Measure
     baseline: Measure | None
     disclosures: int
+    disclosure_tokens: int
+    """Tool tokens of the requests answered with a disclosure call."""
     facades_opened: int
     states_entered: int
     failure: str | None
@@ -434,7 +463,12 @@ def reference_requests(task: Task, tools: Sequence[ToolDefinition] | None) -> li
 
 def measure(requests: Sequence[Sequence[str]]) -> Measure:
     """Requests, summed tokens and billed cost of a replay's tools entries."""
-    return Measure(len(requests), sum(array_tokens(e) for e in requests), billed(requests))
+    return Measure(
+        len(requests),
+        sum(array_tokens(e) for e in requests),
+        billed(requests),
+        prefix_breaks(requests),
+    )
 
 
 class Replay:
@@ -451,14 +485,16 @@ class Replay:
         self.graph = st.disclosure_graph(*design.tools)
         self.catalogue = list(catalogue)
         self.by_name = {tool.name: tool for tool in self.catalogue}
-        self.flat_entries = definition_entries(self.catalogue)
+        self.texts = {
+            t.name: text
+            for t, text in zip(self.catalogue, definition_entries(self.catalogue), strict=True)
+        }
         self.adapter = OpenAIChatModel("gpt-4o", api_key="offline")
         self.listeners = tuple(listeners)
 
     def _lower(self, task: Task) -> list[list[str]]:
-        texts = {name: definition_entries([tool])[0] for name, tool in self.by_name.items()}
         return [
-            [texts.get(name) or wire_json({"unknown": name}) for name in names]
+            [self.texts.get(name) or wire_json({"unknown": name}) for name in names]
             for names in reference_requests(task, None)
         ]
 
@@ -472,6 +508,7 @@ class Replay:
         requests: list[ModelRequest] = []
         failure: str | None = None
         disclosures = 0
+        kinds: list[str] = []
         state: st.DisclosureState | None = None
         messages: list[st.Message] = []
         for number, turn in enumerate(task.turns, start=1):
@@ -494,6 +531,7 @@ class Replay:
                 requests.extend(model.requests)
                 break
             requests.extend(model.requests)
+            kinds.extend(oracle.kinds)
             disclosures += oracle.disclosures
             messages, state = list(result.messages), result.state
             problem = oracle.failure or check_calls(events[first:], turn)
@@ -504,13 +542,19 @@ class Replay:
         if task.baseline is not None:
             shown = [self.by_name[name] for name in task.baseline if name in self.by_name]
             baseline = measure(reference_requests(task, shown))
+        entries = [tools_entries(r, self.adapter) for r in requests]
         return TaskResult(
             id=task.id,
-            statetools=measure([tools_entries(r, self.adapter) for r in requests]),
+            statetools=measure(entries),
             flat=measure(reference_requests(task, self.catalogue)),
             lower=measure(self._lower(task)),
             baseline=baseline,
             disclosures=disclosures,
+            disclosure_tokens=sum(
+                array_tokens(e)
+                for e, kind in zip(entries, kinds, strict=False)
+                if kind == "disclosure"
+            ),
             facades_opened=sum(
                 1
                 for e in events
