@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 ST := $(VENV)/bin/statetools
 PLAYBOOKS := $(wildcard playbooks/*.yaml)
 
-.PHONY: demo test diagrams quickstart system-deps setup clean
+.PHONY: demo test diagrams quickstart bench system-deps setup clean
 
 # The offline demo: the support desk playbook on its scripted model, with a live
 # transcript, then the diagram of the path it took.
@@ -32,6 +32,15 @@ diagrams: setup
 		$(ST) render $$file --trace build/$$name.trace.json -o diagrams/$$name.trace.svg \
 		|| exit 1; \
 	done
+
+# Every table of benchmarks/RESULTS.md, regenerated from scratch, offline. The token
+# benchmark reads the shared catalogues by path (../shared/catalogues) and writes
+# their neutral files into build/bench/.
+bench: setup
+	rm -f benchmarks/RESULTS.md
+	$(PY) benchmarks/tokens.py --write
+	$(PY) benchmarks/overhead.py --write
+	$(PY) benchmarks/scheduler.py --write
 
 test: setup
 	$(VENV)/bin/ruff format --check .

@@ -11,6 +11,11 @@ from importlib import metadata
 from pathlib import Path
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
+HEADER = (
+    "# Benchmark results\n\n"
+    "Every table below is regenerated from scratch, offline, by `make bench`; each section "
+    "names the command that writes it.\n"
+)
 
 
 def machine_line() -> str:
@@ -29,7 +34,7 @@ def write_section(name: str, body: str) -> None:
     """Replace the section ``name`` of RESULTS.md (between its markers) with ``body``."""
     start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
     block = f"{start}\n{body.rstrip()}\n{end}"
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
+    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else HEADER
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
     text = (
         pattern.sub(lambda _: block, text)

@@ -21,6 +21,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from pathlib import Path
 
 import attrs
@@ -280,7 +281,8 @@ def report(summaries: Sequence[Summary], command: str) -> str:
             "the design under `benchmarks/designs/` by a scripted model that, before a "
             "call whose tool is not visible, makes the fewest disclosure calls that "
             "reveal it (a breadth-first search over the real scheduler); every tool "
-            "answers `ok`. Counted: o200k_base tokens of the `tools` array of every model "
+            "answers `ok`. Counted: o200k_base tokens (bpe-openai "
+            f"{metadata.version('bpe-openai')}, offline) of the `tools` array of every model "
             "request, as the OpenAI adapter sends it, summed per task. *Flat*: every tool "
             "in every request, no extra requests. *Lower bound*: only the tools the task "
             "calls, each from its first call on. *Cost*: estimated billed tool tokens with "
