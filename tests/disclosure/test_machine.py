@@ -116,9 +116,7 @@ def test_agentic_machine_ends_at_a_final_state() -> None:
     machine = order_machine().with_model(inner).with_system_prompt("You handle orders.")
     result = st.ToolLoop(outer).run("go", tools=[machine])
 
-    assert result.messages[2] == st.ToolMessage(
-        "call_1", "order", "delivered"
-    )
+    assert result.messages[2] == st.ToolMessage("call_1", "order", "delivered")
     assert inner.requests[0].messages == (
         st.SystemMessage("You handle orders."),
         st.UserMessage("buy a"),
