@@ -412,6 +412,25 @@ def prefix_breaks(requests: Sequence[Sequence[str]]) -> int:
     )
 
 
+def facades_kept(requests: Sequence[Sequence[str]], facades: set[str]) -> list[list[str]]:
+    """The same requests as if unfolded facades stayed in place: a facade entry that
+    leaves the array is kept where it was; every other change is as sent."""
+    kept: list[list[str]] = []
+    for entries in requests:
+        if not kept:
+            kept.append(list(entries))
+            continue
+        current = set(entries)
+        staying = [e for e in kept[-1] if e in current or _entry_name(e) in facades]
+        known = set(staying)
+        kept.append(staying + [e for e in entries if e not in known])
+    return kept
+
+
+def _entry_name(entry: str) -> str:
+    return str(json.loads(entry)["function"]["name"])
+
+
 @attrs.frozen
 class Measure:
     """Tool-definition tokens of one task under one way of sending tools."""
@@ -431,6 +450,8 @@ class TaskResult:
     flat: Measure
     lower: Measure
     baseline: Measure | None
+    kept: Measure
+    """statetools, had unfolded facades stayed in place (see :func:`facades_kept`)."""
     disclosures: int
     disclosure_tokens: int
     """Tool tokens of the requests answered with a disclosure call."""
@@ -549,6 +570,7 @@ class Replay:
             flat=measure(reference_requests(task, self.catalogue)),
             lower=measure(self._lower(task)),
             baseline=baseline,
+            kept=measure(facades_kept(entries, set(self.graph.facades))),
             disclosures=disclosures,
             disclosure_tokens=sum(
                 array_tokens(e)

@@ -75,6 +75,9 @@ class Summary:
     cost: float
     lower_cost: float
     baseline_cost: float | None
+    kept: float
+    kept_cost: float
+    kept_breaks: float
 
     @property
     def below_flat(self) -> float:
@@ -155,6 +158,9 @@ def summarize(
         flat_cost=mean(lambda r: r.flat.cost),
         cost=mean(lambda r: r.statetools.cost),
         lower_cost=mean(lambda r: r.lower.cost),
+        kept=mean(lambda r: r.kept.tokens),
+        kept_cost=mean(lambda r: r.kept.cost),
+        kept_breaks=mean(lambda r: r.kept.breaks),
         baseline_cost=(
             statistics.fmean(r.baseline.cost for r in with_baseline if r.baseline)
             if with_baseline
@@ -261,13 +267,13 @@ def report(summaries: Sequence[Summary], command: str) -> str:
     extra_lines = []
     for s in summaries:
         if s.baseline is not None and s.baseline_cost is not None:
+            less = 1 - s.statetools / s.baseline
             extra_lines.append(
-                f"- {s.name} itself shows each task only the tools of the "
-                f"API classes it involves: {_n(s.baseline)} tokens per task "
-                f"(cost {_n(s.baseline_cost)}). Against that curated set statetools sends "
-                f"{1 - s.statetools / s.baseline:.1%} less, at {s.cost / s.baseline_cost:.2f}x "
-                "its cached cost: disclosure finds the classes without being told, but does "
-                "not cut below them."
+                f"- {s.name}: BFCL itself shows each task only the tools of the API classes "
+                f"it involves ({_n(s.baseline)} tokens per task, cost "
+                f"{_n(s.baseline_cost)}). statetools, not told the classes, sends "
+                f"{abs(less):.1%} {'less' if less >= 0 else 'more'} than that, at "
+                f"{s.cost / s.baseline_cost:.2f}x its cached cost."
             )
     failures = [
         f"- {s.name} task {task}: {reason}" for s in summaries for task, reason in s.failures
@@ -314,16 +320,28 @@ def report(summaries: Sequence[Summary], command: str) -> str:
             "from the plan): " + ("none." if not failures else ""),
             *failures,
             "",
-            "Caching and facades: a facade that unfolds is removed from the tools array, "
-            "so the cached prefix ends where it stood and every tool after it is "
-            "written again (the prefix breaks column); by-category facades stay until "
-            "every category is open, and a state change replaces the state's tools. The "
-            "tau-bench designs therefore keep one by-category facade, which opens one tool "
-            "at a time at the end of the array. Keeping unfolded plain facades in place "
-            "would make every disclosure append-only, at the price of their tokens in "
-            "every later request. The estimate counts tool definitions only; a real "
-            "prompt also caches the conversation after them, which a prefix break "
-            "re-bills too.",
+            "Caching and facades: the scheduler appends what a call reveals after the "
+            "tools already shown, so an opened tool breaks no cached prefix. What does "
+            "break it is a tool leaving the array: a plain facade that unfolds is removed, "
+            "so every tool after it is written again; a by-category facade stays until "
+            "all its categories are open; a state change replaces the state's tools. The "
+            "last columns estimate the same replays had unfolded facades stayed in place "
+            "(called again, a facade lists its tools): more tokens, fewer prefix breaks.",
+            "",
+            "| design | prefix breaks | tokens/task | cost vs flat | facades kept: prefix "
+            "breaks | tokens/task | cost vs flat |",
+            "|---|---|---|---|---|---|---|",
+            *[
+                f"| {s.name} | {s.breaks:.2f} | {_n(s.statetools)} | "
+                f"{s.cost / s.flat_cost:.3f} | {s.kept_breaks:.2f} | {_n(s.kept)} | "
+                f"{s.kept_cost / s.flat_cost:.3f} |"
+                for s in summaries
+            ],
+            "",
+            "The cost estimate counts tool definitions only, with the issue's model of "
+            "caching. Providers cache only prompts of at least 1,024 tokens, and a prefix "
+            "break also re-bills the system prompt and conversation that follow the tools, "
+            "which this replay (fixed one-word results) does not measure.",
             "",
             machine_line(),
         ]
