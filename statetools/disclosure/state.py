@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from types import MappingProxyType
 from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import attrs
