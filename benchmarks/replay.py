@@ -7,13 +7,15 @@ arguments); when it is not, it first makes the fewest disclosure calls that reve
 unfold a facade, call a prerequisite, take a transition. The fewest calls are found at
 replay time by a breadth-first search from the run's current disclosure state, run on
 copies of the real :class:`~statetools.Scheduler` (so the search sees exactly what the
-loop will do, including the state reached by earlier turns). Every tool returns the
-same short text.
+loop will do, including the state reached by earlier turns); a placeholder value fills
+each required argument of a disclosure call. Every tool returns the same short text,
+except a ground-truth call marked ``fails`` (the benchmark's environment refused it),
+which fails here too and so changes nothing.
 
 The replay checks itself: at every request the tools the loop sent must be the ones
-the oracle expects, no call may be blocked or fail, and at the end every ground-truth
-call must have run, in order. A task where any of this does not hold is a failure with
-its reason, never skipped.
+the oracle expects, no call may be blocked or fail (but those marked ``fails``), and at
+the end every ground-truth call must have run, in order. A task where any of this does
+not hold is a failure with its reason, never skipped.
 
 Counted per task, for statetools and for two references on the same requests:
 
