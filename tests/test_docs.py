@@ -17,11 +17,11 @@ def python_blocks(text: str) -> list[str]:
     return re.findall(r"^```python\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", [*PAGES, "../README.md"])
 def test_page_runs(page: str, monkeypatch: pytest.MonkeyPatch) -> None:
     blocks = python_blocks((DOCS / page).read_text(encoding="utf-8"))
     assert blocks, f"{page} has no python examples"
-    module = types.ModuleType(f"docs_{page.replace('.', '_').replace('-', '_')}")
+    module = types.ModuleType(f"docs_{Path(page).stem.replace('-', '_')}")
     monkeypatch.setitem(sys.modules, module.__name__, module)
     for number, block in enumerate(blocks, start=1):
         code = compile(block, f"docs/{page} block {number}", "exec")
