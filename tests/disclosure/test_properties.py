@@ -105,19 +105,25 @@ def brute_force_visible(spec: dict[str, Any], counts: dict[str, int], state: str
     return visible
 
 
-calls = hs.lists(
-    hs.tuples(hs.sampled_from([*NAMES, "ghost"]), hs.booleans()), min_size=1, max_size=12
-)
+call = hs.tuples(hs.sampled_from([*NAMES, "ghost"]), hs.booleans())
+responses = hs.lists(hs.lists(call, min_size=1, max_size=3), min_size=1, max_size=10)
+
+
+def assert_stable_order(before: list[str], after: list[str]) -> None:
+    """Tools shown in both keep their relative order; newly shown ones come last."""
+    kept = [name for name in after if name in before]
+    assert kept == [name for name in before if name in after]
+    assert after[: len(kept)] == kept
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(spec=designs(), sequence=calls)
+@given(spec=designs(), script=responses)
 def test_locked_tools_never_run_and_visibility_matches_brute_force(
-    spec: dict[str, Any], sequence: list[tuple[str, bool]]
+    spec: dict[str, Any], script: list[list[tuple[str, bool]]]
 ) -> None:
     ran: list[str] = []
     items = build(spec, ran)
-    steps: list[Any] = [(name, {"fail": fail}) for name, fail in sequence]
+    steps: list[Any] = [[(name, {"fail": fail}) for name, fail in calls] for calls in script]
     model = ScriptedModel([*steps, "end"])
     outcome: st.LoopResult | None
     try:
@@ -128,17 +134,22 @@ def test_locked_tools_never_run_and_visibility_matches_brute_force(
     result = outcome
 
     # Replay the history independently: counts of successful calls, the machine state.
+    # Within one response each call sees what the calls before it unlocked.
     counts: dict[str, int] = {}
     state = "S0"
     expected_ran: list[str] = []
-    answered: list[str] = []
+    previous: list[str] | None = None
     for index, request in enumerate(model.requests):
         assert set(request.tool_names) == brute_force_visible(spec, counts, state)
         assert len(request.tool_names) == len(set(request.tool_names))
+        if previous is not None:
+            assert_stable_order(previous, request.tool_names)
+        previous = request.tool_names
         if index >= len(steps):
             break
-        name, fail = sequence[index]
-        if name in request.tool_names:
+        for name, fail in script[index]:
+            if name not in brute_force_visible(spec, counts, state):
+                continue
             expected_ran.append(name)
             if not fail:
                 counts[name] = counts.get(name, 0) + 1
@@ -148,6 +159,7 @@ def test_locked_tools_never_run_and_visibility_matches_brute_force(
                         break
     assert ran == expected_ran
 
+    answered: list[str] = []
     for message in result.messages:
         if isinstance(message, st.AssistantMessage):
             answered.extend(call.id for call in message.tool_calls)
