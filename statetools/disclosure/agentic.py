@@ -26,11 +26,14 @@ class SimpleAgenticTool(BaseTool):
     nested conversation by the same scheduler as at the top level. The nested run's
     :class:`~statetools.loop.result.LoopResult` is kept as the result's ``value``.
 
-    >>> helper = (
-    ...     SimpleAgenticTool("researcher", "Researches a topic and reports")
-    ...     .with_tools(search, summarize)
-    ...     .with_model(model)
-    ... )  # doctest: +SKIP
+    >>> from statetools.models import ScriptedModel
+    >>> def search(query: str) -> str:
+    ...     '''Search the web.'''
+    ...     return "Tides follow the moon."
+    >>> model = ScriptedModel([("search", {"query": "tides"}), "The moon causes tides."])
+    >>> helper = SimpleAgenticTool("researcher", "Researches a topic").with_tools(search)
+    >>> helper.with_model(model).call({"task": "Why are there tides?"}).text
+    'The moon causes tides.'
     """
 
     items: tuple[Any, ...]

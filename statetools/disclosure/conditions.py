@@ -55,7 +55,11 @@ def _conditions(values: Sequence[Condition]) -> tuple[Condition, ...]:
 
 @attrs.frozen(init=False)
 class AllOf:
-    """Holds when every one of its conditions holds: ``AllOf(After("a"), InState(...))``."""
+    """Holds when every one of its conditions holds: ``AllOf(After("a"), InState(...))``.
+
+    >>> AllOf(After("search"), InState("order", "CONFIRMED")).conditions
+    (After(tools=('search',), count=1), InState(machine='order', state='CONFIRMED'))
+    """
 
     conditions: tuple[Condition, ...]
 
@@ -65,7 +69,11 @@ class AllOf:
 
 @attrs.frozen(init=False)
 class AnyOf:
-    """Holds when at least one of its conditions holds: ``AnyOf(After("a"), After("b"))``."""
+    """Holds when at least one of its conditions holds: ``AnyOf(After("a"), After("b"))``.
+
+    >>> AnyOf(After("search"), After("browse")).conditions
+    (After(tools=('search',), count=1), After(tools=('browse',), count=1))
+    """
 
     conditions: tuple[Condition, ...]
 
@@ -96,7 +104,11 @@ class OnArtifact:
 
 @attrs.frozen
 class OnBlackboard:
-    """Holds once a value of this type was posted to the run's blackboard."""
+    """Holds once a value of this type was posted to the run's blackboard.
+
+    >>> OnBlackboard(dict).key
+    'builtins.dict'
+    """
 
     type: type
 
@@ -123,7 +135,15 @@ class InState:
 
 
 class ConditionView(Protocol):
-    """What conditions read: a run's calls, machine states, artifacts and blackboard."""
+    """What conditions read: a run's calls, machine states, artifacts and blackboard.
+
+    A :class:`When` predicate receives one:
+
+    >>> def searched_twice(view: ConditionView) -> bool:
+    ...     return view.calls("search") >= 2
+    >>> When(searched_twice, "searched twice").label
+    'searched twice'
+    """
 
     def calls(self, tool: str) -> int:
         """Successful calls of ``tool`` so far."""

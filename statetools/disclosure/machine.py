@@ -25,6 +25,9 @@ class Transition:
 
     With a ``guard``, only when ``guard(result)`` is true; the first matching
     transition (in the order they were declared) wins.
+
+    >>> Transition("DRAFT", "confirm", "CONFIRMED")
+    Transition(source='DRAFT', tool='confirm', target='CONFIRMED', guard=None, label=None)
     """
 
     source: str
@@ -41,12 +44,17 @@ class StateMachineTool(Generic[E]):
     >>> class Order(enum.Enum):
     ...     DRAFT = "draft"
     ...     CONFIRMED = "confirmed"
+    >>> def confirm() -> str:
+    ...     '''Confirm the order.'''
+    ...     return "confirmed"
     >>> machine = (
     ...     StateMachineTool("order", "Handle one order", Order)
     ...     .with_initial_state(Order.DRAFT)
     ...     .in_state(Order.DRAFT).with_tool(confirm).transitions_to(Order.CONFIRMED)
     ...     .with_final_states(Order.CONFIRMED)
-    ... )  # doctest: +SKIP
+    ... )
+    >>> machine.transitions
+    (Transition(source='DRAFT', tool='confirm', target='CONFIRMED', guard=None, label=None),)
     """
 
     name: str

@@ -7,14 +7,22 @@ import attrs
 
 @attrs.frozen
 class Blocked:
-    """A call that may not run now, and the text that tells the model why."""
+    """A call that may not run now, and the text that tells the model why.
+
+    >>> Blocked("Tool 'analyze' is locked. Call first: search.").reason
+    "Tool 'analyze' is locked. Call first: search."
+    """
 
     reason: str
 
 
 @attrs.frozen
 class StateChange:
-    """A state machine moved from ``previous`` to ``state``."""
+    """A state machine moved from ``previous`` to ``state``.
+
+    >>> StateChange("order", previous="DRAFT", state="CONFIRMED", final=True).state
+    'CONFIRMED'
+    """
 
     machine: str
     previous: str
@@ -49,6 +57,10 @@ class Changes:
 
     ``announcement`` is the line appended to the call's result, e.g.
     ``[now available: analyze; state is now CONFIRMED]``.
+
+    >>> changes = Changes(entered=(StateChange("order", "DRAFT", "CONFIRMED", True),))
+    >>> changes.final_reached
+    True
     """
 
     unlocked: tuple[str, ...] = ()

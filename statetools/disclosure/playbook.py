@@ -59,12 +59,19 @@ class PlaybookTool:
     Pass it in ``tools=[...]`` to disclose its tools inside the same conversation, or
     give it a model (:meth:`with_model`) to make it an agentic tool with its own loop.
 
+    >>> def search(query: str) -> str:
+    ...     '''Search the web.'''
+    ...     return "Tides follow the moon."
+    >>> def analyze(text: str) -> str:
+    ...     '''Analyze a text.'''
+    ...     return "The moon causes tides."
     >>> research = (
     ...     PlaybookTool("research", "Research a topic")
     ...     .with_tool(search)
     ...     .with_tool(analyze).unlocked_by(search)
-    ...     .with_tool(report).unlocked_by_all(search, analyze)
-    ... )  # doctest: +SKIP
+    ... )
+    >>> [tool.name for tool in Scheduler.for_items([research]).visible()]
+    ['search']
     """
 
     name: str

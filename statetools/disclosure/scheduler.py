@@ -40,11 +40,19 @@ DISCOVERY_LIMIT = 128
 class Scheduler:
     """Decides, turn by turn, which tools are visible and which calls may run.
 
-    >>> scheduler = Scheduler.for_items([research_playbook])  # doctest: +SKIP
-    >>> [t.name for t in scheduler.visible()]  # doctest: +SKIP
+    >>> def search(query: str) -> str:
+    ...     '''Search the web.'''
+    ...     return "Tides follow the moon."
+    >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(
+    ...     Tool.create("analyze", "Analyze a text", lambda text: "ok")
+    ... ).unlocked_by(search)
+    >>> scheduler = Scheduler.for_items([research])
+    >>> [t.name for t in scheduler.visible()]
     ['search']
-    >>> scheduler.explain("analyze")  # doctest: +SKIP
+    >>> scheduler.explain("analyze")
     "Tool 'analyze' is locked. Call first: search."
+    >>> scheduler.record(ToolCall("call_1", "search"), ToolResult.text("found")).announcement
+    '[now available: analyze]'
     """
 
     def __init__(
