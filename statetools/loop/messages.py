@@ -17,6 +17,9 @@ class ToolCall:
     ``arguments`` is the decoded JSON object. When a provider sent arguments that are
     not a JSON object, ``arguments`` is empty and ``invalid_arguments`` says what was
     wrong; the loop answers such a call with an error result.
+
+    >>> ToolCall("call_1", "search", {"query": "tides"}).arguments["query"]
+    'tides'
     """
 
     id: str
@@ -31,7 +34,11 @@ def _calls(calls: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
 
 @attrs.frozen
 class SystemMessage:
-    """Instructions for the model."""
+    """Instructions for the model.
+
+    >>> SystemMessage("Answer in one sentence.").role
+    'system'
+    """
 
     content: str
     role: Literal["system"] = "system"
@@ -39,7 +46,11 @@ class SystemMessage:
 
 @attrs.frozen
 class UserMessage:
-    """What the user said."""
+    """What the user said.
+
+    >>> UserMessage("What is 2 + 3?")
+    UserMessage(content='What is 2 + 3?', role='user')
+    """
 
     content: str
     role: Literal["user"] = "user"
@@ -47,7 +58,12 @@ class UserMessage:
 
 @attrs.frozen
 class AssistantMessage:
-    """What the model said: text (possibly empty) and tool calls."""
+    """What the model said: text (possibly empty) and tool calls.
+
+    >>> message = AssistantMessage(tool_calls=[ToolCall("call_1", "add", {"a": 2, "b": 3})])
+    >>> message.content, [call.name for call in message.tool_calls]
+    ('', ['add'])
+    """
 
     content: str = ""
     tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_calls)
@@ -56,7 +72,11 @@ class AssistantMessage:
 
 @attrs.frozen
 class ToolMessage:
-    """The result of one tool call, answering ``tool_call_id``."""
+    """The result of one tool call, answering ``tool_call_id``.
+
+    >>> ToolMessage("call_1", "add", "5")
+    ToolMessage(tool_call_id='call_1', name='add', content='5', is_error=False, role='tool')
+    """
 
     tool_call_id: str
     name: str
@@ -83,10 +103,21 @@ _converter.register_structure_hook(
 
 
 def messages_to_json(messages: tuple[Message, ...] | list[Message]) -> list[dict[str, Any]]:
-    """Messages as JSON-compatible dicts (each with its ``role``)."""
+    """Messages as JSON-compatible dicts (each with its ``role``).
+
+    >>> messages = [UserMessage("Hi"), AssistantMessage("Hello!")]
+    >>> messages_to_json(messages)[0]
+    {'content': 'Hi', 'role': 'user'}
+    >>> messages_from_json(messages_to_json(messages)) == messages
+    True
+    """
     return [_converter.unstructure(m) for m in messages]
 
 
 def messages_from_json(data: list[dict[str, Any]]) -> list[Message]:
-    """The inverse of :func:`messages_to_json`."""
+    """The inverse of :func:`messages_to_json`.
+
+    >>> messages_from_json([{"role": "user", "content": "Hi"}])
+    [UserMessage(content='Hi', role='user')]
+    """
     return [_converter.structure(item, Message) for item in data]  # type: ignore[arg-type]

@@ -22,6 +22,11 @@ class LoopResult:
     whole conversation; ``iterations``: model calls made; ``usage``: tokens summed over
     them; ``trace``: the run's events; ``state``: the disclosure state, from which a run
     can resume.
+
+    >>> from statetools.models import ScriptedModel
+    >>> result = ToolLoop(ScriptedModel(["Hello!"])).run("Hi")
+    >>> result.output, result.iterations, [message.role for message in result.messages]
+    ('Hello!', 1, ['user', 'assistant'])
     """
 
     output: Any

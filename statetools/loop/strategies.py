@@ -23,7 +23,13 @@ def _names(names: Iterable[str]) -> tuple[str, ...]:
 
 @attrs.frozen
 class Injection:
-    """Tools to add and names of tools to remove. Removals are applied first."""
+    """Tools to add and names of tools to remove. Removals are applied first.
+
+    >>> Injection(remove=["search"]).then(Injection(remove=["browse"])).remove
+    ('search', 'browse')
+    >>> bool(Injection())
+    False
+    """
 
     add: tuple[BaseTool, ...] = attrs.field(default=(), converter=_tools)
     remove: tuple[str, ...] = attrs.field(default=(), converter=_names)
@@ -38,7 +44,13 @@ class Injection:
 
 @attrs.frozen
 class InjectionContext:
-    """What a strategy sees after a tool call."""
+    """What a strategy sees after a tool call.
+
+    >>> call = ToolCall("call_1", "search", {"query": "tides"})
+    >>> context = InjectionContext((), (), call, ToolResult.text("found"), 1, Blackboard())
+    >>> context.arguments, context.result.text
+    ({'query': 'tides'}, 'found')
+    """
 
     messages: tuple[Message, ...]
     tools: tuple[BaseTool, ...]
@@ -70,7 +82,15 @@ class ToolInjectionStrategy(Protocol):
 class ChainedStrategy:
     """Several strategies, asked in order; their injections are combined.
 
-    >>> strategy = ChainedStrategy(first, second)  # doctest: +SKIP
+    >>> class Drop:
+    ...     def __init__(self, name: str) -> None:
+    ...         self.name = name
+    ...     def evaluate(self, context: InjectionContext) -> Injection | None:
+    ...         return Injection(remove=[self.name])
+    >>> call, result = ToolCall("call_1", "search"), ToolResult.text("found")
+    >>> context = InjectionContext((), (), call, result, 1, Blackboard())
+    >>> ChainedStrategy(Drop("search"), Drop("browse")).evaluate(context)
+    Injection(add=(), remove=('search', 'browse'))
     """
 
     def __init__(self, *strategies: ToolInjectionStrategy) -> None:

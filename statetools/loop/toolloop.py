@@ -69,9 +69,12 @@ class ToolLoop:
     facades) without losing history; every tool call id is answered exactly once.
 
     >>> from statetools.models import ScriptedModel
+    >>> def add(a: int, b: int) -> int:
+    ...     '''Add two numbers.'''
+    ...     return a + b
     >>> model = ScriptedModel([("add", {"a": 2, "b": 3}), "2 + 3 = 5"])
     >>> loop = ToolLoop(model)
-    >>> loop.run("What is 2 + 3?", tools=[Tool.from_function(add)]).output  # doctest: +SKIP
+    >>> loop.run("What is 2 + 3?", tools=[add]).output
     '2 + 3 = 5'
     """
 

@@ -61,9 +61,12 @@ def check(
     None to skip) and ``max_facade_depth`` are the limits of ST010 and ST009;
     ``max_states`` bounds the exploration behind ST010.
 
-    >>> report = check(st.disclosure_graph(playbook), disable={"ST010"})  # doctest: +SKIP
-    >>> report.ok  # doctest: +SKIP
-    True
+    >>> search = Tool.create("search", "Search the web", lambda query: "found")
+    >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
+    >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(analyze)
+    >>> report = check(st.disclosure_graph(research.unlocked_by(search)), disable={"ST010"})
+    >>> report.ok, report.findings
+    (True, ())
     """
     disabled = resolve_codes(disable)
     design = DesignView(as_graph(graph))

@@ -58,6 +58,12 @@ class VisibleSet:
 
     ``tools`` are in registration order; ``tokens`` counts their definitions as one
     ``tools`` array; ``turns == len(path)``.
+
+    >>> search = Tool.create("search", "Search the web", lambda query: "found")
+    >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
+    >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(analyze)
+    >>> [(v.tools, v.path) for v in explore(research.unlocked_by(search)).visible_sets]
+    [(('search',), ()), (('search', 'analyze'), ('search',))]
     """
 
     tools: tuple[str, ...]
@@ -94,6 +100,13 @@ class Exploration:
     ``tool_tokens``: tokens of each tool's definition; ``flat_tokens``: all tools at
     once, as without disclosure (facade tools left out); ``states``: abstract states
     visited; ``complete``: False when ``max_depth`` cut the search short.
+
+    >>> search = Tool.create("search", "Search the web", lambda query: "found")
+    >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
+    >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(analyze)
+    >>> exploration = explore(research.unlocked_by(search))
+    >>> exploration.min_turns, exploration.never_visible, exploration.complete
+    ({'search': 0, 'analyze': 1}, (), True)
     """
 
     visible_sets: tuple[VisibleSet, ...]
@@ -230,9 +243,12 @@ def explore(
     when more than ``max_states`` states are found. ``progress`` is called now and
     then with a :class:`Progress` (for a progress bar).
 
-    >>> exploration = explore(st.disclosure_graph(research))  # doctest: +SKIP
-    >>> exploration.min_turns["report"], exploration.paths["report"]  # doctest: +SKIP
-    (2, ('search', 'analyze'))
+    >>> search = Tool.create("search", "Search the web", lambda query: "found")
+    >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
+    >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(analyze)
+    >>> exploration = explore(st.disclosure_graph(research.unlocked_by(search)))
+    >>> exploration.min_turns["analyze"], exploration.paths["analyze"]
+    (1, ('search',))
     """
     design = DesignView(as_graph(graph))
     return search(design, provider, max_states, max_depth, progress, stop_at_limit=False)

@@ -54,6 +54,13 @@ class Diagram:
 
     ``text`` is the data as text (not for png). In a notebook the diagram shows itself
     (``_repr_svg_``).
+
+    >>> search = Tool.create("search", "Search the web", lambda query: "found")
+    >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
+    >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(analyze)
+    >>> diagram = render(research.unlocked_by(search), format="dot")
+    >>> diagram.format, diagram.text.startswith("digraph statetools {")
+    ('dot', True)
     """
 
     format: Format
@@ -91,8 +98,19 @@ def render(graph: Any, format: Format = "svg", trace: TraceLike | None = None) -
     ``trace`` a run's :class:`~statetools.Trace` (or its ``to_json()`` list) to mark
     the path taken. DOT and Mermaid text are the same on every run.
 
-    >>> render(st.disclosure_graph(research), format="dot").text  # doctest: +SKIP
-    'digraph statetools {...'
+    >>> search = Tool.create("search", "Search the web", lambda query: "found")
+    >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
+    >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(analyze)
+    >>> diagram = render(st.disclosure_graph(research.unlocked_by(search)), format="mermaid")
+    >>> print(diagram.text, end="")
+    flowchart LR
+      subgraph cluster_playbook_research["playbook research"]
+        tool_search["search"]
+        tool_analyze["analyze"]
+      end
+      tool_search -.->|"after search"| tool_analyze
+      classDef locked stroke-dasharray: 5 5
+      class tool_analyze locked
     """
     if format not in FORMATS:
         raise StatetoolsError(
