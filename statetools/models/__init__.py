@@ -3,6 +3,12 @@
 The OpenAI and Anthropic SDKs are optional; they are imported when an adapter is made::
 
     model = statetools.models.resolve("openai:gpt-4o-mini")
+
+Offline, a :class:`ScriptedModel` plays the model's part:
+
+>>> from statetools.models import ScriptedModel
+>>> st.ToolLoop(ScriptedModel(["Hello!"])).run("Hi").output
+'Hello!'
 """
 
 from statetools.models.anthropic_messages import AnthropicModel

@@ -198,6 +198,12 @@ def load_design(
 
     Raises :class:`~statetools.SpecError` listing every problem, each with its path
     and line; it never raises anything else for bad input.
+
+    >>> search = Tool.create("search", "Search the web", lambda query: "found")
+    >>> playbook = {"kind": "playbook", "name": "research", "description": "Research"}
+    >>> design = load_design({"definitions": [{**playbook, "tools": ["search"]}]}, tools=[search])
+    >>> [definition.name for definition in design.definitions]
+    ['research']
     """
     read = read_source(source, base_dir=base_dir)
     context = ReadContext(base_dir=read.base_dir, registry=_registry(tools))

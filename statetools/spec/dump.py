@@ -351,6 +351,19 @@ def dump_playbook(value: Any, *, relative_to: str | os.PathLike[str] | None = No
     files are written as full paths, or relative to ``relative_to`` (the folder the
     YAML will be saved in). Raises :class:`~statetools.SpecError` for what YAML
     cannot hold (lambdas, local classes, models).
+
+    >>> def search(query: str) -> str:
+    ...     '''Search the web.'''
+    ...     return "found"
+    >>> research = PlaybookTool("research", "Research a topic").with_tool(search)
+    >>> print(dump_playbook(research), end="")
+    kind: playbook
+    name: research
+    description: Research a topic
+    tools:
+      - search
+    >>> load_playbook(dump_playbook(research), tools=[search]) == research
+    True
     """
     data = to_data(value, relative_to=relative_to)
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=88)

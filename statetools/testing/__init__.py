@@ -11,6 +11,14 @@ fixtures need syrupy (``pip install statetools[testing]``). A whole test::
         result = run_scripted(research_playbook(), [("search", {"query": "tides"}), "Done."])
         assert result == trace_snapshot
 
+Without pytest:
+
+>>> from statetools.testing import run_scripted
+>>> search = st.Tool.create("search", "Search the web", lambda query: "found")
+>>> research = st.PlaybookTool("research", "Research").with_tool(search)
+>>> run_scripted(research, [("search", {"query": "tides"}), "Done."]).output
+'Done.'
+
 Accept an intended change with ``pytest --snapshot-update``. Importing this package
 needs neither pytest nor syrupy; ``statetools.testing.snapshots`` (the syrupy
 extensions) needs syrupy.

@@ -118,14 +118,14 @@ class BaseTool(abc.ABC):
     """What the loop needs of a tool: a definition for the model and :meth:`acall`.
 
     Subclass it for tools that are not a single function, such as wrappers (see
-    :class:`~statetools.tools.wrappers.WrapperTool`)::
+    :class:`~statetools.tools.wrappers.WrapperTool`):
 
-        @attrs.frozen(kw_only=True)
-        class Clock(BaseTool):
-            async def acall(self, arguments=None, context=None) -> ToolResult:
-                return ToolResult.text("12:00")
-
-        Clock(name="clock", description="The time")
+    >>> @attrs.frozen(kw_only=True)
+    ... class Clock(BaseTool):
+    ...     async def acall(self, arguments=None, context=None) -> ToolResult:
+    ...         return ToolResult.text("12:00")
+    >>> Clock(name="clock", description="The time").call().text
+    '12:00'
     """
 
     name: str = attrs.field(validator=_check_name)
