@@ -184,14 +184,14 @@ class ToolLoop:
         messages = self._initial_messages(prompt)
         run_context = ToolCallContext(context or {}).merge({RUN_ID_KEY: self.id_factory()})
         run = Run(self, messages, tools, state, run_context)
-        run.emit(
-            RunStarted(
-                str(run_context[RUN_ID_KEY]),
-                self.clock(),
-                tuple(t.name for t in run.scheduler.visible()),
-            )
-        )
         try:
+            run.emit(
+                RunStarted(
+                    str(run_context[RUN_ID_KEY]),
+                    self.clock(),
+                    tuple(t.name for t in run.scheduler.visible()),
+                )
+            )
             return await self._drive(run, output_type)
         except RunError as error:
             raise run.fail(error) from None

@@ -103,3 +103,13 @@ def test_outputs_do_not_carry_the_announcement_line() -> None:
     result = st.ToolLoop(ScriptedModel([("finish", {})])).run("go", tools=[playbook])
     assert result.output == "report"
     assert result.messages[-1].content == "report\n[now available: after]"
+
+
+def test_a_listener_failing_on_the_first_event_aborts_too() -> None:
+    def listener(event: st.Event) -> None:
+        raise ValueError("no")
+
+    with pytest.raises(st.RunAborted, match="ValueError: no") as caught:
+        st.ToolLoop(ScriptedModel(["x"]), listeners=[listener]).run("go")
+    assert caught.value.result is not None
+    assert caught.value.result.messages == (st.UserMessage("go"),)
