@@ -80,17 +80,22 @@ def _agent(definition: Any, form: AgentForm | None) -> Any:
     return attrs.evolve(definition, agent=options)
 
 
-def structure_entry(value: Any, _: Any) -> EntryForm:
+def _tool_item(value: Any, form: Any, example: str) -> Any:
+    """A tool list item: a name, an inline facade, or a mapping of ``form``'s fields."""
     if isinstance(value, str):
-        return EntryForm(resolve_tool(value))
+        return form(resolve_tool(value))
     if not isinstance(value, Mapping):
         raise Invalid(
             f"expected a tool, got {describe_value(value)}",
-            hint="write '- search' or '- {tool: analyze, unlocked_by: search}'",
+            hint=f"write '- search' or '- {example}'",
         )
     if "tool" not in value and any(key in value for key in FACADE_MARKERS):
-        return EntryForm(resolve_tool(value))  # a facade written inline
-    return fields_of(EntryForm)(value, EntryForm)  # type: ignore[no-any-return]
+        return form(resolve_tool(value))  # a facade written inline
+    return fields_of(form)(value, form)
+
+
+def structure_entry(value: Any, _: Any) -> EntryForm:
+    return _tool_item(value, EntryForm, "{tool: analyze, unlocked_by: search}")  # type: ignore[no-any-return]
 
 
 def build_playbook(form: PlaybookForm) -> PlaybookTool:
@@ -134,16 +139,7 @@ def structure_transition(value: Any, _: Any) -> TransitionForm:
 
 
 def structure_state_tool(value: Any, _: Any) -> StateToolForm:
-    if isinstance(value, str):
-        return StateToolForm(resolve_tool(value))
-    if not isinstance(value, Mapping):
-        raise Invalid(
-            f"expected a tool, got {describe_value(value)}",
-            hint="write '- search' or '- {tool: confirm, transitions_to: DONE}'",
-        )
-    if "tool" not in value and any(key in value for key in FACADE_MARKERS):
-        return StateToolForm(resolve_tool(value))  # a facade written inline
-    return fields_of(StateToolForm)(value, StateToolForm)  # type: ignore[no-any-return]
+    return _tool_item(value, StateToolForm, "{tool: confirm, transitions_to: DONE}")  # type: ignore[no-any-return]
 
 
 def build_facade(form: FacadeForm) -> UnfoldingTool:
