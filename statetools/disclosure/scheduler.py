@@ -88,6 +88,7 @@ class Scheduler:
         self._removed = set(restored.removed)
         self._dynamic: dict[str, BaseTool] = {}
         self._visible: dict[str, BaseTool] = {}
+        self._order = _Order()
         self._declared: dict[str, tuple[str, BaseTool]] = {}
         """Declared (locked) variants of tools, by name: (reason, tool with the line)."""
         self._facades = Facades(graph)
@@ -109,8 +110,9 @@ class Scheduler:
             if fresh:
                 graph.initial_visible = tuple(names)
         for name in names:
-            self._visible[name] = self._tool_of(name)
+            self._show(name, self._tool_of(name))
         self._refresh(graph.when_tools)
+        self._order.settle()
 
     @classmethod
     def for_items(
@@ -269,12 +271,24 @@ class Scheduler:
             now = self._usable(name) if not self._folding else self._available(name)
             if now and name not in visible:
                 tool = built.get(name)
-                visible[name] = tool if tool is not None else entries[name].tool
+                self._show(name, tool if tool is not None else entries[name].tool)
                 shown.append(name)
             elif not now and name in visible and name not in self._dynamic:
-                del visible[name]
+                self._hide(name)
                 hidden.append(name)
         return shown, hidden
+
+    def _show(self, name: str, tool: BaseTool) -> None:
+        """Make ``name`` visible: back in its place if the model still has it in view."""
+        self._visible[name] = tool
+        if self._order.show(name):  # rare: reorder in place (others hold this dict)
+            tools = dict(self._visible)
+            self._visible.clear()
+            self._visible.update((n, tools[n]) for n in self._order.sorted(tools))
+
+    def _hide(self, name: str) -> None:
+        del self._visible[name]
+        self._order.hide(name)
 
     def _blackboard_changes(self) -> set[str]:
         affected: set[str] = set()
@@ -291,8 +305,10 @@ class Scheduler:
         """Re-check ``When`` conditions and the blackboard before a model call."""
         affected = set(self.graph.when_tools) | self._blackboard_changes()
         if not affected:
+            self._order.settle()
             return Changes()
         shown, hidden = self._refresh(affected)
+        self._order.settle()
         return Changes(tuple(shown), tuple(hidden))
 
     def record(self, call: ToolCall, result: ToolResult) -> Changes:
@@ -372,7 +388,8 @@ class Scheduler:
             elif tool.name in self._visible or self._known(tool.name):
                 skipped.append(tool.name)
             else:
-                self._dynamic[tool.name] = self._visible[tool.name] = tool
+                self._dynamic[tool.name] = tool
+                self._show(tool.name, tool)
                 added.append(tool.name)
         return Injected(
             plan.source,
@@ -403,7 +420,7 @@ class Scheduler:
                 skipped.append(tool.name)
                 continue
             self._dynamic[tool.name] = tool
-            self._visible[tool.name] = tool
+            self._show(tool.name, tool)
             added.append(tool.name)
         return added, skipped
 
@@ -413,11 +430,12 @@ class Scheduler:
         for name in names:
             if name in self._dynamic:
                 del self._dynamic[name]
-                self._visible.pop(name, None)
+                self._hide(name)
                 removed.append(name)
             elif name in self.graph.entries and name not in self._removed:
                 self._removed.add(name)
-                self._visible.pop(name, None)
+                if name in self._visible:
+                    self._hide(name)
                 removed.append(name)
         return removed
 
@@ -434,3 +452,44 @@ class Scheduler:
             iteration=self.iteration,
             unfolds=self._facades.snapshot(),
         )
+
+
+class _Order:
+    """Positions of the visible tools, settled once per model request.
+
+    Each tool gets a sequence number when it enters the model's view. A tool hidden and
+    shown again before the next request never left that view: it gets its number back
+    and returns to its place. Only tools the model did not see at the last request are
+    appended. Work is per change, never per visible tool.
+    """
+
+    __slots__ = ("_left", "_mark", "_next", "_seq")
+
+    def __init__(self) -> None:
+        self._seq: dict[str, int] = {}
+        self._left: dict[str, int] = {}
+        self._next = 0
+        self._mark = 0
+
+    def show(self, name: str) -> bool:
+        """Number ``name``; True when it returns to a place before the last tool."""
+        seq = self._left.pop(name, None)
+        if seq is None:
+            self._seq[name] = self._next
+            self._next += 1
+            return False
+        self._seq[name] = seq
+        return True
+
+    def hide(self, name: str) -> None:
+        seq = self._seq.pop(name)
+        if seq < self._mark:  # the model saw it at the last request
+            self._left[name] = seq
+
+    def settle(self) -> None:
+        """A request is sent now: what left the view is gone, what is shown is seen."""
+        self._left.clear()
+        self._mark = self._next
+
+    def sorted(self, names: Iterable[str]) -> list[str]:
+        return sorted(names, key=self._seq.__getitem__)

@@ -156,3 +156,48 @@ def test_parallel_transitions_are_separate_edges() -> None:
     graph = st.disclosure_graph(machine).to_networkx()
     edges = graph.get_edge_data("state:m.DRAFT", "state:m.CONFIRMED")
     assert sorted(data["tool"] for data in edges.values()) == ["add_item", "confirm"]
+
+
+class Light(enum.Enum):
+    OFF = "off"
+    ON = "on"
+
+
+def _tool(name: str) -> st.Tool:
+    return st.Tool.create(name, f"Tool {name}", lambda: f"{name} ok")
+
+
+def _switch() -> st.StateMachineTool:
+    flip = _tool("flip")
+    return (
+        st.StateMachineTool("light", "A light", Light)
+        .with_initial_state(Light.OFF)
+        .in_state(Light.OFF)
+        .with_tool(flip)
+        .transitions_to(Light.ON)
+        .in_state(Light.OFF)
+        .with_tool(_tool("dim"))
+        .in_state(Light.ON)
+        .with_tool(flip)
+        .transitions_to(Light.OFF)
+        .with_global_tools(_tool("status"))
+    )
+
+
+def test_tools_hidden_and_shown_again_within_one_response_keep_their_place() -> None:
+    model = ScriptedModel([[("flip", {}), ("flip", {})], "done"])
+    st.ToolLoop(model).run("go", tools=[_switch()])
+    assert [r.tool_names for r in model.requests] == [
+        ["flip", "dim", "status"],
+        ["flip", "dim", "status"],
+    ]
+
+
+def test_a_tool_the_model_saw_leave_is_appended_when_it_returns() -> None:
+    model = ScriptedModel([("flip", {}), ("flip", {}), "done"])
+    st.ToolLoop(model).run("go", tools=[_switch()])
+    assert [r.tool_names for r in model.requests] == [
+        ["flip", "dim", "status"],
+        ["flip", "status"],
+        ["flip", "status", "dim"],
+    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as hs
 
 import statetools as st
@@ -118,6 +118,38 @@ def assert_stable_order(before: list[str], after: list[str]) -> None:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=designs(), script=responses)
+# A response that moves the machine S0 -> S1 -> S0 hides and shows the state's tools
+# again before the next request: they keep their places (issue 11).
+@example(
+    spec={
+        "kinds": {
+            "t0": "machine",
+            "t1": "global",
+            "t2": "global",
+            "t3": "playbook",
+            "t4": "machine",
+        },
+        "conditions": {"t3": st.After(["t0"], 1)},
+        "states": {"t0": ["S0", "S1", "S2"], "t4": ["S0"]},
+        "transitions": [("S0", "t0", "S1"), ("S1", "t0", "S0")],
+    },
+    script=[[("t0", False), ("t0", False)]],
+)
+@example(
+    spec={
+        "kinds": {
+            "t0": "machine",
+            "t1": "machine",
+            "t2": "global",
+            "t3": "global",
+            "t4": "playbook",
+        },
+        "conditions": {},
+        "states": {"t0": ["S0", "S1"], "t1": ["S0"]},
+        "transitions": [("S0", "t0", "S1"), ("S1", "t0", "S0")],
+    },
+    script=[[("t0", False), ("t0", False)]],
+)
 def test_locked_tools_never_run_and_visibility_matches_brute_force(
     spec: dict[str, Any], script: list[list[tuple[str, bool]]]
 ) -> None:
