@@ -61,7 +61,8 @@ def _graph(design: Design) -> DisclosureGraph:
         raise UsageError(
             "the file defines no tools, playbooks or machines",
             path=design.source,
-            hint="add definitions (see docs/yaml.md)",
+            hint="add 'kind: playbook', 'kind: machine' or 'kind: facade' definitions, "
+            "or a 'tools:' list",
         )
     return (
         disclosure_graph(*design.tools)
@@ -260,13 +261,24 @@ class _Transcript:
         return None
 
 
-def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
-    """Run the design in a tool loop and print the transcript."""
+def _model(spec: str, api_key: str | None) -> Model:
+    """The model of ``--model``; a missing key's hint speaks of what a CLI user can do."""
     from statetools.models.resolve import resolve
 
+    try:
+        return resolve(spec, **({"api_key": api_key} if api_key else {}))
+    except StatetoolsError as error:
+        if error.hint and "api_key=..." in error.hint:
+            hint = error.hint.replace("pass api_key=...", "pass --api-key KEY")
+            raise UsageError(error.message, path=error.path, hint=hint) from error
+        raise
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    """Run the design in a tool loop and print the transcript."""
     design = _design(args.file)
     if args.model:
-        model: Model = resolve(args.model)
+        model: Model = _model(args.model, args.api_key)
     else:
         scripted = design.scripted_model()
         if scripted is None:
@@ -309,13 +321,25 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
 # -- parser ------------------------------------------------------------------------
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("statetools")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        return "(not installed)"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="statetools",
         description="Check, explore, measure, render and run tool-disclosure designs.",
-        epilog="Each command takes a design file (YAML/JSON, see docs/yaml.md). "
+        epilog="Each command takes a design file: YAML (or JSON) naming tools by import "
+        "path (module:function) and arranging them into playbooks, state machines and "
+        "facades; the user guide's YAML reference describes every key. "
         "Exit status: 0 ok, 1 check found errors, 2 usage or input error.",
     )
+    parser.add_argument("--version", action="version", version=f"statetools {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, handler: Any, help_text: str) -> argparse.ArgumentParser:
@@ -377,6 +401,11 @@ def _parser() -> argparse.ArgumentParser:
         "--model",
         metavar="MODEL",
         help="openai:NAME, anthropic:NAME or scripted:PATH (default: the file's script)",
+    )
+    sub.add_argument(
+        "--api-key",
+        metavar="KEY",
+        help="the provider's API key (default: OPENAI_API_KEY or ANTHROPIC_API_KEY)",
     )
     sub.add_argument("--prompt", metavar="TEXT", help="the user's message (default: the file's)")
     sub.add_argument("--save-trace", metavar="PATH", help="write the run's trace as JSON")

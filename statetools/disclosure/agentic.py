@@ -9,7 +9,7 @@ from typing import Any
 import attrs
 
 from statetools.disclosure.chaining import Chaining
-from statetools.disclosure.playbook import AgentOptions, agent_schema
+from statetools.disclosure.playbook import AgentOptions, agent_model, agent_schema
 from statetools.errors import DefinitionError, RunError
 from statetools.tools.context import ToolCallContext
 from statetools.tools.result import ToolResult
@@ -97,8 +97,9 @@ class SimpleAgenticTool(BaseTool):
         return self.with_tools(Chaining.any(predicate))
 
     def with_model(self, model: Any) -> SimpleAgenticTool:
-        """The model of the nested loop."""
-        return self._evolve(agent=attrs.evolve(self.agent, model=model))
+        """The model of the nested loop: a Model or a string such as
+        ``"openai:gpt-4o-mini"``."""
+        return self._evolve(agent=attrs.evolve(self.agent, model=agent_model(model)))
 
     def with_system_prompt(self, prompt: str) -> SimpleAgenticTool:
         """The system prompt of the nested loop."""

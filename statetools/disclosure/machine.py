@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from statetools.disclosure.playbook import AgentOptions
+from statetools.disclosure.playbook import AgentOptions, agent_model
 from statetools.errors import DefinitionError
 from statetools.tools.decorators import as_tool
 from statetools.tools.result import ToolResult
@@ -178,8 +178,9 @@ class StateMachineTool(Generic[E]):
     # agentic mode ---------------------------------------------------------------
 
     def with_model(self, model: Any) -> StateMachineTool[E]:
-        """Run as an agentic tool with its own nested loop and ``model``."""
-        return attrs.evolve(self, agent=attrs.evolve(self.agent, model=model))
+        """Run as an agentic tool with its own nested loop and ``model`` (a Model or a
+        string such as ``"openai:gpt-4o-mini"``)."""
+        return attrs.evolve(self, agent=attrs.evolve(self.agent, model=agent_model(model)))
 
     def with_system_prompt(self, prompt: str) -> StateMachineTool[E]:
         """The system prompt of the nested loop (agentic mode)."""

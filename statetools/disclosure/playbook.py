@@ -52,6 +52,22 @@ class AgentOptions:
     parameters: tuple[Parameter, ...] = ()
 
 
+def agent_model(model: Any) -> Any:
+    """The model of an agentic definition: a ``provider:name`` string becomes its model
+    now (see :func:`statetools.models.resolve`), so a bad string or a missing key is an
+    error here, not in the middle of a run; ``None`` and models stay as they are.
+
+    >>> agent_model("nope:x")
+    Traceback (most recent call last):
+    statetools.errors.StatetoolsError: model: unknown model provider 'nope' in 'nope:x' ...
+    """
+    if isinstance(model, str):
+        from statetools.models.resolve import resolve
+
+        return resolve(model)
+    return model
+
+
 @attrs.frozen
 class PlaybookTool:
     """Tools that unlock as the work proceeds.
@@ -150,8 +166,9 @@ class PlaybookTool:
     # agentic mode -----------------------------------------------------------------
 
     def with_model(self, model: Any) -> PlaybookTool:
-        """Run as an agentic tool: calling it runs a nested loop with ``model``."""
-        return attrs.evolve(self, agent=attrs.evolve(self.agent, model=model))
+        """Run as an agentic tool: calling it runs a nested loop with ``model`` (a Model
+        or a string such as ``"openai:gpt-4o-mini"``)."""
+        return attrs.evolve(self, agent=attrs.evolve(self.agent, model=agent_model(model)))
 
     def with_system_prompt(self, prompt: str) -> PlaybookTool:
         """The system prompt of the nested loop (agentic mode)."""

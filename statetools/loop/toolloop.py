@@ -62,6 +62,28 @@ MAX_RESTARTS = 10
 """Conversation restarts allowed for a model without dynamic tools."""
 
 
+def model_of(model: Model | str) -> Model:
+    """The model itself, or the model a ``provider:name`` string names (see
+    :func:`statetools.models.resolve`); anything else is refused at once.
+
+    >>> model_of("nope:x")
+    Traceback (most recent call last):
+    statetools.errors.StatetoolsError: model: unknown model provider 'nope' in 'nope:x' ...
+    """
+    if isinstance(model, str):
+        from statetools.models.resolve import resolve
+
+        return resolve(model)
+    if not isinstance(model, Model):
+        raise StatetoolsError(
+            f"cannot use {type(model).__name__} as a model",
+            path="ToolLoop",
+            hint="pass a Model (e.g. statetools.models.OpenAIChatModel(...)) or a string "
+            "such as 'openai:gpt-4o-mini'",
+        )
+    return model
+
+
 class ToolLoop:
     """Runs a conversation: asks the model, executes its tool calls, repeats.
 
@@ -80,7 +102,7 @@ class ToolLoop:
 
     def __init__(
         self,
-        model: Model,
+        model: Model | str,
         *,
         max_iterations: int = 20,
         listeners: Sequence[Listener] = (),
@@ -101,7 +123,7 @@ class ToolLoop:
                 path="ToolLoop",
                 hint="use 'hidden' or 'declared'",
             )
-        self.model = model
+        self.model = model_of(model)
         self.max_iterations = max_iterations
         self.listeners = tuple(listeners)
         self.visibility = visibility

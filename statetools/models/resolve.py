@@ -11,6 +11,32 @@ from statetools.models.openai_chat import OpenAIChatModel
 from statetools.models.scripted import ScriptedModel
 
 FORMS = "'openai:MODEL', 'anthropic:MODEL' or 'scripted:PATH.yaml'"
+PROVIDERS = ("openai", "anthropic", "scripted")
+"""The providers a model string may name (``PROVIDER:NAME``)."""
+
+
+def parse(spec: str) -> tuple[str, str]:
+    """The provider and the name of a model string, checked without making the model
+    (no client, no key needed).
+
+    >>> parse("OpenAI: gpt-4o-mini")
+    ('openai', 'gpt-4o-mini')
+    """
+    provider, colon, name = spec.partition(":")
+    provider, name = provider.strip().lower(), name.strip()
+    if not colon or not name:
+        raise StatetoolsError(
+            f"invalid model {spec!r}: expected PROVIDER:NAME",
+            path="model",
+            hint=f"write {FORMS}",
+        )
+    if provider not in PROVIDERS:
+        raise StatetoolsError(
+            f"unknown model provider {provider!r} in {spec!r}",
+            path="model",
+            hint=f"write {FORMS}",
+        )
+    return provider, name
 
 
 def resolve(spec: str | Model, **options: Any) -> Model:
@@ -31,14 +57,7 @@ def resolve(spec: str | Model, **options: Any) -> Model:
             path="model",
             hint=f"pass a Model or a string such as {FORMS}",
         )
-    provider, colon, name = spec.partition(":")
-    provider, name = provider.strip().lower(), name.strip()
-    if not colon or not name:
-        raise StatetoolsError(
-            f"invalid model {spec!r}: expected PROVIDER:NAME",
-            path="model",
-            hint=f"write {FORMS}",
-        )
+    provider, name = parse(spec)
     if provider == "openai":
         return OpenAIChatModel(name, **options)
     if provider == "anthropic":

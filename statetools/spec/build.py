@@ -21,6 +21,7 @@ from statetools.disclosure.machine import StateMachineTool
 from statetools.disclosure.playbook import AgentOptions, PlaybookTool
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import StatetoolsError
+from statetools.models.resolve import parse as parse_model
 from statetools.models.scripted import parse_script
 from statetools.spec.enums import state_enum
 from statetools.spec.forms import (
@@ -66,6 +67,11 @@ def structure_agent(value: Any, _: Any) -> AgentForm:
     form: AgentForm = fields_of(AgentForm)(value, AgentForm)
     if form.max_iterations < 1:
         raise Invalid("max_iterations must be at least 1", at=("max_iterations",))
+    if form.model is not None:
+        try:
+            parse_model(form.model)
+        except StatetoolsError as error:
+            raise Invalid(error.message, hint=error.hint, at=("model",)) from error
     return form
 
 
@@ -73,6 +79,7 @@ def _agent(definition: Any, form: AgentForm | None) -> Any:
     if form is None:
         return definition
     options = AgentOptions(
+        model=form.model,
         system_prompt=form.system_prompt,
         max_iterations=form.max_iterations,
         parameters=form.parameters,

@@ -126,15 +126,18 @@ class _Writer:
     # definitions ------------------------------------------------------------------
 
     def agent(self, options: AgentOptions, where: str) -> dict[str, Any] | None:
-        if options.model is not None:
+        if options.model is not None and not isinstance(options.model, str):
             raise SpecError(
                 "an agentic definition's model cannot be written to YAML",
                 path=where,
-                hint="dump definition.with_model(None) and attach the model after loading",
+                hint="dump definition.with_model(None) and name the model in the file "
+                "(agent: {model: 'openai:gpt-4o-mini'}) or attach it after loading",
             )
         if options == AgentOptions():
             return None
         data: dict[str, Any] = {}
+        if options.model is not None:
+            data["model"] = options.model
         if options.system_prompt is not None:
             data["system_prompt"] = options.system_prompt
         if options.max_iterations != AgentOptions().max_iterations:

@@ -98,8 +98,10 @@ class ConditionForm:
 
 @attrs.frozen
 class AgentForm:
-    """How the definition runs as an agentic tool (the model is attached in Python)."""
+    """How the definition runs as an agentic tool (``model``: a string such as
+    ``openai:gpt-4o-mini``, made into the model when the tool first runs)."""
 
+    model: str | None = None
     system_prompt: str | None = None
     max_iterations: int = 20
     parameters: tuple[Parameter, ...] = ()

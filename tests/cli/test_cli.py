@@ -182,3 +182,26 @@ def test_explore_is_quiet_when_not_on_a_terminal(capsys: pytest.CaptureFixture[s
     assert status == 0
     assert text.startswith("5 disclosure states, 5 distinct visible sets (complete)\n")
     assert capsys.readouterr().err == ""
+
+
+def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+
+    assert (exited.value.code, capsys.readouterr().out) == (
+        0,
+        f"statetools {version('statetools')}\n",
+    )
+
+
+def test_help_describes_the_design_file_without_pointing_to_files_of_the_source_tree(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+
+    assert "docs/" not in text
+    assert "naming tools by import path (module:function)" in " ".join(text.split())

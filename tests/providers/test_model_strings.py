@@ -1,0 +1,165 @@
+"""Model strings wherever a model goes: ToolLoop, with_model, YAML and the CLI."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+import statetools as st
+from statetools.cli import main
+from statetools.models import OpenAIChatModel, ScriptedModel
+from tests.providers.provider_wire import SEARCH, WireServer, chat_completion, openai_call
+
+UNKNOWN = (
+    "model: unknown model provider 'nope' in 'nope:x' Hint: write "
+    "'openai:MODEL', 'anthropic:MODEL' or 'scripted:PATH.yaml'"
+)
+
+
+def test_a_tool_loop_on_a_string_talks_to_the_server_of_openai_base_url(
+    wire: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{wire.url}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    wire.reply(chat_completion(tool_calls=[openai_call("c1", "search", '{"query": "tides"}')]))
+    wire.reply(chat_completion("Tides follow the moon."))
+
+    loop = st.ToolLoop("openai:gpt-4o-mini")
+    result = loop.run("Why tides?", tools=[SEARCH])
+
+    assert isinstance(loop.model, OpenAIChatModel)
+    assert result.output == "Tides follow the moon."
+    assert [(r.path, r.body["model"]) for r in wire.requests] == [
+        ("/v1/chat/completions", "gpt-4o-mini"),
+        ("/v1/chat/completions", "gpt-4o-mini"),
+    ]
+    assert wire.requests[0].headers["authorization"] == "Bearer sk-env"
+    assert wire.bodies[1]["messages"][-1] == {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "content": "3 hits for tides",
+    }
+
+
+def test_an_unknown_provider_is_an_error_at_construction() -> None:
+    with pytest.raises(st.StatetoolsError) as caught:
+        st.ToolLoop("nope:x")
+
+    assert str(caught.value) == UNKNOWN
+
+
+def test_a_missing_key_is_an_error_at_construction() -> None:
+    with pytest.raises(st.StatetoolsError) as caught:
+        st.ToolLoop("openai:gpt-4o-mini")
+
+    assert str(caught.value) == (
+        "OpenAIChatModel: no OpenAI API key for model 'gpt-4o-mini' "
+        "Hint: set the OPENAI_API_KEY environment variable or pass api_key=..."
+    )
+
+
+def test_something_that_is_not_a_model_is_refused_at_construction() -> None:
+    with pytest.raises(st.StatetoolsError) as caught:
+        st.ToolLoop(42)  # type: ignore[arg-type]
+
+    assert str(caught.value) == (
+        "ToolLoop: cannot use int as a model Hint: pass a Model (e.g. "
+        "statetools.models.OpenAIChatModel(...)) or a string such as 'openai:gpt-4o-mini'"
+    )
+
+
+def test_with_model_takes_a_string_and_checks_it_at_once(tmp_path: Path) -> None:
+    script = tmp_path / "script.yaml"
+    script.write_text("- call: {name: search, arguments: {query: x}}\n- answer: Found it.\n")
+    playbook = st.PlaybookTool("research", "Research a topic").with_tools(SEARCH)
+
+    agentic = playbook.with_model(f"scripted:{script}")
+
+    assert isinstance(agentic.agent.model, ScriptedModel)
+    assert (
+        st.ToolLoop(ScriptedModel([("research", {"task": "x"}), "done"]))
+        .run("go", tools=[agentic])
+        .messages[2]
+        .content
+        == "Found it."
+    )
+    for make in (
+        lambda: playbook.with_model("nope:x"),
+        lambda: st.SimpleAgenticTool("a", "A").with_model("nope:x"),
+    ):
+        with pytest.raises(st.StatetoolsError) as caught:
+            make()
+        assert str(caught.value) == UNKNOWN
+
+
+def test_yaml_names_the_model_of_an_agentic_definition_and_dump_keeps_it(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "script.yaml"
+    script.write_text("- answer: Nested answer.\n")
+    text = (
+        "kind: playbook\nname: research\ndescription: Research a topic\n"
+        "tools: [tests.providers.provider_wire:SEARCH]\n"
+        f"agent:\n  model: scripted:{script}\n"
+    )
+
+    playbook = st.load_playbook(text)
+    result = st.ToolLoop(ScriptedModel([("research", {"task": "x"}), "done"])).run(
+        "go", tools=[playbook]
+    )
+
+    assert playbook.agent.model == f"scripted:{script}"
+    assert result.messages[2].content == "Nested answer."
+    assert st.dump_playbook(playbook) == text.replace(
+        "tools: [tests.providers.provider_wire:SEARCH]\n",
+        "tools:\n  - tests.providers.provider_wire:search\n",
+    )
+
+
+def test_a_bad_model_string_in_yaml_is_a_spec_error_with_its_line() -> None:
+    text = "kind: playbook\nname: r\ndescription: R\nagent:\n  model: nope:x\n"
+
+    with pytest.raises(st.SpecError) as caught:
+        st.load_playbook(text)
+
+    assert "$.agent.model (line 5): unknown model provider 'nope' in 'nope:x'" in str(caught.value)
+
+
+def test_the_cli_says_how_a_cli_user_gives_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    design = tmp_path / "d.yaml"
+    design.write_text(
+        "kind: playbook\nname: p\ndescription: d\ntools: [tests.providers.provider_wire:SEARCH]\n"
+        "prompt: hi\n"
+    )
+
+    status = main(["run", str(design), "--model", "openai:gpt-4o-mini"], io.StringIO())
+
+    assert (status, capsys.readouterr().err) == (
+        2,
+        "statetools run: error: OpenAIChatModel: no OpenAI API key for model 'gpt-4o-mini' "
+        "Hint: set the OPENAI_API_KEY environment variable or pass --api-key KEY\n",
+    )
+
+
+def test_the_cli_passes_api_key_to_the_model(
+    wire: WireServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{wire.url}/v1")
+    wire.reply(chat_completion("Hello."))
+    design = tmp_path / "d.yaml"
+    design.write_text(
+        "kind: playbook\nname: p\ndescription: d\ntools: [tests.providers.provider_wire:SEARCH]\n"
+        "prompt: hi\n"
+    )
+
+    status = main(
+        ["run", str(design), "--model", "openai:gpt-4o-mini", "--api-key", "sk-cli"],
+        io.StringIO(),
+    )
+
+    assert status == 0
+    assert wire.requests[0].headers["authorization"] == "Bearer sk-cli"
