@@ -400,7 +400,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument(
         "--model",
         metavar="MODEL",
-        help="openai:NAME, anthropic:NAME or scripted:PATH (default: the file's script)",
+        help="openai:NAME (Responses API), openai-chat:NAME (Chat Completions), "
+        "anthropic:NAME or scripted:PATH (default: the file's script)",
     )
     sub.add_argument(
         "--api-key",

@@ -10,6 +10,7 @@ from statetools.disclosure.scheduler import Changes, Injected, Scheduler
 from statetools.disclosure.state import DisclosureState
 from statetools.errors import RunError
 from statetools.loop.blackboard import Blackboard
+from statetools.loop.catalogue import CatalogueKeeper
 from statetools.loop.events import (
     Event,
     InjectionLimitReached,
@@ -27,7 +28,6 @@ from statetools.loop.messages import AssistantMessage, Message, ToolMessage
 from statetools.loop.result import LoopResult
 from statetools.models.base import ToolDefinition, Usage
 from statetools.tools.context import ToolCallContext
-from statetools.tools.tool import BaseTool
 
 if TYPE_CHECKING:
     from statetools.loop.toolloop import ToolLoop
@@ -64,11 +64,6 @@ def injection_events(iteration: int, injected: Injected) -> list[Event]:
     return events
 
 
-def definition(tool: BaseTool) -> ToolDefinition:
-    """What the model is shown of ``tool``."""
-    return ToolDefinition(tool.name, tool.description, tool.input_schema)
-
-
 class Run:
     """The mutable bookkeeping of one run (never shared between runs)."""
 
@@ -97,6 +92,9 @@ class Run:
             blackboard=self.blackboard,
             context=self.context,
             discovery_limit=loop.max_discovered_tools,
+        )
+        self.catalogue = (
+            CatalogueKeeper(self.scheduler) if loop.model.capabilities.declares_all_tools else None
         )
 
     def emit(self, event: Event) -> None:

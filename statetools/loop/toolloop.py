@@ -28,6 +28,7 @@ from statetools.errors import (
     StatetoolsError,
     ToolNotFoundError,
 )
+from statetools.loop.catalogue import definition
 from statetools.loop.events import (
     CallBlocked,
     ConversationRestarted,
@@ -49,7 +50,7 @@ from statetools.loop.messages import (
 )
 from statetools.loop.output import OutputProblem, correction_message, parse_output
 from statetools.loop.result import LoopResult
-from statetools.loop.run import Run, definition, injection_events, unknown_tool_message
+from statetools.loop.run import Run, injection_events, unknown_tool_message
 from statetools.loop.strategies import InjectionContext, ToolInjectionStrategy, chain
 from statetools.models.base import Model, ModelRequest, ToolDefinition
 from statetools.tools.calling import failure
@@ -241,7 +242,8 @@ class ToolLoop:
             definitions = tuple(definition(t) for t in visible)
             if not self.model.capabilities.supports_dynamic_tools:
                 self._restart_if_tools_changed(run, definitions)
-            request = ModelRequest(tuple(run.messages), definitions, run.conversation)
+            catalogue = run.catalogue.request(definitions) if run.catalogue else None
+            request = ModelRequest(tuple(run.messages), definitions, run.conversation, catalogue)
             try:
                 response = await self.model.complete(request)
             except StatetoolsError:
@@ -377,6 +379,8 @@ class ToolLoop:
             text = f"{text}\n{changes.announcement}"
         run.messages.append(ToolMessage(call.id, call.name, text, result.is_error))
         run.emit(ToolAnswered(run.iterations, call.id, call.name, text, result.is_error))
+        if run.catalogue is not None:
+            run.catalogue.after_call(call.id, [t.name for t in run.scheduler.visible()])
         return result, tool, changes
 
     def _apply_strategies(self, run: Run, call: ToolCall, result: ToolResult) -> None:

@@ -18,10 +18,15 @@ from statetools.models.base import (
     ModelRequest,
     ModelResponse,
     StopReason,
+    StreamingModel,
+    StreamSink,
+    ToolCatalogue,
+    ToolChange,
     ToolDefinition,
     Usage,
 )
 from statetools.models.openai_chat import OpenAIChatModel
+from statetools.models.openai_responses import OpenAIResponsesModel
 from statetools.models.resolve import resolve
 from statetools.models.scripted import ScriptedModel
 
@@ -32,8 +37,13 @@ __all__ = [
     "ModelRequest",
     "ModelResponse",
     "OpenAIChatModel",
+    "OpenAIResponsesModel",
     "ScriptedModel",
     "StopReason",
+    "StreamSink",
+    "StreamingModel",
+    "ToolCatalogue",
+    "ToolChange",
     "ToolDefinition",
     "Usage",
     "resolve",

@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any, Generic, Protocol, TypeVar
 
 from statetools.errors import ProviderError, StatetoolsError
+from statetools.models.base import ModelRequest, ToolDefinition
 
 ClientT = TypeVar("ClientT", bound="Closable")
 
@@ -134,6 +135,27 @@ def provider_error(
         path=where,
         hint="check the request options and the server's response",
     )
+
+
+def check_disclosure(disclosure: str, adapter: str, modes: Sequence[str]) -> None:
+    """Raise a StatetoolsError naming the modes if ``disclosure`` is not one of them.
+
+    >>> check_disclosure("tools", "OpenAIChatModel", ("tools", "allowed_tools"))
+    """
+    if disclosure not in modes:
+        raise StatetoolsError(
+            f"unknown disclosure mode {disclosure!r}",
+            path=f"{adapter}(disclosure=...)",
+            hint="use " + " or ".join(repr(mode) for mode in modes),
+        )
+
+
+def declared_tools(request: ModelRequest) -> tuple[ToolDefinition, ...]:
+    """Every tool to declare: the request's catalogue, or its visible tools if it has
+    none (a request made outside the loop)."""
+    if request.catalogue is None:
+        return request.tools
+    return request.catalogue.tools
 
 
 class Closable(Protocol):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from statetools.errors import StatetoolsError
+from statetools.errors import ProviderError, StatetoolsError
 from statetools.loop.messages import (
     AssistantMessage,
     Message,
@@ -19,16 +19,27 @@ from statetools.loop.messages import (
 )
 from statetools.models._provider import (
     ClientPerLoop,
+    check_disclosure,
+    declared_tools,
     plain_json,
     provider_error,
     require_sdk,
     sdk_arguments,
+)
+from statetools.models.anthropic_disclosure import (
+    ANTHROPIC_DISCLOSURES,
+    TOOL_CHANGES_BETA,
+    AnthropicDisclosure,
+    deferred_tools,
+    initially_visible,
+    with_reveals,
 )
 from statetools.models.base import (
     ModelCapabilities,
     ModelRequest,
     ModelResponse,
     StopReason,
+    StreamSink,
     ToolDefinition,
     Usage,
 )
@@ -175,6 +186,12 @@ class AnthropicModel:
     ``cache_control=True`` marks the system prompt and the last tool as prompt-cache
     breakpoints. ``request_options`` go into every request (``temperature=0``, ...).
 
+    ``disclosure="deferred"`` declares every tool the design can show in every
+    request, ``defer_loading`` on those not visible at the start, and reveals a tool
+    with a ``tool_reference`` block in the tool result that made it visible;
+    ``beta_tool_changes=True`` uses the ``tool_addition``/``tool_removal`` system
+    blocks of the mid-conversation tool changes beta instead. See docs/providers.md.
+
     >>> model = AnthropicModel("claude-sonnet-4-6", cache_control=True)  # doctest: +SKIP
     >>> st.ToolLoop(model).run("What is 2 + 3?", tools=[add]).output  # doctest: +SKIP
     '2 + 3 = 5'
@@ -193,9 +210,20 @@ class AnthropicModel:
         timeout: float = 60.0,
         max_tokens: int = 4096,
         cache_control: bool = False,
+        disclosure: AnthropicDisclosure = "tools",
+        beta_tool_changes: bool = False,
         **request_options: Any,
     ) -> None:
         self._sdk = require_sdk("anthropic", "anthropic", "AnthropicModel")
+        check_disclosure(disclosure, "AnthropicModel", ANTHROPIC_DISCLOSURES)
+        if beta_tool_changes and disclosure != "deferred":
+            raise StatetoolsError(
+                "beta_tool_changes=True needs disclosure='deferred'",
+                path="AnthropicModel(beta_tool_changes=...)",
+                hint="pass disclosure='deferred' too, or leave beta_tool_changes off",
+            )
+        self.disclosure: AnthropicDisclosure = disclosure
+        self.beta_tool_changes = beta_tool_changes
         self.model = model
         self.timeout = timeout
         self.max_tokens = max_tokens
@@ -221,7 +249,11 @@ class AnthropicModel:
     @property
     def capabilities(self) -> ModelCapabilities:
         """Tools may change between calls; several calls may come in one response."""
-        return ModelCapabilities(supports_dynamic_tools=True, parallel_tool_calls=True)
+        return ModelCapabilities(
+            supports_dynamic_tools=True,
+            parallel_tool_calls=True,
+            declares_all_tools=self.disclosure == "deferred",
+        )
 
     @property
     def client(self) -> AsyncAnthropic:
@@ -245,27 +277,63 @@ class AnthropicModel:
             body["system"] = [{"type": "text", "text": system, "cache_control": dict(EPHEMERAL)}]
         elif system:
             body["system"] = system
-        if request.tools:
+        if self.disclosure == "deferred":
+            body["messages"] = with_reveals(
+                messages, request, beta_tool_changes=self.beta_tool_changes
+            )
+            declared = declared_tools(request)
+            if declared:
+                body["tools"] = deferred_tools(
+                    declared,
+                    initially_visible(request),
+                    cache_control=EPHEMERAL if self.cache_control else None,
+                )
+        elif request.tools:
             body["tools"] = to_anthropic_tools(request.tools, cache_control=self.cache_control)
         body.update(self.request_options)
         return body
 
+    def _arguments(self, create: Any, request: ModelRequest) -> dict[str, Any]:
+        arguments = sdk_arguments(create, self.request_body(request))
+        if self.beta_tool_changes:
+            headers = dict(arguments.get("extra_headers") or {})
+            headers["anthropic-beta"] = TOOL_CHANGES_BETA
+            arguments["extra_headers"] = headers
+        return arguments
+
+    def _failure(self, exc: Exception) -> ProviderError:
+        return provider_error(
+            exc,
+            self._sdk,
+            label="Anthropic",
+            where=f"anthropic:{self.model}",
+            timeout=self.timeout,
+            key_variable=KEY_VARIABLE,
+        )
+
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Send ``request`` and return the answer; raise ProviderError on failure."""
-        sdk = self._sdk
-        where = f"anthropic:{self.model}"
         try:
             create = (await self._clients.acquire()).messages.create
-            message: AnthropicMessage = await create(
-                **sdk_arguments(create, self.request_body(request))
-            )
-        except sdk.AnthropicError as exc:
-            raise provider_error(
-                exc,
-                sdk,
-                label="Anthropic",
-                where=where,
-                timeout=self.timeout,
-                key_variable=KEY_VARIABLE,
-            ) from exc
+            message: AnthropicMessage = await create(**self._arguments(create, request))
+        except self._sdk.AnthropicError as exc:
+            raise self._failure(exc) from exc
+        return from_anthropic_message(message)
+
+    async def stream(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
+        """Send ``request`` with the SDK's streaming helper: text deltas and calls go
+        to ``sink`` as the events arrive; the answer is the message it puts together."""
+        try:
+            stream = (await self._clients.acquire()).messages.stream
+            async with stream(**self._arguments(stream, request)) as events:
+                async for event in events:
+                    if event.type == "text":
+                        sink.text(event.text)
+                    elif event.type == "content_block_start":
+                        block = event.content_block
+                        if block.type == "tool_use":
+                            sink.call_started(block.id, block.name)
+                message: AnthropicMessage = await events.get_final_message()
+        except self._sdk.AnthropicError as exc:
+            raise self._failure(exc) from exc
         return from_anthropic_message(message)

@@ -38,17 +38,59 @@ class Usage:
 
 
 @attrs.frozen
+class ToolChange:
+    """The tools that became visible (``added``) or stopped being visible
+    (``removed``) with one tool result.
+
+    >>> ToolChange(added=("open_ticket",))
+    ToolChange(added=('open_ticket',), removed=())
+    """
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class ToolCatalogue:
+    """Every tool the design can show in a run, for adapters that declare them all.
+
+    ``tools`` keeps a stable order: the registered tools in registration order, then
+    tools that appeared at run time (chaining, discovery, injections) in the order they
+    appeared. ``initial`` names the tools visible in the first request; ``changes``
+    says, by tool call id, which tools each tool result showed or hid (changes seen at
+    the start of a turn count for the latest tool result). The loop fills it in when
+    ``ModelCapabilities.declares_all_tools`` is set.
+
+    >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
+    >>> ToolCatalogue((ping,), ("ping",)).names
+    ['ping']
+    """
+
+    tools: tuple[ToolDefinition, ...]
+    initial: tuple[str, ...] = ()
+    changes: Mapping[str, ToolChange] = attrs.field(factory=dict)
+
+    @property
+    def names(self) -> list[str]:
+        """Names of every tool, in the catalogue's order."""
+        return [tool.name for tool in self.tools]
+
+
+@attrs.frozen
 class ModelRequest:
     """Everything sent to the model in one call: the history and the visible tools.
 
     ``conversation`` counts restarts: it grows by one each time the loop starts the
     conversation again because a model without dynamic tools needs a new tool set
-    (see ``ModelCapabilities.supports_dynamic_tools``).
+    (see ``ModelCapabilities.supports_dynamic_tools``). ``catalogue`` is set for a
+    model that declares every tool and restricts them by other means (see
+    :class:`ToolCatalogue`).
     """
 
     messages: tuple[Message, ...]
     tools: tuple[ToolDefinition, ...] = ()
     conversation: int = 0
+    catalogue: ToolCatalogue | None = None
 
     @property
     def tool_names(self) -> list[str]:
@@ -71,10 +113,13 @@ class ModelCapabilities:
 
     ``supports_dynamic_tools``: the tool list may change between calls of one
     conversation. ``parallel_tool_calls``: it may ask for several calls at once.
+    ``declares_all_tools``: the model wants ``ModelRequest.catalogue`` (every tool
+    the design can show), as the provider-native disclosure modes do.
     """
 
     supports_dynamic_tools: bool = True
     parallel_tool_calls: bool = True
+    declares_all_tools: bool = False
 
 
 @runtime_checkable
@@ -94,4 +139,30 @@ class Model(Protocol):
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Answer one request; raise ProviderError when the provider fails."""
+        ...
+
+
+class StreamSink(Protocol):
+    """Where a streaming model reports what it receives, as it receives it."""
+
+    def text(self, delta: str) -> None:
+        """A piece of the answer's text."""
+        ...
+
+    def call_started(self, call_id: str, name: str) -> None:
+        """A tool call whose name is known (its arguments may still be arriving)."""
+        ...
+
+
+@runtime_checkable
+class StreamingModel(Model, Protocol):
+    """A model that can stream: ``stream`` reports text and calls to ``sink`` as they
+    arrive and returns the same response ``complete`` would.
+
+    >>> isinstance(ScriptedModel(["hi"]), StreamingModel)  # doctest: +SKIP
+    False
+    """
+
+    async def stream(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
+        """Answer one request, streaming; raise ProviderError when the provider fails."""
         ...

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from statetools.errors import ProviderError, StatetoolsError
+from statetools.errors import ProviderError
 from statetools.loop.messages import (
     AssistantMessage,
     Message,
@@ -18,8 +18,17 @@ from statetools.loop.messages import (
     ToolCall,
     UserMessage,
 )
+from statetools.models._openai import (
+    KEY_VARIABLE,
+    OPENAI_DISCLOSURES,
+    OpenAIDisclosure,
+    allowed_tools,
+    client_builder,
+)
 from statetools.models._provider import (
     ClientPerLoop,
+    check_disclosure,
+    declared_tools,
     plain_json,
     provider_error,
     require_sdk,
@@ -30,6 +39,7 @@ from statetools.models.base import (
     ModelRequest,
     ModelResponse,
     StopReason,
+    StreamSink,
     ToolDefinition,
     Usage,
 )
@@ -38,8 +48,6 @@ from statetools.tools.tool import parse_arguments
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
     from openai.types.chat import ChatCompletion
-
-KEY_VARIABLE = "OPENAI_API_KEY"
 
 _STOP_REASONS: dict[str, StopReason] = {
     "stop": "end_turn",
@@ -163,6 +171,10 @@ class OpenAIChatModel:
     ``timeout`` (seconds per attempt). ``request_options`` go into every request
     (``temperature=0``, ``parallel_tool_calls=False``, ...).
 
+    ``disclosure="allowed_tools"`` declares every tool the design can show, in a
+    stable order, in every request, and lists the visible ones in ``tool_choice``
+    (``allowed_tools``, mode ``auto``); see docs/providers.md.
+
     >>> model = OpenAIChatModel("gpt-4o-mini", temperature=0)  # doctest: +SKIP
     >>> st.ToolLoop(model).run("What is 2 + 3?", tools=[add]).output  # doctest: +SKIP
     '2 + 3 = 5'
@@ -183,33 +195,34 @@ class OpenAIChatModel:
         api_key: str | None = None,
         max_retries: int = 2,
         timeout: float = 60.0,
+        disclosure: OpenAIDisclosure = "tools",
         **request_options: Any,
     ) -> None:
         self._sdk = require_sdk("openai", "openai", "OpenAIChatModel")
+        check_disclosure(disclosure, "OpenAIChatModel", OPENAI_DISCLOSURES)
         self.model = model
         self.timeout = timeout
+        self.disclosure: OpenAIDisclosure = disclosure
         self.request_options: Mapping[str, Any] = dict(request_options)
-        sdk = self._sdk
-
-        def build() -> AsyncOpenAI:
-            try:
-                made: AsyncOpenAI = sdk.AsyncOpenAI(
-                    api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
-                )
-            except sdk.OpenAIError as exc:
-                raise StatetoolsError(
-                    f"no OpenAI API key for model {model!r}",
-                    path="OpenAIChatModel",
-                    hint=f"set the {KEY_VARIABLE} environment variable or pass api_key=...",
-                ) from exc
-            return made
-
+        build = client_builder(
+            self._sdk,
+            adapter="OpenAIChatModel",
+            model=model,
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=max_retries,
+            timeout=timeout,
+        )
         self._clients = ClientPerLoop(build, given=client)
 
     @property
     def capabilities(self) -> ModelCapabilities:
         """Tools may change between calls; several calls may come in one response."""
-        return ModelCapabilities(supports_dynamic_tools=True, parallel_tool_calls=True)
+        return ModelCapabilities(
+            supports_dynamic_tools=True,
+            parallel_tool_calls=True,
+            declares_all_tools=self.disclosure == "allowed_tools",
+        )
 
     @property
     def client(self) -> AsyncOpenAI:
@@ -227,27 +240,73 @@ class OpenAIChatModel:
             "model": self.model,
             "messages": to_openai_messages(request.messages),
         }
-        if request.tools:
+        if self.disclosure == "allowed_tools":
+            declared = declared_tools(request)
+            if declared:
+                body["tools"] = to_openai_tools(declared)
+                allowed = allowed_tools(
+                    request, lambda name: {"type": "function", "function": {"name": name}}
+                )
+                body["tool_choice"] = (
+                    {"type": "allowed_tools", "allowed_tools": allowed}
+                    if allowed is not None
+                    else "none"
+                )
+        elif request.tools:
             body["tools"] = to_openai_tools(request.tools)
         body.update(self.request_options)
         return body
 
+    def _failure(self, exc: Exception) -> ProviderError:
+        return provider_error(
+            exc,
+            self._sdk,
+            label="OpenAI",
+            where=f"openai:{self.model}",
+            timeout=self.timeout,
+            key_variable=KEY_VARIABLE,
+        )
+
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Send ``request`` and return the first choice; raise ProviderError on failure."""
-        sdk = self._sdk
-        where = f"openai:{self.model}"
         try:
             create = (await self._clients.acquire()).chat.completions.create
             completion: ChatCompletion = await create(
                 **sdk_arguments(create, self.request_body(request))
             )
-        except sdk.OpenAIError as exc:
-            raise provider_error(
-                exc,
-                sdk,
-                label="OpenAI",
-                where=where,
-                timeout=self.timeout,
-                key_variable=KEY_VARIABLE,
-            ) from exc
+        except self._sdk.OpenAIError as exc:
+            raise self._failure(exc) from exc
         return from_openai_completion(completion)
+
+    async def stream(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
+        """Send ``request`` with ``stream: true`` (usage included): text deltas and
+        calls go to ``sink`` as the chunks arrive; the SDK's stream state puts the
+        chunks together into the completion read as :meth:`complete` reads it."""
+        from openai.lib.streaming.chat import ChatCompletionStreamState
+
+        body = {"stream_options": {"include_usage": True}, **self.request_body(request)}
+        state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
+        chunks = 0
+        try:
+            create = (await self._clients.acquire()).chat.completions.create
+            stream = await create(**sdk_arguments(create, {**body, "stream": True}))
+            async for chunk in stream:
+                chunks += 1
+                state.handle_chunk(chunk)
+                for choice in chunk.choices:
+                    if choice.index != 0:
+                        continue
+                    if choice.delta.content:
+                        sink.text(choice.delta.content)
+                    for call in choice.delta.tool_calls or ():
+                        if call.id and call.function is not None and call.function.name:
+                            sink.call_started(call.id, call.function.name)
+        except self._sdk.OpenAIError as exc:
+            raise self._failure(exc) from exc
+        if not chunks:
+            raise ProviderError(
+                "the Chat Completions stream ended without a chunk",
+                path=f"openai:{self.model}",
+                hint="check that the server implements Chat Completions streaming",
+            )
+        return from_openai_completion(cast(Any, state.current_completion_snapshot))

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from statetools.errors import StatetoolsError
 from statetools.models.anthropic_messages import AnthropicModel
 from statetools.models.base import Model
 from statetools.models.openai_chat import OpenAIChatModel
+from statetools.models.openai_responses import OpenAIResponsesModel
 from statetools.models.scripted import ScriptedModel
 
-FORMS = "'openai:MODEL', 'anthropic:MODEL' or 'scripted:PATH.yaml'"
-PROVIDERS = ("openai", "anthropic", "scripted")
+FORMS = "'openai:MODEL', 'openai-chat:MODEL', 'anthropic:MODEL' or 'scripted:PATH.yaml'"
+ADAPTERS: dict[str, Callable[..., Model]] = {
+    "openai": OpenAIResponsesModel,
+    "openai-chat": OpenAIChatModel,
+    "anthropic": AnthropicModel,
+}
+"""Provider prefixes and the adapters they make (``scripted:`` is handled apart)."""
+PROVIDERS = (*ADAPTERS, "scripted")
 """The providers a model string may name (``PROVIDER:NAME``)."""
 
 
@@ -42,9 +50,11 @@ def parse(spec: str) -> tuple[str, str]:
 def resolve(spec: str | Model, **options: Any) -> Model:
     """The model a string names; a Model is returned unchanged.
 
-    ``"openai:MODEL"`` gives an :class:`OpenAIChatModel`, ``"anthropic:MODEL"`` an
-    :class:`AnthropicModel` (``options`` go to their constructors), and
-    ``"scripted:PATH.yaml"`` a :class:`ScriptedModel` read with ``from_yaml``.
+    ``"openai:MODEL"`` gives an :class:`OpenAIResponsesModel` (the Responses API),
+    ``"openai-chat:MODEL"`` an :class:`OpenAIChatModel` (Chat Completions, also for
+    OpenAI-compatible servers), ``"anthropic:MODEL"`` an :class:`AnthropicModel`
+    (``options`` go to their constructors), and ``"scripted:PATH.yaml"`` a
+    :class:`ScriptedModel` read with ``from_yaml``.
 
     >>> resolve("openai:gpt-4o-mini", api_key="sk-test").model
     'gpt-4o-mini'
@@ -58,10 +68,9 @@ def resolve(spec: str | Model, **options: Any) -> Model:
             hint=f"pass a Model or a string such as {FORMS}",
         )
     provider, name = parse(spec)
-    if provider == "openai":
-        return OpenAIChatModel(name, **options)
-    if provider == "anthropic":
-        return AnthropicModel(name, **options)
+    make = ADAPTERS.get(provider)
+    if make is not None:
+        return make(name, **options)
     if provider == "scripted":
         if options:
             raise StatetoolsError(

@@ -170,6 +170,69 @@ def openai_error(message: str, kind: str = "server_error") -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "param": None, "code": None}}
 
 
+def function_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    """One Responses API ``function_call`` output item; ``arguments`` is raw JSON text."""
+    return {
+        "type": "function_call",
+        "id": f"fc_{call_id}",
+        "call_id": call_id,
+        "name": name,
+        "arguments": arguments,
+        "status": "completed",
+    }
+
+
+def output_message(value: str, *, refusal: bool = False) -> dict[str, Any]:
+    """One Responses API assistant ``message`` output item with one text (or refusal)."""
+    part = (
+        {"type": "refusal", "refusal": value}
+        if refusal
+        else {"type": "output_text", "text": value, "annotations": []}
+    )
+    return {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [part],
+    }
+
+
+def response(
+    *items: dict[str, Any],
+    status: str = "completed",
+    incomplete: str | None = None,
+    input_tokens: int = 10,
+    output_tokens: int = 5,
+    cached_tokens: int = 0,
+) -> dict[str, Any]:
+    """A Responses API response with the given output items."""
+    return {
+        "id": "resp_test",
+        "object": "response",
+        "created_at": 1_700_000_000,
+        "model": "gpt-test",
+        "status": status,
+        "error": None,
+        "incomplete_details": {"reason": incomplete} if incomplete else None,
+        "instructions": None,
+        "metadata": {},
+        "output": list(items),
+        "parallel_tool_calls": True,
+        "temperature": 1.0,
+        "tool_choice": "auto",
+        "tools": [],
+        "top_p": 1.0,
+        "usage": {
+            "input_tokens": input_tokens,
+            "input_tokens_details": {"cached_tokens": cached_tokens},
+            "output_tokens": output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": input_tokens + output_tokens,
+        },
+    }
+
+
 def tool_use(block_id: str, name: str, tool_input: Any) -> dict[str, Any]:
     """One Messages API ``tool_use`` block."""
     return {"type": "tool_use", "id": block_id, "name": name, "input": tool_input}

@@ -13,7 +13,10 @@ from tests.providers.provider_wire import (
     WireServer,
     anthropic_message,
     chat_completion,
+    function_call,
     openai_call,
+    output_message,
+    response,
     text,
     tool_use,
 )
@@ -73,3 +76,23 @@ def test_the_anthropic_example_runs(wire: WireServer, monkeypatch: pytest.Monkey
     }
     assert wire.bodies[0]["system"][0]["cache_control"] == {"type": "ephemeral"}
     assert wire.bodies[0]["max_tokens"] == 1024
+
+
+def test_the_openai_responses_example_runs(
+    wire: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-doc")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{wire.url}/v1")
+    wire.reply(response(function_call("call_1", "add", '{"a": 2, "b": 3}')))
+    wire.reply(response(output_message("2 + 3 = 5")))
+
+    printed = run(example("openai-responses"))
+
+    assert printed == "2 + 3 = 5\n"
+    assert [request.path for request in wire.requests] == ["/v1/responses"] * 2
+    assert wire.bodies[1]["input"][-1] == {
+        "type": "function_call_output",
+        "call_id": "call_1",
+        "output": "5",
+    }
+    assert wire.bodies[0]["temperature"] == 0

@@ -9,18 +9,27 @@ from pathlib import Path
 import pytest
 
 import statetools as st
-from statetools.models import AnthropicModel, OpenAIChatModel, ScriptedModel, resolve
+from statetools.models import (
+    AnthropicModel,
+    OpenAIChatModel,
+    OpenAIResponsesModel,
+    ScriptedModel,
+    resolve,
+)
 
 
 def test_openai_and_anthropic_strings_make_adapters_with_the_options() -> None:
     openai_model = resolve("openai:gpt-4o-mini", api_key="sk-test", temperature=0)
+    chat_model = resolve("openai-chat:gpt-4o-mini", api_key="sk-test", disclosure="allowed_tools")
     anthropic_model = resolve("anthropic:claude-sonnet-4-6", api_key="sk-ant", max_tokens=100)
 
-    assert isinstance(openai_model, OpenAIChatModel)
+    assert isinstance(openai_model, OpenAIResponsesModel)
     assert (openai_model.model, dict(openai_model.request_options)) == (
         "gpt-4o-mini",
         {"temperature": 0},
     )
+    assert isinstance(chat_model, OpenAIChatModel)
+    assert (chat_model.model, chat_model.disclosure) == ("gpt-4o-mini", "allowed_tools")
     assert isinstance(anthropic_model, AnthropicModel)
     assert (anthropic_model.model, anthropic_model.max_tokens) == ("claude-sonnet-4-6", 100)
 
@@ -47,17 +56,20 @@ def test_a_model_passes_through_unchanged() -> None:
         (
             "gpt-4o-mini",
             "model: invalid model 'gpt-4o-mini': expected PROVIDER:NAME Hint: write "
-            "'openai:MODEL', 'anthropic:MODEL' or 'scripted:PATH.yaml'",
+            "'openai:MODEL', 'openai-chat:MODEL', 'anthropic:MODEL' or "
+            "'scripted:PATH.yaml'",
         ),
         (
             "openai: ",
             "model: invalid model 'openai: ': expected PROVIDER:NAME Hint: write "
-            "'openai:MODEL', 'anthropic:MODEL' or 'scripted:PATH.yaml'",
+            "'openai:MODEL', 'openai-chat:MODEL', 'anthropic:MODEL' or "
+            "'scripted:PATH.yaml'",
         ),
         (
             "mistral:large",
             "model: unknown model provider 'mistral' in 'mistral:large' Hint: write "
-            "'openai:MODEL', 'anthropic:MODEL' or 'scripted:PATH.yaml'",
+            "'openai:MODEL', 'openai-chat:MODEL', 'anthropic:MODEL' or "
+            "'scripted:PATH.yaml'",
         ),
     ],
 )

@@ -1,0 +1,69 @@
+"""The catalogue of a run: every tool the design can show, and what each result changed.
+
+Models that declare every tool and restrict them by other means (OpenAI's
+``allowed_tools``, Anthropic's deferred tools) need it; the loop keeps one per run for
+them (see ``ModelCapabilities.declares_all_tools``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from statetools.disclosure.scheduler import Scheduler
+from statetools.models.base import ToolCatalogue, ToolChange, ToolDefinition
+from statetools.tools.tool import BaseTool
+
+
+def definition(tool: BaseTool) -> ToolDefinition:
+    """What the model is shown of ``tool``."""
+    return ToolDefinition(tool.name, tool.description, tool.input_schema)
+
+
+class CatalogueKeeper:
+    """Keeps the catalogue of one run: registered tools first, in registration order,
+    then tools that appear at run time, appended; and the changes by tool result.
+
+    >>> keeper = CatalogueKeeper(Scheduler.for_items([search, open_ticket]))  # doctest: +SKIP
+    >>> keeper.request(visible_definitions).names  # doctest: +SKIP
+    ['search', 'open_ticket']
+    """
+
+    def __init__(self, scheduler: Scheduler) -> None:
+        self._tools = {name: definition(e.tool) for name, e in scheduler.graph.entries.items()}
+        self._initial: tuple[str, ...] | None = None
+        self._changes: dict[str, ToolChange] = {}
+        self._shown: tuple[str, ...] = ()
+        self._last_call: str | None = None
+
+    def _note(self, call_id: str | None, now: tuple[str, ...]) -> None:
+        before = set(self._shown)
+        added = tuple(name for name in now if name not in before)
+        after = set(now)
+        removed = tuple(name for name in self._shown if name not in after)
+        self._shown = now
+        if call_id is None or not (added or removed):
+            return
+        earlier = self._changes.get(call_id, ToolChange())
+        self._changes[call_id] = ToolChange(
+            (*earlier.added, *(n for n in added if n not in earlier.added)),
+            (*earlier.removed, *(n for n in removed if n not in earlier.removed)),
+        )
+
+    def after_call(self, call_id: str, visible: Sequence[str]) -> None:
+        """Note the tools visible after the result of ``call_id``."""
+        if self._initial is not None:
+            self._note(call_id, tuple(visible))
+        self._last_call = call_id
+
+    def request(self, visible: Sequence[ToolDefinition]) -> ToolCatalogue:
+        """The catalogue for a request showing ``visible``. Tools seen for the first
+        time are appended; changes since the last result count for that result."""
+        for tool in visible:
+            self._tools.setdefault(tool.name, tool)
+        names = tuple(tool.name for tool in visible)
+        if self._initial is None:
+            self._initial = names
+            self._shown = names
+        else:
+            self._note(self._last_call, names)
+        return ToolCatalogue(tuple(self._tools.values()), self._initial, dict(self._changes))

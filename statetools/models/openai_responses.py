@@ -1,0 +1,303 @@
+"""OpenAIResponsesModel: the Model protocol on OpenAI's Responses API (async SDK).
+
+The ``openai`` package is an optional extra: ``pip install statetools[openai]``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from statetools.errors import ProviderError
+from statetools.loop.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    UserMessage,
+)
+from statetools.models._openai import (
+    KEY_VARIABLE,
+    OPENAI_DISCLOSURES,
+    OpenAIDisclosure,
+    allowed_tools,
+    client_builder,
+)
+from statetools.models._provider import (
+    ClientPerLoop,
+    check_disclosure,
+    declared_tools,
+    plain_json,
+    provider_error,
+    require_sdk,
+    sdk_arguments,
+)
+from statetools.models.base import (
+    ModelCapabilities,
+    ModelRequest,
+    ModelResponse,
+    StopReason,
+    StreamSink,
+    ToolDefinition,
+    Usage,
+)
+from statetools.tools.tool import parse_arguments
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+    from openai.types.responses import Response
+
+_INCOMPLETE: dict[str, StopReason] = {
+    "max_output_tokens": "max_tokens",
+    "content_filter": "refusal",
+}
+
+
+def to_responses_input(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Messages as Responses API input items.
+
+    Text messages are role/content items; each assistant tool call is a
+    ``function_call`` item after the assistant's text, and each tool result a
+    ``function_call_output`` item answering its ``call_id``.
+
+    >>> to_responses_input([UserMessage("hi"), ToolMessage("call_1", "add", "5")])
+    [{'role': 'user', 'content': 'hi'}, {'type': 'function_call_output', \
+'call_id': 'call_1', 'output': '5'}]
+    """
+    items: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, SystemMessage | UserMessage):
+            items.append({"role": message.role, "content": message.content})
+        elif isinstance(message, AssistantMessage):
+            if message.content or not message.tool_calls:
+                items.append({"role": "assistant", "content": message.content})
+            items.extend(
+                {
+                    "type": "function_call",
+                    "call_id": call.id,
+                    "name": call.name,
+                    "arguments": json.dumps(plain_json(call.arguments)),
+                }
+                for call in message.tool_calls
+            )
+        else:
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": message.tool_call_id,
+                    "output": message.content,
+                }
+            )
+    return items
+
+
+def to_responses_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
+    """Tool definitions as Responses API ``function`` tools, in the given order.
+
+    ``strict`` is sent as false: the Responses API would otherwise hold every schema
+    to its strict subset.
+
+    >>> to_responses_tools([ToolDefinition("ping", "Ping.", {"type": "object"})])
+    [{'type': 'function', 'name': 'ping', 'description': 'Ping.', \
+'parameters': {'type': 'object'}, 'strict': False}]
+    """
+    return [
+        {
+            "type": "function",
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": plain_json(tool.input_schema),
+            "strict": False,
+        }
+        for tool in tools
+    ]
+
+
+def _function_call(item: Any) -> ToolCall:
+    parsed = parse_arguments(item.name, item.arguments)
+    if isinstance(parsed, str):
+        return ToolCall(id=item.call_id, name=item.name, invalid_arguments=parsed)
+    return ToolCall(id=item.call_id, name=item.name, arguments=parsed)
+
+
+def from_response(response: Response) -> ModelResponse:
+    """Our ModelResponse for a Responses API response.
+
+    Output text parts are joined with newlines; a refusal becomes the text with stop
+    reason ``refusal``; other items (reasoning, built-in tools) are dropped.
+    ``usage.input_tokens`` counts all input tokens, cached ones included.
+    """
+    texts: list[str] = []
+    refusals: list[str] = []
+    calls: list[ToolCall] = []
+    for item in response.output:
+        if item.type == "message":
+            for part in item.content:
+                if part.type == "output_text":
+                    texts.append(part.text)
+                elif part.type == "refusal":
+                    refusals.append(part.refusal)
+        elif item.type == "function_call":
+            calls.append(_function_call(item))
+    stop: StopReason = "tool_use" if calls else "end_turn"
+    if response.status == "incomplete":
+        details = response.incomplete_details
+        stop = _INCOMPLETE.get(str(details.reason if details else None), "other")
+    elif response.status not in (None, "completed"):
+        stop = "other"
+    content = "\n".join(texts)
+    if not content and refusals:
+        content, stop = "\n".join(refusals), "refusal"
+    usage = Usage()
+    if response.usage is not None:
+        details_in = response.usage.input_tokens_details
+        usage = Usage(
+            input_tokens=response.usage.input_tokens,
+            output_tokens=response.usage.output_tokens,
+            cached_input_tokens=(details_in.cached_tokens or 0) if details_in else 0,
+        )
+    return ModelResponse(AssistantMessage(content, tuple(calls)), usage, stop)
+
+
+class OpenAIResponsesModel:
+    """A model on OpenAI's Responses API, through the official async SDK.
+
+    ``client`` (an ``openai.AsyncOpenAI``) is used as is; otherwise one is made from
+    ``base_url``, ``api_key`` (default: the ``OPENAI_API_KEY`` environment variable),
+    ``max_retries`` (the SDK retries 408/409/429/5xx and timeouts with backoff) and
+    ``timeout`` (seconds per attempt). ``request_options`` go into every request
+    (``temperature=0``, ``store=False``, ``parallel_tool_calls=False``, ...).
+
+    ``disclosure="allowed_tools"`` declares every tool the design can show, in a
+    stable order, in every request, and lists the visible ones in ``tool_choice``
+    (``allowed_tools``, mode ``auto``): the tools array, and the cached prefix, stay
+    the same for the whole run. Locked calls are refused by the loop either way.
+
+    >>> model = OpenAIResponsesModel("gpt-4.1-mini", disclosure="allowed_tools")  # doctest: +SKIP
+    >>> st.ToolLoop(model).run("What is 2 + 3?", tools=[add]).output  # doctest: +SKIP
+    '2 + 3 = 5'
+
+    Failures after the retries raise :class:`~statetools.ProviderError` with ``status``.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        client: AsyncOpenAI | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        max_retries: int = 2,
+        timeout: float = 60.0,
+        disclosure: OpenAIDisclosure = "tools",
+        **request_options: Any,
+    ) -> None:
+        self._sdk = require_sdk("openai", "openai", "OpenAIResponsesModel")
+        check_disclosure(disclosure, "OpenAIResponsesModel", OPENAI_DISCLOSURES)
+        self.model = model
+        self.timeout = timeout
+        self.disclosure: OpenAIDisclosure = disclosure
+        self.request_options: Mapping[str, Any] = dict(request_options)
+        build = client_builder(
+            self._sdk,
+            adapter="OpenAIResponsesModel",
+            model=model,
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=max_retries,
+            timeout=timeout,
+        )
+        self._clients = ClientPerLoop(build, given=client)
+
+    @property
+    def capabilities(self) -> ModelCapabilities:
+        """Tools may change between calls; several calls may come in one response."""
+        return ModelCapabilities(
+            supports_dynamic_tools=True,
+            parallel_tool_calls=True,
+            declares_all_tools=self.disclosure == "allowed_tools",
+        )
+
+    @property
+    def client(self) -> AsyncOpenAI:
+        """The SDK client: the one given, or the one built last."""
+        return self._clients.latest
+
+    def request_body(self, request: ModelRequest) -> dict[str, Any]:
+        """The JSON body of the request (``tools`` only if any).
+
+        >>> OpenAIResponsesModel("m", api_key="k").request_body(
+        ...     ModelRequest((UserMessage("hi"),)))
+        {'model': 'm', 'input': [{'role': 'user', 'content': 'hi'}]}
+        """
+        body: dict[str, Any] = {"model": self.model, "input": to_responses_input(request.messages)}
+        if self.disclosure == "allowed_tools":
+            declared = declared_tools(request)
+            if declared:
+                body["tools"] = to_responses_tools(declared)
+                allowed = allowed_tools(request, lambda name: {"type": "function", "name": name})
+                body["tool_choice"] = (
+                    {"type": "allowed_tools", **allowed} if allowed is not None else "none"
+                )
+        elif request.tools:
+            body["tools"] = to_responses_tools(request.tools)
+        body.update(self.request_options)
+        return body
+
+    def _failure(self, exc: Exception) -> ProviderError:
+        return provider_error(
+            exc,
+            self._sdk,
+            label="OpenAI",
+            where=f"openai:{self.model}",
+            timeout=self.timeout,
+            key_variable=KEY_VARIABLE,
+        )
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """Send ``request`` and return the answer; raise ProviderError on failure."""
+        try:
+            create = (await self._clients.acquire()).responses.create
+            response: Response = await create(**sdk_arguments(create, self.request_body(request)))
+        except self._sdk.OpenAIError as exc:
+            raise self._failure(exc) from exc
+        return from_response(response)
+
+    async def stream(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
+        """Send ``request`` with ``stream: true``: text deltas and calls go to ``sink``
+        as the events arrive; the answer is read from the final response event."""
+        final: Response | None = None
+        try:
+            create = (await self._clients.acquire()).responses.create
+            events = await create(
+                **sdk_arguments(create, {**self.request_body(request), "stream": True})
+            )
+            async for event in events:
+                kind = event.type
+                if kind == "response.output_text.delta":
+                    sink.text(event.delta)
+                elif kind == "response.output_item.added" and event.item.type == "function_call":
+                    sink.call_started(event.item.call_id, event.item.name)
+                elif kind in ("response.completed", "response.incomplete"):
+                    final = event.response
+                elif kind in ("response.failed", "error"):
+                    raise self._stream_failure(event)
+        except self._sdk.OpenAIError as exc:
+            raise self._failure(exc) from exc
+        if final is None:
+            raise ProviderError(
+                "the Responses stream ended without a final response",
+                path=f"openai:{self.model}",
+                hint="check that the server implements Responses streaming",
+            )
+        return from_response(final)
+
+    def _stream_failure(self, event: Any) -> ProviderError:
+        error = getattr(getattr(event, "response", None), "error", None) or event
+        message = getattr(error, "message", None) or "the response failed"
+        return ProviderError(
+            f"OpenAI stream failed: {message}",
+            path=f"openai:{self.model}",
+            hint="run again later; the provider reported the failure inside the stream",
+        )
