@@ -16,7 +16,8 @@ import statetools as st
 OWN_TESTS = {
     "spec": "design dump enums problems references source",
     "disclosure": "unfolding unfold_call chaining discovery returns outcomes facades bindings",
-    "models": "_provider openai_chat anthropic_messages resolve",
+    "models": "_provider _openai openai_chat openai_responses anthropic_messages "
+    "anthropic_disclosure resolve",
     "review": "findings model scene tokens",
     "tools": "classes calling context decorators docstrings result schema signature tool "
     "typeschema validation wrappers",

@@ -52,8 +52,8 @@ def allowed_tools(
     """The ``allowed_tools`` setting for exactly the request's visible tools (mode
     ``auto``), or None when no tool is visible. ``reference`` writes one tool's entry.
 
-    >>> ping = ToolDefinition("ping", "Ping.", {})
-    >>> allowed_tools(ModelRequest((), (ping,)), lambda name: {"name": name})
+    >>> ping = st.models.ToolDefinition("ping", "Ping.", {})
+    >>> allowed_tools(st.models.ModelRequest((), (ping,)), lambda name: {"name": name})
     {'mode': 'auto', 'tools': [{'name': 'ping'}]}
     """
     if not request.tools:

@@ -6,6 +6,7 @@ scripted reply; every request body is recorded as the SDK really sent it.
 
 from __future__ import annotations
 
+import enum
 import json
 import threading
 from collections import deque
@@ -314,3 +315,56 @@ class UnlockTicketAfterSearch:
         if context.call.name == "search" and not context.result.is_error:
             return st.Injection(add=[OPEN_TICKET])
         return None
+
+
+class Order(enum.Enum):
+    DRAFT = "draft"
+    CONFIRMED = "confirmed"
+
+
+@st.llm_tool("Confirm the order.")
+def confirm() -> str:
+    return "confirmed"
+
+
+@st.llm_tool("Ship the order.")
+def ship(carrier: str) -> str:
+    return f"shipped with {carrier}"
+
+
+@st.llm_tool("Reset a user's password.")
+def reset_password(user: str) -> str:
+    return f"reset for {user}"
+
+
+def desk_design() -> list[object]:
+    """A playbook unlock, a state machine and a facade: every kind of change."""
+    support = (
+        st.PlaybookTool("support", "Support desk.")
+        .with_tool(SEARCH)
+        .with_tool(OPEN_TICKET)
+        .unlocked_by(SEARCH)
+    )
+    order = (
+        st.StateMachineTool("order", "One order.", Order)
+        .with_initial_state(Order.DRAFT)
+        .in_state(Order.DRAFT)
+        .with_tool(confirm)
+        .transitions_to(Order.CONFIRMED)
+        .in_state(Order.CONFIRMED)
+        .with_tool(ship)
+    )
+    admin = st.UnfoldingTool.of("admin", "Open the admin tools.", [reset_password])
+    return [support, order, admin]
+
+
+DESK_ORDER = ["search", "open_ticket", "confirm", "ship", "admin", "reset_password"]
+"""Every tool of the desk design, in registration order."""
+DESK_VISIBLE = [
+    ["search", "confirm", "admin"],
+    ["search", "confirm", "admin", "open_ticket"],
+    ["search", "admin", "open_ticket", "ship"],
+    ["search", "open_ticket", "ship", "reset_password"],
+]
+"""The visible tools of the four requests of the desk run, in the default order."""
+SHIP_REFUSED = "Tool 'ship' is not available in state DRAFT (it is available in: CONFIRMED)."

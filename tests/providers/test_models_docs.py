@@ -10,7 +10,15 @@ import pytest
 
 import statetools as st
 
-MODULES = ["_provider", "openai_chat", "anthropic_messages", "resolve"]
+MODULES = [
+    "_provider",
+    "_openai",
+    "openai_chat",
+    "openai_responses",
+    "anthropic_messages",
+    "anthropic_disclosure",
+    "resolve",
+]
 
 
 def _public_names() -> dict[str, Any]:
