@@ -358,8 +358,6 @@ def desk_design() -> list[object]:
     return [support, order, admin]
 
 
-DESK_ORDER = ["search", "open_ticket", "confirm", "ship", "admin", "reset_password"]
-"""Every tool of the desk design, in registration order."""
 DESK_VISIBLE = [
     ["search", "confirm", "admin"],
     ["search", "confirm", "admin", "open_ticket"],

@@ -12,7 +12,6 @@ import pytest
 import statetools as st
 from statetools.models import AnthropicModel, OpenAIChatModel, OpenAIResponsesModel
 from tests.providers.provider_wire import (
-    DESK_ORDER,
     DESK_VISIBLE,
     SHIP_REFUSED,
     WireServer,
@@ -329,4 +328,3 @@ def test_the_default_mode_keeps_positions_and_appends_new_tools(wire: WireServer
     )
 
     assert [[t["name"] for t in body["tools"]] for body in wire.bodies] == DESK_VISIBLE
-    assert DESK_ORDER == [name for name, _, _ in DESK_TOOLS]
