@@ -9,12 +9,19 @@ import pytest
 
 import statetools as st
 from statetools.cli import main
-from statetools.models import OpenAIChatModel, ScriptedModel
-from tests.providers.provider_wire import SEARCH, WireServer, chat_completion, openai_call
+from statetools.models import OpenAIChatModel, OpenAIResponsesModel, ScriptedModel
+from tests.providers.provider_wire import (
+    SEARCH,
+    WireServer,
+    chat_completion,
+    openai_call,
+    output_message,
+    response,
+)
 
 UNKNOWN = (
     "model: unknown model provider 'nope' in 'nope:x' Hint: write "
-    "'openai:MODEL', 'anthropic:MODEL' or 'scripted:PATH.yaml'"
+    "'openai:MODEL', 'openai-chat:MODEL', 'anthropic:MODEL' or 'scripted:PATH.yaml'"
 )
 
 
@@ -26,7 +33,7 @@ def test_a_tool_loop_on_a_string_talks_to_the_server_of_openai_base_url(
     wire.reply(chat_completion(tool_calls=[openai_call("c1", "search", '{"query": "tides"}')]))
     wire.reply(chat_completion("Tides follow the moon."))
 
-    loop = st.ToolLoop("openai:gpt-4o-mini")
+    loop = st.ToolLoop("openai-chat:gpt-4o-mini")
     result = loop.run("Why tides?", tools=[SEARCH])
 
     assert isinstance(loop.model, OpenAIChatModel)
@@ -43,6 +50,26 @@ def test_a_tool_loop_on_a_string_talks_to_the_server_of_openai_base_url(
     }
 
 
+def test_openai_strings_talk_to_the_responses_api(
+    wire: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{wire.url}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    wire.reply(response(output_message("Tides follow the moon.")))
+
+    loop = st.ToolLoop("openai:gpt-4o-mini")
+    result = loop.run("Why tides?")
+
+    assert isinstance(loop.model, OpenAIResponsesModel)
+    assert result.output == "Tides follow the moon."
+    assert [(r.path, r.body) for r in wire.requests] == [
+        (
+            "/v1/responses",
+            {"model": "gpt-4o-mini", "input": [{"role": "user", "content": "Why tides?"}]},
+        )
+    ]
+
+
 def test_an_unknown_provider_is_an_error_at_construction() -> None:
     with pytest.raises(st.StatetoolsError) as caught:
         st.ToolLoop("nope:x")
@@ -55,7 +82,7 @@ def test_a_missing_key_is_an_error_at_construction() -> None:
         st.ToolLoop("openai:gpt-4o-mini")
 
     assert str(caught.value) == (
-        "OpenAIChatModel: no OpenAI API key for model 'gpt-4o-mini' "
+        "OpenAIResponsesModel: no OpenAI API key for model 'gpt-4o-mini' "
         "Hint: set the OPENAI_API_KEY environment variable or pass api_key=..."
     )
 
@@ -140,7 +167,8 @@ def test_the_cli_says_how_a_cli_user_gives_the_key(
 
     assert (status, capsys.readouterr().err) == (
         2,
-        "statetools run: error: OpenAIChatModel: no OpenAI API key for model 'gpt-4o-mini' "
+        "statetools run: error: OpenAIResponsesModel: no OpenAI API key for model "
+        "'gpt-4o-mini' "
         "Hint: set the OPENAI_API_KEY environment variable or pass --api-key KEY\n",
     )
 
@@ -157,7 +185,7 @@ def test_the_cli_passes_api_key_to_the_model(
     )
 
     status = main(
-        ["run", str(design), "--model", "openai:gpt-4o-mini", "--api-key", "sk-cli"],
+        ["run", str(design), "--model", "openai-chat:gpt-4o-mini", "--api-key", "sk-cli"],
         io.StringIO(),
     )
 
