@@ -58,7 +58,7 @@ system-deps:
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,openai,anthropic]'
+	$(PY) -m pip install -q -e '.[dev,openai,anthropic,mcp]'
 	touch $(STAMP)
 
 clean:

@@ -9,6 +9,8 @@ Show the model only the tools it needs now, and reveal more as the work proceeds
     print(result.output)
 """
 
+from typing import TYPE_CHECKING, Any
+
 from statetools import models, testing
 from statetools.disclosure.agentic import SimpleAgenticTool
 from statetools.disclosure.chaining import Chaining
@@ -90,6 +92,19 @@ from statetools.tools.wrappers import (
     WrapperTool,
     unwrap,
 )
+
+if TYPE_CHECKING:
+    from statetools import mcp as mcp
+
+
+def __getattr__(name: str) -> Any:
+    """``st.mcp`` imports the MCP package (and the ``mcp`` SDK) on first use."""
+    if name == "mcp":
+        import importlib
+
+        return importlib.import_module("statetools.mcp")
+    raise AttributeError(f"module 'statetools' has no attribute {name!r}")
+
 
 __all__ = [
     "ArtifactSink",

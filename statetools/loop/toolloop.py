@@ -54,7 +54,7 @@ from statetools.loop.run import Run, injection_events, unknown_tool_message
 from statetools.loop.strategies import InjectionContext, ToolInjectionStrategy, chain
 from statetools.models.base import Model, ModelRequest, ToolDefinition
 from statetools.tools.calling import failure
-from statetools.tools.context import RUN_ID_KEY, ToolCallContext
+from statetools.tools.context import RUN_ID_KEY, RunEnd, ToolCallContext
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 
@@ -205,7 +205,25 @@ class ToolLoop:
         :class:`OutputValidationError` or :class:`ProviderError`; each carries ``.result``.
         """
         messages = self._initial_messages(prompt)
-        run_context = ToolCallContext(context or {}).merge({RUN_ID_KEY: self.id_factory()})
+        run_end = RunEnd()
+        run_context = (
+            ToolCallContext(context or {})
+            .merge({RUN_ID_KEY: self.id_factory()})
+            .with_run_end(run_end)
+        )
+        try:
+            return await self._arun(messages, tools, output_type, state, run_context)
+        finally:
+            await run_end.aclose()
+
+    async def _arun(
+        self,
+        messages: list[Message],
+        tools: Sequence[Any],
+        output_type: Any,
+        state: DisclosureState | None,
+        run_context: ToolCallContext,
+    ) -> LoopResult:
         run = Run(self, messages, tools, state, run_context)
         try:
             run.emit(

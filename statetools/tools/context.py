@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import logging
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,8 @@ class ToolCallContext(Mapping[str, Any]):
 
     _values: Mapping[str, Any] = attrs.field(factory=dict, converter=_freeze, alias="values")
     blackboard: Blackboard | None = attrs.field(default=None, kw_only=True, repr=False)
+    run_end: RunEnd | None = attrs.field(default=None, kw_only=True, repr=False)
+    """Inside a run, where tools register what to close when the run ends."""
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]
@@ -76,8 +79,11 @@ class ToolCallContext(Mapping[str, Any]):
         if not other:
             return self
         board = other.blackboard if isinstance(other, ToolCallContext) else None
+        end = other.run_end if isinstance(other, ToolCallContext) else None
         return ToolCallContext(
-            {**self._values, **other}, blackboard=board if board is not None else self.blackboard
+            {**self._values, **other},
+            blackboard=board if board is not None else self.blackboard,
+            run_end=end if end is not None else self.run_end,
         )
 
     def with_blackboard(self, blackboard: Blackboard | None) -> ToolCallContext:
@@ -86,7 +92,15 @@ class ToolCallContext(Mapping[str, Any]):
         >>> ToolCallContext({"a": 1}).with_blackboard(Blackboard()).blackboard is not None
         True
         """
-        return ToolCallContext(self._values, blackboard=blackboard)
+        return ToolCallContext(self._values, blackboard=blackboard, run_end=self.run_end)
+
+    def with_run_end(self, run_end: RunEnd | None) -> ToolCallContext:
+        """The same entries (and blackboard) with ``run_end`` as the run's closer.
+
+        >>> ToolCallContext({"a": 1}).with_run_end(RunEnd()).run_end is not None
+        True
+        """
+        return ToolCallContext(self._values, blackboard=self.blackboard, run_end=run_end)
 
     def __or__(self, other: Mapping[str, Any]) -> ToolCallContext:
         if not isinstance(other, Mapping):
@@ -96,3 +110,41 @@ class ToolCallContext(Mapping[str, Any]):
 
 RUN_ID_KEY = "statetools.run_id"
 """Context key under which the loop puts a fresh id for every run."""
+
+
+_log = logging.getLogger(__name__)
+
+
+class RunEnd:
+    """What to do when a run ends: async callbacks, run last-registered first.
+
+    The loop makes one per run (``context.run_end``) and closes it however the run
+    ends; a tool that opened something for the run (a connection, a process)
+    registers its closing there.
+
+    >>> import asyncio
+    >>> closed = []
+    >>> end = RunEnd()
+    >>> async def close() -> None:
+    ...     closed.append("connection")
+    >>> end.push(close)
+    >>> asyncio.run(end.aclose())
+    >>> closed
+    ['connection']
+    """
+
+    def __init__(self) -> None:
+        self._callbacks: list[Callable[[], Awaitable[None]]] = []
+
+    def push(self, callback: Callable[[], Awaitable[None]]) -> None:
+        """Run ``callback`` when the run ends."""
+        self._callbacks.append(callback)
+
+    async def aclose(self) -> None:
+        """Run the callbacks (newest first); a failing one is logged, the rest still run."""
+        while self._callbacks:
+            callback = self._callbacks.pop()
+            try:
+                await callback()
+            except Exception:
+                _log.warning("closing a run resource failed", exc_info=True)

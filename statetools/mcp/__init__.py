@@ -1,0 +1,26 @@
+"""MCP both ways: MCP servers' tools in a run, and a design served as an MCP server.
+
+Needs the ``mcp`` extra (``pip install 'statetools[mcp]'``); ``import statetools`` does
+not import it, ``st.mcp`` does on first use.
+
+Client: :class:`MCPServer` (``.stdio``, ``.http``, ``.in_process``) lists a server's
+tools as statetools tools or wraps them in one facade. Server:
+:func:`disclosure_server` serves a design over MCP, one scheduler per client session.
+
+>>> MCPServer.stdio("mcp-server-time", name="time").facade().name
+'time'
+"""
+
+from statetools.mcp.facade import Grouping, MCPFacade
+from statetools.mcp.listing import Listing
+from statetools.mcp.server import MCPServer, MCPServerError
+from statetools.mcp.tool import MCPTool
+
+__all__ = [
+    "Grouping",
+    "Listing",
+    "MCPFacade",
+    "MCPServer",
+    "MCPServerError",
+    "MCPTool",
+]

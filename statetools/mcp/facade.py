@@ -1,0 +1,167 @@
+"""MCPFacade: one facade over an MCP server's tools, listed when it is first called.
+
+Before the server is listed the facade knows only its name, description and, for a
+by-category facade, its categories; calling it lists the server (connecting if need
+be) and opens the tools. When the server says its tools changed, the next call of the
+facade lists them again. With a listing already known (listed before, or saved), the
+inner tools are there from the start, so review sees them.
+
+>>> from statetools.mcp import Listing, MCPServer
+>>> listing = Listing("git", (
+...     {"name": "git_status", "description": "Status", "annotations": {"readOnlyHint": True}},
+...     {"name": "git_commit", "description": "Commit", "annotations": {"readOnlyHint": False}},
+... ))
+>>> facade = MCPServer.from_listing(listing).facade(by="annotations")
+>>> facade.categories
+(('read', ('git_status',)), ('write', ('git_commit',)))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import attrs
+
+from statetools.disclosure.unfold_call import Unfolded, open_facade, select
+from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.errors import DefinitionError, StatetoolsError
+from statetools.tools.calling import Arguments, Context
+from statetools.tools.result import ToolResult
+from statetools.tools.tool import BaseTool
+
+if TYPE_CHECKING:
+    from statetools.mcp.server import MCPServer
+
+__all__ = ["Grouping", "MCPFacade"]
+
+Grouping = Literal["annotations"] | Mapping[str, Sequence[str]] | None
+"""How a facade groups a server's tools: not at all, ``read``/``write`` from the
+annotations, or your own ``{category: [tool names]}``."""
+
+ANNOTATION_CATEGORIES = ("read", "write")
+
+
+def _grouping(value: Grouping) -> Any:
+    if value is None or value == "annotations":
+        return value
+    if not isinstance(value, Mapping):
+        raise DefinitionError(
+            f"by must be None, 'annotations' or a mapping, got {value!r}",
+            hint="e.g. by={'read': ['git_status'], 'write': ['git_commit']}",
+        )
+    return tuple((str(c), tuple(str(n) for n in names)) for c, names in value.items())
+
+
+@attrs.frozen(kw_only=True)
+class MCPFacade(UnfoldingTool):
+    """A facade over the tools of :attr:`server` (see :meth:`MCPServer.facade`)."""
+
+    server: MCPServer = attrs.field(eq=False, repr=False)
+    grouping: Any = None
+    """None, ``"annotations"`` or ``((category, names), ...)``."""
+
+    @classmethod
+    def over(
+        cls,
+        server: MCPServer,
+        description: str,
+        *,
+        by: Grouping = None,
+        search: bool = False,
+        usage_notes: str | None = None,
+    ) -> MCPFacade:
+        """The facade of ``server`` (usually through :meth:`MCPServer.facade`)."""
+        if search:
+            raise DefinitionError(
+                "search facades over MCP servers are not available in this version",
+                path=f"mcp server '{server.name}'",
+                hint="use by='annotations' or by={category: [names]} for large servers",
+            )
+        grouping = _grouping(by)
+        lazy = cls(
+            name=server.name,
+            description=description,
+            usage_notes=usage_notes,
+            server=server,
+            grouping=grouping,
+            category_parameter=None if grouping is None else "category",
+            categories=() if grouping is None else [(c, ()) for c in cls._names(grouping)],
+            selector=None if grouping is not None else _Listed(server),
+        )
+        if server.listing is None:
+            return lazy
+        return lazy.concrete(server.cached_tools())
+
+    @staticmethod
+    def _names(grouping: Any) -> list[str]:
+        if grouping == "annotations":
+            return list(ANNOTATION_CATEGORIES)
+        return [category for category, _ in grouping]
+
+    def concrete(self, tools: Sequence[BaseTool]) -> MCPFacade:
+        """This facade with ``tools`` (a listing of its server) as its inner tools."""
+        if self.grouping is None:
+            return attrs.evolve(self, inner=tuple(tools), selector=None)
+        by_name = {tool.name: tool for tool in tools}
+        if self.grouping == "annotations":
+            pairs = [
+                (c, tuple(t.name for t in tools if t.metadata.category == c))
+                for c in ANNOTATION_CATEGORIES
+            ]
+        else:
+            pairs = list(self.grouping)
+            unknown = sorted({n for _, names in pairs for n in names} - set(by_name))
+            if unknown:
+                raise DefinitionError(
+                    f"categories name tools the server does not have: {', '.join(unknown)}",
+                    path=f"facade '{self.name}'",
+                    hint=f"the server's tools are: {', '.join(by_name)}",
+                )
+        chosen = dict.fromkeys(n for _, names in pairs for n in names)
+        inner = tuple(by_name[name] for name in chosen)
+        return attrs.evolve(self, inner=inner, categories=pairs)
+
+    async def _current(self, context: Context) -> MCPFacade | ToolResult:
+        try:
+            tools = await self.server.current_tools(context)
+        except StatetoolsError as error:
+            return ToolResult.error(f"{error.message}.")
+        return self.concrete(tools)
+
+    def select(self, arguments: Mapping[str, Any]) -> Unfolded | str:
+        """What a call with ``arguments`` opens, from the server's last listing (the
+        scheduler replays this on resume)."""
+        return select(self.concrete(self.server.cached_tools()), arguments)
+
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """List the server's tools (once, or again after it said they changed) and open
+        them; an argument named like one of them calls it directly."""
+        current = await self._current(context)
+        if isinstance(current, ToolResult):
+            return current
+        return await open_facade(current, arguments, context)
+
+    async def open(
+        self,
+        arguments: Arguments = None,
+        context: Context = None,
+        current: Sequence[BaseTool] | None = None,
+    ) -> ToolResult:
+        """Called again after unfolding: the opened tools, or all of the server's
+        tools again if it said they changed."""
+        stale = self.server.stale
+        facade = await self._current(context)
+        if isinstance(facade, ToolResult):
+            return facade
+        return await open_facade(facade, arguments, context, None if stale else current)
+
+
+@attrs.frozen
+class _Listed:
+    """The selector of a facade over a server not listed yet: its last listing."""
+
+    server: MCPServer = attrs.field(eq=False)
+
+    def __call__(self, arguments: Mapping[str, Any]) -> list[BaseTool]:
+        return list(self.server.cached_tools())

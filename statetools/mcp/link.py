@@ -1,0 +1,116 @@
+"""One live connection to an MCP server, held open by a task of its own.
+
+The SDK's client is an async context manager whose exit must happen in the task that
+entered it; a run may call tools from other tasks. So a :class:`Link` enters the client
+in its own task, hands the connected client out, and exits when :meth:`Link.close` asks.
+Change notifications (``tools/list_changed``, by a ``subscriptions/listen`` stream on
+2026-07-28 connections or a plain notification on earlier ones) call ``on_change``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+import mcp
+from mcp.client.session import MessageHandlerFnT
+from mcp.client.subscriptions import ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+__all__ = ["Link"]
+
+ClientFactory = Callable[[MessageHandlerFnT], mcp.Client]
+"""Builds an unconnected client given the message handler to install."""
+
+
+class Link:
+    """A connected :class:`mcp.Client` and the task that owns it."""
+
+    def __init__(self, factory: ClientFactory, on_change: Callable[[], None]) -> None:
+        self._factory = factory
+        self._on_change = on_change
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._client: mcp.Client | None = None
+        self._error: BaseException | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    async def open(self) -> mcp.Client:
+        """Connect; raises what connecting raised."""
+        self.loop = asyncio.get_running_loop()
+        self._task = asyncio.create_task(self._hold())
+        await self._ready.wait()
+        if self._client is None:
+            await self.close()
+            assert self._error is not None
+            raise self._error
+        return self._client
+
+    @property
+    def client(self) -> mcp.Client:
+        """The connected client (after :meth:`open`)."""
+        assert self._client is not None
+        return self._client
+
+    @property
+    def alive(self) -> bool:
+        """Whether the connection is still held open in this event loop."""
+        if self._task is None or self._task.done() or self._client is None:
+            return False
+        try:
+            return asyncio.get_running_loop() is self.loop
+        except RuntimeError:
+            return False
+
+    async def _notified(self, message: Any) -> None:
+        root = getattr(message, "root", message)
+        if type(root).__name__ == "ToolListChangedNotification":
+            self._on_change()
+
+    async def _listen(self, client: mcp.Client) -> None:
+        with contextlib.suppress(Exception):
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for event in subscription:
+                    if isinstance(event, ToolsListChanged):
+                        self._on_change()
+
+    async def _hold(self) -> None:
+        listener: asyncio.Task[None] | None = None
+        try:
+            async with self._factory(self._notified) as client:
+                self._client = client
+                tools = client.server_capabilities.tools
+                if (
+                    tools is not None
+                    and tools.list_changed
+                    and client.protocol_version in MODERN_PROTOCOL_VERSIONS
+                ):
+                    listener = asyncio.create_task(self._listen(client))
+                self._ready.set()
+                await self._stop.wait()
+                if listener is not None:
+                    listener.cancel()
+                    with contextlib.suppress(BaseException):
+                        await listener
+        except BaseException as exc:  # the connection failed or died: keep why
+            self._error = exc
+        finally:
+            self._ready.set()
+
+    async def close(self) -> None:
+        """Disconnect (a server process is stopped); safe to call more than once."""
+        self._stop.set()
+        task = self._task
+        if task is None or task.done():
+            return
+        if task.get_loop() is not asyncio.get_running_loop():
+            return  # its event loop is gone; nothing left to close from here
+        try:
+            await asyncio.wait_for(asyncio.shield(task), timeout=10)
+        except (TimeoutError, asyncio.CancelledError):
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task

@@ -1,0 +1,404 @@
+"""MCPServer: an MCP server whose tools a run uses as statetools tools.
+
+The connection opens at the first listing or call, is reused for the rest of the run
+and closes when the run ends (or when ``async with server:`` ends, if you opened it
+that way). A server that dies mid-run is started again once; after that its tools
+answer with an error result and the run goes on.
+
+>>> import asyncio
+>>> from mcp.server.mcpserver import MCPServer as FastServer
+>>> upstream = FastServer("clock")
+>>> @upstream.tool()
+... def now() -> str:
+...     '''The time.'''
+...     return "12:00"
+>>> async def main() -> list[str]:
+...     async with MCPServer.in_process(upstream, name="clock") as server:
+...         tools = await server.list_tools()
+...         return [tools[0].name, (await tools[0].acall({})).text]
+>>> asyncio.run(main())
+['now', '12:00']
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+import anyio
+import mcp
+from mcp.client.session import MessageHandlerFnT
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp_types import CONNECTION_CLOSED, RequestParamsMeta
+
+from statetools.errors import StatetoolsError
+from statetools.mcp.convert import result_from_wire
+from statetools.mcp.facade import Grouping, MCPFacade
+from statetools.mcp.link import Link
+from statetools.mcp.listing import Listing
+from statetools.mcp.tool import MCPTool, tools_of
+from statetools.tools.calling import Context
+from statetools.tools.context import RUN_ID_KEY, ToolCallContext
+from statetools.tools.result import ToolResult
+
+__all__ = ["MCPServer", "MCPServerError"]
+
+Transport = Callable[[MessageHandlerFnT], mcp.Client]
+
+
+class MCPServerError(StatetoolsError):
+    """An MCP server could not be started, reached or listed."""
+
+
+def _stdio(
+    command: str, args: Sequence[str], env: Mapping[str, str] | None, cwd: str | Path | None
+) -> Transport:
+    params = StdioServerParameters(
+        command=command, args=list(args), env=dict(env) if env else None, cwd=cwd
+    )
+
+    def client(handler: MessageHandlerFnT) -> mcp.Client:
+        return mcp.Client(params, message_handler=handler, cache=None)
+
+    return client
+
+
+def _http(url: str, headers: Mapping[str, str] | None) -> Transport:
+    @contextlib.asynccontextmanager
+    async def transport() -> AsyncIterator[Any]:
+        async with (
+            create_mcp_http_client(headers=dict(headers or {})) as http,
+            streamable_http_client(url, http_client=http) as streams,
+        ):
+            yield streams
+
+    def client(handler: MessageHandlerFnT) -> mcp.Client:
+        return mcp.Client(transport(), message_handler=handler, cache=None)
+
+    return client
+
+
+def _in_process(server: Any) -> Transport:
+    def client(handler: MessageHandlerFnT) -> mcp.Client:
+        return mcp.Client(server, message_handler=handler, cache=None)
+
+    return client
+
+
+class MCPServer:
+    """An MCP server (a command over stdio, a URL, or an in-process server object).
+
+    Build it with :meth:`stdio`, :meth:`http` or :meth:`in_process`; get its tools with
+    ``await server.list_tools()`` or one facade over them with :meth:`facade`.
+    ``forward_context`` names the :class:`~statetools.ToolCallContext` entries sent to
+    the server as the call's ``_meta`` (``"all"`` sends every entry you gave the run).
+
+    >>> MCPServer.stdio("mcp-server-time", name="time").name
+    'time'
+    """
+
+    def __init__(
+        self,
+        transport: Transport | None,
+        *,
+        name: str,
+        describe: str,
+        prefix: str = "",
+        forward_context: Sequence[str] | Literal["all"] = (),
+        listing: Listing | None = None,
+        timeout: float | None = 60.0,
+    ) -> None:
+        self.name = name
+        self.prefix = prefix
+        self.forward_context = forward_context
+        self.timeout = timeout
+        self._transport = transport
+        self._describe = describe
+        self._listing = listing
+        self._stale = False
+        self._link: Link | None = None
+        self._lock: asyncio.Lock | None = None
+        self._managed = 0
+        self._runs: set[Any] = set()
+        self._restarted = False
+        self._dead: str | None = None
+
+    # building -----------------------------------------------------------------------
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        name: str,
+        **options: Any,
+    ) -> MCPServer:
+        """A server started as ``command args...``, spoken to over its stdin/stdout.
+
+        >>> MCPServer.stdio("mcp-server-git", ["--repository", "."], name="git").name
+        'git'
+        """
+        return cls(
+            _stdio(command, args, env, cwd),
+            name=name,
+            describe=" ".join([command, *args]),
+            **options,
+        )
+
+    @classmethod
+    def http(
+        cls, url: str, *, headers: Mapping[str, str] | None = None, name: str, **options: Any
+    ) -> MCPServer:
+        """A server reached over streamable HTTP at ``url``.
+
+        >>> MCPServer.http("http://127.0.0.1:8000/mcp", name="remote").name
+        'remote'
+        """
+        return cls(_http(url, headers), name=name, describe=url, **options)
+
+    @classmethod
+    def in_process(cls, server: Any, *, name: str, **options: Any) -> MCPServer:
+        """An ``mcp`` server object in this process (``mcp.server.Server`` or
+        ``mcp.server.mcpserver.MCPServer``), as the SDK's in-memory client reaches it."""
+        return cls(_in_process(server), name=name, describe=f"in-process {name}", **options)
+
+    @classmethod
+    def from_listing(cls, listing: Listing, **options: Any) -> MCPServer:
+        """A server known only by a saved listing: its tools and facades can be checked,
+        explored, counted and drawn; calling one is an error result.
+
+        >>> listing = Listing("time", ({"name": "now", "description": "The time"},))
+        >>> MCPServer.from_listing(listing).cached_tools()[0].name
+        'now'
+        """
+        options.setdefault("name", listing.server)
+        return cls(None, describe=f"saved listing of {listing.server}", listing=listing, **options)
+
+    def with_listing(self, listing: Listing) -> MCPServer:
+        """This server, reviewed from ``listing`` until it is connected (then listed
+        again)."""
+        self._listing = listing
+        return self
+
+    # lifecycle ----------------------------------------------------------------------
+
+    async def __aenter__(self) -> MCPServer:
+        self._managed += 1
+        await self._connected()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._managed -= 1
+        if self._managed == 0:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        """Disconnect now (the next listing or call connects again)."""
+        link, self._link = self._link, None
+        self._runs.clear()
+        self._restarted = False
+        self._dead = None
+        if link is not None:
+            await link.close()
+
+    def _mark_stale(self) -> None:
+        self._stale = True
+
+    @property
+    def stale(self) -> bool:
+        """Whether the server said its tools changed since the last listing."""
+        return self._stale
+
+    def _lock_for_loop(self) -> asyncio.Lock:
+        if self._lock is None or self._link is None or not self._link.alive:
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    async def _connected(self, context: Context = None) -> mcp.Client:
+        if self._transport is None:
+            raise MCPServerError(
+                f"MCP server '{self.name}' is known only by a saved listing",
+                path=f"mcp server '{self.name}'",
+                hint="configure its command or url to run it; a saved listing is for review",
+            )
+        self._close_with_run(context)
+        link = self._link
+        if link is not None and link.alive:
+            return link.client
+        async with self._lock_for_loop():
+            link = self._link
+            if link is not None and link.alive:
+                return link.client
+            self._link = None
+            fresh = Link(self._transport, self._mark_stale)
+            try:
+                client = await fresh.open()
+            except Exception as exc:
+                raise MCPServerError(
+                    f"cannot connect to MCP server '{self.name}' ({self._describe}): "
+                    f"{type(exc).__name__}: {exc}",
+                    path=f"mcp server '{self.name}'",
+                    hint="check the command or url; run it by hand to see its own error",
+                ) from exc
+            self._link = fresh
+            return client
+
+    def _close_with_run(self, context: Context) -> None:
+        """Outside ``async with``, a connection made in a run closes when it ends."""
+        if self._managed or not isinstance(context, ToolCallContext):
+            return
+        run_end, run = context.run_end, context.get(RUN_ID_KEY)
+        if run_end is None or run in self._runs:
+            return
+        self._runs.add(run)
+        run_end.push(self.aclose)
+
+    # listing --------------------------------------------------------------------------
+
+    async def list_tools(self, context: Context = None) -> list[MCPTool]:
+        """The server's tools as statetools tools (connects if needed); each keeps the
+        server's ``inputSchema``, and its annotations and title in ``annotations`` and
+        ``title``. Tool names a provider would reject get ``_`` for the odd characters.
+        """
+        client = await self._connected(context)
+        wire: list[dict[str, Any]] = []
+        cursor: str | None = None
+        while True:
+            page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+            wire.extend(
+                t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools
+            )
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        self._listing = Listing(self.name, tuple(wire))
+        self._stale = False
+        return self.cached_tools()
+
+    def cached_tools(self) -> list[MCPTool]:
+        """The tools of the last listing (or of the saved one), without connecting."""
+        if self._listing is None:
+            raise MCPServerError(
+                f"MCP server '{self.name}' has not been listed yet",
+                path=f"mcp server '{self.name}'",
+                hint="await server.list_tools() first, or load a saved listing",
+            )
+        return tools_of(self, self._listing)
+
+    @property
+    def listing(self) -> Listing | None:
+        """The last listing (what ``statetools mcp list --save`` writes), if any."""
+        return self._listing
+
+    async def current_tools(self, context: Context = None) -> list[MCPTool]:
+        """The cached listing, listed again first if the server said it changed."""
+        if (
+            self._listing is None
+            or self._stale
+            or (self._transport is not None and self._listing.saved)
+        ):
+            return await self.list_tools(context)
+        return self.cached_tools()
+
+    # facades --------------------------------------------------------------------------
+
+    def facade(
+        self,
+        description: str | None = None,
+        *,
+        by: Grouping = None,
+        search: bool = False,
+        usage_notes: str | None = None,
+    ) -> MCPFacade:
+        """One facade named after the server that opens its tools.
+
+        ``by="annotations"``: the model picks ``read`` (tools marked ``readOnlyHint``)
+        or ``write`` (the others); ``by={category: [names]}``: your categories;
+        ``search=True``: the model searches the tools (for large servers).
+
+        >>> MCPServer.stdio("mcp-server-git", name="git").facade(by="annotations").name
+        'git'
+        """
+        return MCPFacade.over(
+            self,
+            description or f"Open the tools of the {self.name} MCP server",
+            by=by,
+            search=search,
+            usage_notes=usage_notes,
+        )
+
+    # calling --------------------------------------------------------------------------
+
+    def _meta(self, context: Context) -> RequestParamsMeta | None:
+        if not context or not self.forward_context:
+            return None
+        values = dict(context)
+        if self.forward_context == "all":
+            chosen = {k: v for k, v in values.items() if not k.startswith("statetools.")}
+        else:
+            chosen = {k: values[k] for k in self.forward_context if k in values}
+        return RequestParamsMeta(**chosen) if chosen else None  # type: ignore[typeddict-item]
+
+    async def call(
+        self, tool: str, arguments: Mapping[str, Any], context: Context = None
+    ) -> ToolResult:
+        """Call MCP tool ``tool`` (its name on the server). Failures are error results:
+        a server that stops answering is started again once per connection, then its
+        calls say it is gone."""
+        if self._dead is not None:
+            return ToolResult.error(self._dead)
+        meta = self._meta(context)
+        for attempt in (1, 2):
+            try:
+                client = await self._connected(context)
+            except MCPServerError as exc:
+                return ToolResult.error(f"{exc.message}.")
+            try:
+                result = await client.call_tool(
+                    tool, dict(arguments), read_timeout_seconds=self.timeout, meta=meta
+                )
+            except mcp.MCPError as exc:
+                if exc.code != CONNECTION_CLOSED:
+                    return ToolResult.error(f"MCP tool '{tool}' failed: {exc.error.message}")
+                failure: Exception = exc
+            except (OSError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+                failure = exc
+            except Exception as exc:
+                return ToolResult.error(f"MCP tool '{tool}' failed: {type(exc).__name__}: {exc}")
+            else:
+                return result_from_wire(
+                    result.model_dump(by_alias=True, mode="json", exclude_none=True), tool
+                )
+            if attempt == 1 and not self._restarted:
+                self._restarted = True
+                await self._drop_link()
+                continue
+            break
+        self._dead = (
+            f"MCP server '{self.name}' stopped ({failure}) and was already restarted once; "
+            "its tools cannot be used in this run."
+        )
+        await self._drop_link()
+        return ToolResult.error(self._dead)
+
+    async def _drop_link(self) -> None:
+        link, self._link = self._link, None
+        if link is not None:
+            await link.close()
+
+    def __repr__(self) -> str:
+        return f"MCPServer({self.name!r}, {self._describe!r})"

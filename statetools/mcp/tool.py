@@ -1,0 +1,80 @@
+"""MCPTool: one tool of an MCP server, called through its :class:`MCPServer`.
+
+>>> listing = Listing("git", ({
+...     "name": "git_status", "description": "Shows the working tree status",
+...     "inputSchema": {"type": "object", "properties": {"repo_path": {"type": "string"}}},
+...     "annotations": {"readOnlyHint": True},
+... },))
+>>> [status] = tools_of(None, listing)
+>>> status.name, status.metadata.category, status.annotations["readOnlyHint"]
+('git_status', 'read', True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from statetools.mcp.convert import category_of, tool_name
+from statetools.mcp.listing import Listing
+from statetools.tools.calling import Arguments, Context, parse_arguments
+from statetools.tools.result import ToolResult
+from statetools.tools.tool import BaseTool, ToolMetadata
+
+if TYPE_CHECKING:
+    from statetools.mcp.server import MCPServer
+
+__all__ = ["MCPTool", "tools_of"]
+
+
+def _frozen(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return dict(value or {})
+
+
+@attrs.frozen(kw_only=True)
+class MCPTool(BaseTool):
+    """A tool of an MCP server. ``remote_name`` is its name on the server;
+    ``annotations`` (``readOnlyHint``, ``destructiveHint``, ...) and ``title`` are kept
+    as the server sent them; ``metadata.category`` is ``read`` or ``write`` from the
+    annotations. Calling it sends ``tools/call``; the server checks the arguments.
+    """
+
+    server: MCPServer | None = attrs.field(eq=False, repr=False)
+    remote_name: str
+    annotations: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen, hash=False)
+    title: str | None = None
+
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Send the call to the server; its answer (or failure) is the result."""
+        parsed = parse_arguments(self.name, arguments)
+        if isinstance(parsed, str):
+            return ToolResult.error(parsed)
+        if self.server is None:
+            return ToolResult.error(f"MCP tool '{self.remote_name}' has no server to call.")
+        return await self.server.call(self.remote_name, parsed, context)
+
+
+def tools_of(server: MCPServer | None, listing: Listing) -> list[MCPTool]:
+    """The tools of ``listing`` as :class:`MCPTool`\\ s calling ``server``."""
+    prefix = server.prefix if server is not None else ""
+    tools: list[MCPTool] = []
+    for wire in listing.tools:
+        remote = str(wire["name"])
+        annotations = wire.get("annotations") or {}
+        schema = wire.get("inputSchema") or {"type": "object", "properties": {}}
+        description = str(wire.get("description") or "").strip()
+        tools.append(
+            MCPTool(
+                name=tool_name(remote, prefix),
+                description=description or str(wire.get("title") or remote),
+                input_schema=schema,
+                metadata=ToolMetadata(category=category_of(annotations)),
+                server=server,
+                remote_name=remote,
+                annotations=annotations,
+                title=wire.get("title") or annotations.get("title"),
+            )
+        )
+    return tools
