@@ -145,21 +145,31 @@ class Scheduler:
             return self._usable(name)
         return self._usable(name) and not self._facades.replaced(name)
 
-    def _usable(self, name: str) -> bool:
-        """Available, counting an unfolded facade as usable (its tools may show)."""
+    def _usable(self, name: str, scoped: bool = True) -> bool:
+        """Available, counting an unfolded facade as usable (its tools may show).
+
+        The facades around a tool only need to be usable themselves, not in scope: an
+        exclusive facade nested in others keeps its tools when it puts the others away.
+        """
         if name in self._dynamic:
             return True
         if name in self._removed:
             return False
         if self._folding:
             facades = self._facades
-            if not facades.in_scope(name):
+            if scoped and not facades.in_scope(name):
                 return False
             parent = facades.enclosing(name)
-            if parent is not None and (name not in facades.revealed or not self._usable(parent)):
+            if parent is not None and (
+                name not in facades.revealed or not self._usable(parent, scoped=False)
+            ):
                 return False
             if name not in self.graph.entries:
                 return True  # built by a selectable facade
+        return self._own_rules_hold(name)
+
+    def _own_rules_hold(self, name: str) -> bool:
+        """Whether a registered tool's own state and condition let it show."""
         entry = self.graph.entries[name]
         if (
             entry.machine is not None
@@ -180,12 +190,9 @@ class Scheduler:
         if name in self._removed:
             return f"Tool '{name}' was removed from this run."
         if self._folding:
-            reason = self._facades.reason(name)
+            reason = self._facade_reason(name)
             if reason:
                 return reason
-            parent = self._facades.enclosing(name)
-            if parent is not None and not self._usable(parent):
-                return self.explain(parent)
             if name not in self.graph.entries:
                 return None
         reason = state_reason(self.graph, self._machine_states, name)
@@ -197,6 +204,26 @@ class Scheduler:
             if sentences:
                 return f"Tool '{name}' is locked. {' '.join(sentences)}"
         return None
+
+    def _facade_reason(self, name: str) -> str | None:
+        """Why the facades around ``name`` keep it from running, said about ``name``:
+        another facade's exclusive scope, a facade that cannot be opened now (and why),
+        or the facades to call first."""
+        facades = self._facades
+        if not facades.in_scope(name):
+            return facades.reason(name)
+        chain: list[str] = []
+        parent = facades.enclosing(name)
+        while parent is not None:
+            chain.insert(0, parent)
+            parent = facades.enclosing(parent)
+        for outer in chain:
+            if outer in self._removed or (
+                outer in self.graph.entries and not self._own_rules_hold(outer)
+            ):
+                why = self.explain(outer) or f"Tool '{outer}' is not available now."
+                return f"Tool '{name}' is locked until '{outer}' can be opened. {why}"
+        return facades.reason(name)
 
     def visible(self) -> list[BaseTool]:
         """The tools to send to the model now, in stable order.

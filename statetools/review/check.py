@@ -287,18 +287,13 @@ def _deep_facades(context: RuleContext) -> Iterator[Finding]:
 
 
 def _over_budget(context: RuleContext) -> Iterator[Finding]:
-    from statetools.review.explore import search
-
     budget = context.token_budget
     if budget is None:
         return
-    try:
-        exploration = search(
-            context.design, context.provider, context.max_states, None, stop_at_limit=True
-        )
-    except StatetoolsError as error:
+    exploration = context.exploration()
+    if isinstance(exploration, StatetoolsError):
         yield context.finding(
-            "ST010", f"The token budget was not checked: {error}", "visible-set:*", "info"
+            "ST010", f"The token budget was not checked: {exploration}", "visible-set:*", "info"
         )
         return
     if not exploration.complete:
@@ -322,6 +317,23 @@ def _over_budget(context: RuleContext) -> Iterator[Finding]:
         f"budget of {budget:,}{others}.",
         largest.label_path,
     )
+
+
+# ST014 ---------------------------------------------------------------------------------
+
+
+def _no_tools_left(context: RuleContext) -> Iterator[Finding]:
+    exploration = context.exploration()
+    if isinstance(exploration, StatetoolsError):
+        return  # ST010 says the search could not run
+    for path in exploration.dead_ends:
+        after = f"after {', '.join(path)}" if path else "at the start"
+        yield context.finding(
+            "ST014",
+            f"No tool is visible {after}, and no machine is in a final state: the model "
+            "is left with nothing to call.",
+            f"visible-set:{'/'.join(path) if path else 'start'}",
+        )
 
 
 # ST012 ---------------------------------------------------------------------------------
@@ -360,4 +372,5 @@ _CHECKS: dict[str, Callable[[RuleContext], Iterator[Finding]]] = {
     "ST011": machine_rules.unused_states,
     "ST012": _invalid_names,
     "ST013": machine_rules.dead_transitions,
+    "ST014": _no_tools_left,
 }

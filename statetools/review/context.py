@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import attrs
 
+from statetools.errors import StatetoolsError
 from statetools.review.findings import RULES_BY_CODE, Finding, Severity
 from statetools.review.model import DesignView, Reachability
 from statetools.review.tokens import Provider
+
+if TYPE_CHECKING:
+    from statetools.review.explore import Exploration
 
 
 @attrs.frozen
@@ -19,6 +25,23 @@ class RuleContext:
     max_facade_depth: int
     provider: Provider
     max_states: int
+    _explored: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
+
+    def exploration(self) -> Exploration | StatetoolsError:
+        """The search over the design's disclosure states (at most ``max_states``; not
+        complete beyond), shared by the rules; the error when it cannot run."""
+        if "result" not in self._explored:
+            from statetools.review.explore import search
+
+            try:
+                found: Exploration | StatetoolsError = search(
+                    self.design, self.provider, self.max_states, None, stop_at_limit=True
+                )
+            except StatetoolsError as error:
+                found = error
+            self._explored["result"] = found
+        result: Exploration | StatetoolsError = self._explored["result"]
+        return result
 
     def finding(
         self, code: str, message: str, path: str, severity: Severity | None = None

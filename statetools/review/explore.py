@@ -99,7 +99,9 @@ class Exploration:
     the calls that get there; ``never_visible``: tools no explored run shows;
     ``tool_tokens``: tokens of each tool's definition; ``flat_tokens``: all tools at
     once, as without disclosure (facade tools left out); ``states``: abstract states
-    visited; ``complete``: False when ``max_depth`` cut the search short.
+    visited; ``complete``: False when ``max_depth`` cut the search short;
+    ``dead_ends``: the calls after which the model is left with no tool at all (whatever
+    the undecidable conditions) while no machine is in a final state, shortest first.
 
     >>> search = Tool.create("search", "Search the web", lambda query: "found")
     >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
@@ -119,6 +121,7 @@ class Exploration:
     depth: int
     complete: bool
     provider: Provider
+    dead_ends: tuple[tuple[str, ...], ...] = ()
 
     @property
     def initial(self) -> VisibleSet:
@@ -158,6 +161,7 @@ class Exploration:
                 for name in self.tool_tokens
             },
             "never_visible": list(self.never_visible),
+            "dead_ends": [list(path) for path in self.dead_ends],
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -193,6 +197,9 @@ class Exploration:
         ]
         if self.never_visible:
             lines += ["", f"never visible: {', '.join(self.never_visible)}"]
+        if self.dead_ends:
+            ends = "; ".join(_after(path) for path in self.dead_ends)
+            lines += ["", f"no tools left after: {ends}"]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -272,6 +279,7 @@ def search(
     queue: deque[AbstractState] = deque([start])
     found: dict[tuple[str, ...], tuple[str, ...]] = {}
     first: dict[str, tuple[str, ...]] = {}
+    dead_ends: list[tuple[str, ...]] = []
     limit = max_depth
     deepest = 0
     complete = True
@@ -290,6 +298,8 @@ def search(
             found.setdefault(tools, path)
             for name in tools:
                 first.setdefault(name, path)
+        if not callable_now and not space.may_end(state):
+            dead_ends.append(path)
         expanded += 1
         if progress is not None and expanded % 500 == 0:
             progress(Progress(len(path_of), len(queue), depth))
@@ -324,7 +334,8 @@ def search(
     if progress is not None:
         progress(Progress(len(path_of), 0, deepest))
     states = sum(1 for path in path_of.values() if len(path) <= deepest)
-    return _result(design, provider, found, first, states, deepest, complete)
+    exploration = _result(design, provider, found, first, states, deepest, complete)
+    return attrs.evolve(exploration, dead_ends=tuple(dead_ends))
 
 
 def _result(

@@ -62,6 +62,12 @@ RULES: tuple[Rule, ...] = (
         "warning",
         "a transition's tool is not available in its source state, so it never fires",
     ),
+    Rule(
+        "ST014",
+        "no-tools-left",
+        "error",
+        "after some calls no tool is visible and no machine is in a final state",
+    ),
 )
 RULES_BY_CODE = {rule.code: rule for rule in RULES}
 RULES_BY_NAME = {rule.name: rule for rule in RULES}

@@ -77,6 +77,16 @@ class Space:
         states = tuple(self.design.machines[m].initial_state() for m in self.machines)
         return AbstractState((0,) * len(self.tracked), states, False, frozenset(), None)
 
+    def may_end(self, state: AbstractState) -> bool:
+        """Whether ``state`` may rightly show no tools: some machine is in a final state,
+        or a selectable facade unfolded (its selector may have built tools analysis
+        does not know)."""
+        machines, facades = self.design.machines, self.design.facades
+        return any(
+            current in machines[name].final_states
+            for name, current in zip(self.machines, state.machines, strict=True)
+        ) or any(facades[name].selectable for name, _ in state.opened)
+
     def assignments(self, state: AbstractState) -> Iterator[Mapping[str, bool]]:
         """Every truth assignment of the undecidable conditions possible in ``state``."""
         for values in itertools.product((False, True), repeat=len(self.free)):
@@ -123,22 +133,29 @@ class Space:
         """The tools visible in ``state``, in registration order.
 
         A tool shows when it is usable (its condition holds, its machine state is
-        active, its facade revealed it and that facade is usable too, and an exclusive
-        facade in force holds it) and it is not a facade that unfolded.
+        active, its facade revealed it and that facade is usable too, whatever the
+        exclusive scope, and an exclusive facade in force holds it) and it is not a
+        facade that unfolded.
         """
         scope = self.scopes.get(state.exclusive) if state.exclusive else None
         usable: dict[str, bool] = {}
 
-        def is_usable(name: str) -> bool:
+        def opens(name: str) -> bool:
+            """Usable as the facade around a tool (an exclusive scope does not matter)."""
             known = usable.get(name)
             if known is None:
-                known = usable[name] = self._usable(name, state, free, scope, is_usable)
+                known = usable[name] = self._usable(name, state, free, opens)
             return known
+
+        def shows(name: str) -> bool:
+            if scope is not None and name not in scope and name != state.exclusive:
+                return False
+            return opens(name)
 
         return tuple(
             name
             for name in self.design.entries
-            if is_usable(name) and not (name in self.design.facades and self._replaced(name, state))
+            if shows(name) and not (name in self.design.facades and self._replaced(name, state))
         )
 
     def _usable(
@@ -146,11 +163,8 @@ class Space:
         name: str,
         state: AbstractState,
         free: Mapping[str, bool],
-        scope: frozenset[str] | None,
         parent_usable: Callable[[str], bool],
     ) -> bool:
-        if scope is not None and name not in scope and name != state.exclusive:
-            return False
         chain = self.chains[name]
         if chain and not (self._revealed(name, chain[0], state) and parent_usable(chain[0])):
             return False

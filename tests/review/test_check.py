@@ -219,7 +219,14 @@ def test_st005_trap_state() -> None:
             "machine:m/state:B",
             "State B of 'm' is a trap: it is not final and no transition out of it can fire "
             "(it has no transitions).",
-        )
+        ),
+        (
+            "ST014",
+            "error",
+            "visible-set:park",
+            "No tool is visible after park, and no machine is in a final state: the model is "
+            "left with nothing to call.",
+        ),
     ]
 
 
@@ -235,7 +242,7 @@ def test_st005_trap_whose_transitions_cannot_fire() -> None:
         .with_final_states("C")
     )
     stuck = attrs.evolve(m, transitions=(*m.transitions, Transition("B", "finish", "C")))
-    assert [f.code for f in check(stuck).findings] == ["ST005", "ST013"]
+    assert [f.code for f in check(stuck).findings] == ["ST005", "ST013", "ST014"]
     assert check(stuck).findings[0].message == (
         "State B of 'm' is a trap: it is not final and no transition out of it can fire "
         "(its transitions need tools that cannot be called there (finish))."
@@ -395,10 +402,10 @@ def test_guarded_transitions_and_when_conditions_count_as_possible() -> None:
 def test_every_rule_can_be_switched_off_by_code_or_name() -> None:
     playbook = st.PlaybookTool("p", "P").with_tool(tool("b")).unlocked_by("ghost")
     graph = st.disclosure_graph(playbook)
-    assert check(graph).codes == ["ST001", "ST003"]
-    report = check(graph, disable={"ST001", "never-unlocks"})
+    assert check(graph).codes == ["ST001", "ST003", "ST014"]
+    report = check(graph, disable={"ST001", "never-unlocks", "no-tools-left"})
     assert report.findings == ()
-    assert report.disabled == ("ST001", "ST003")
+    assert report.disabled == ("ST001", "ST003", "ST014")
     with pytest.raises(st.StatetoolsError, match="unknown check 'ST999'"):
         check(graph, disable={"ST999"})
 
@@ -410,11 +417,13 @@ def test_report_as_text_and_json() -> None:
         "'ghost', which is not registered.\n"
         "playbook:p/tool:b: ST003 error [never-unlocks] Tool 'b' can never unlock: it needs "
         "'ghost', which is not a registered tool.\n"
-        "2 errors, 0 warnings"
+        "visible-set:start: ST014 error [no-tools-left] No tool is visible at the start, and "
+        "no machine is in a final state: the model is left with nothing to call.\n"
+        "3 errors, 0 warnings"
     )
     data = json.loads(report.to_json())
     assert data["ok"] is False
-    assert (data["errors"], data["warnings"], data["notes"]) == (2, 0, 0)
+    assert (data["errors"], data["warnings"], data["notes"]) == (3, 0, 0)
     assert data["findings"][0] == {
         "code": "ST001",
         "rule": "unknown-reference",
@@ -422,12 +431,12 @@ def test_report_as_text_and_json() -> None:
         "path": "playbook:p/tool:b",
         "message": "The condition of 'b' names tool 'ghost', which is not registered.",
     }
-    assert [f.code for f in report.errors] == ["ST001", "ST003"]
-    assert report.by_code("never-unlocks") == report.findings[1:]
+    assert [f.code for f in report.errors] == ["ST001", "ST003", "ST014"]
+    assert report.by_code("never-unlocks") == report.findings[1:2]
 
 
 def test_report_sorts_findings_and_every_rule_is_listed() -> None:
     late = Finding("ST011", "warning", "m", "z")
     early = Finding("ST001", "error", "m", "a")
     assert Report((late, early)).findings == (early, late)
-    assert [rule.code for rule in RULES] == [f"ST{n:03d}" for n in range(1, 14)]
+    assert [rule.code for rule in RULES] == [f"ST{n:03d}" for n in range(1, 15)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import enum
+
 import statetools as st
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.review import check, explore
@@ -103,7 +105,64 @@ def test_tools_inside_a_facade_that_never_unlocks() -> None:
             "playbook:p/facade:box/tool:inside",
             "Tool 'inside' can never unlock: its facade 'box' is never unfolded.",
         ),
+        (
+            "ST014",
+            "error",
+            "visible-set:start",
+            "No tool is visible at the start, and no machine is in a final state: the model is "
+            "left with nothing to call.",
+        ),
     ]
+
+
+def test_a_nested_exclusive_facade_keeps_its_tools_and_check_finds_no_empty_set() -> None:
+    admin = UnfoldingTool.of("admin", "Admin console.", [tool("ban")], exclusive=True)
+    ops = UnfoldingTool.of("ops", "Ops tools.", [admin, tool("status")])
+    exploration = explore(st.disclosure_graph(ops))
+    assert [(s.tools, s.path) for s in exploration.visible_sets] == [
+        (("ops",), ()),
+        (("admin", "status"), ("ops",)),
+        (("ban",), ("ops", "admin")),
+    ]
+    assert exploration.dead_ends == ()
+    assert findings(ops) == []
+
+
+def test_st014_a_reachable_set_without_tools_and_without_a_final_state() -> None:
+    class S(enum.Enum):
+        A = "A"
+        B = "B"
+        C = "C"
+
+    def design(*final: S) -> st.StateMachineTool[S]:
+        admin = UnfoldingTool.of("admin", "Admin console.", [tool("ban")], exclusive=True)
+        return (
+            st.StateMachineTool("m", "M", S)
+            .with_initial_state(S.A)
+            .in_state(S.A)
+            .with_tool(tool("go"))
+            .transitions_to(S.B)
+            .in_state(S.A)
+            .with_tool(admin)
+            .in_state(S.B)
+            .with_tool(tool("finish"))
+            .transitions_to(S.C)
+            .with_final_states(*final)
+        )
+
+    assert explore(st.disclosure_graph(design(S.C))).dead_ends == ()
+    assert findings(design(S.C)) == []
+    exploration = explore(st.disclosure_graph(design()))
+    assert exploration.dead_ends == (("go", "finish"),)
+    assert exploration.to_text().endswith("\n\nno tools left after: go, finish")
+    assert exploration.to_dict()["dead_ends"] == [["go", "finish"]]
+    assert (
+        "ST014",
+        "error",
+        "visible-set:go/finish",
+        "No tool is visible after go, finish, and no machine is in a final state: the model "
+        "is left with nothing to call.",
+    ) in findings(design())
 
 
 def test_explore_unfolds_one_level_per_turn_and_replaces_the_facade() -> None:

@@ -172,6 +172,46 @@ def test_an_exclusive_facade_leaves_only_its_tools_until_the_run_ends() -> None:
     assert result.trace.of_type(ToolsHidden)[0].names == ("search", "admin", "help")
 
 
+def test_an_exclusive_facade_nested_in_another_shows_its_tools() -> None:
+    admin = st.UnfoldingTool.of("admin", "Admin console.", [tool("ban")], exclusive=True)
+    ops = st.UnfoldingTool.of("ops", "Ops tools.", [admin, tool("status")])
+    model = ScriptedModel([("ops", {}), ("admin", {}), ("status", {}), ("ban", {}), "ok"])
+    result = st.ToolLoop(model).run("go", tools=[ops])
+
+    assert [r.tool_names for r in model.requests] == [
+        ["ops"],
+        ["admin", "status"],
+        ["ban"],
+        ["ban"],
+        ["ban"],
+    ]
+    assert tool_texts(result) == [
+        ("Tools now available: admin, status.", False),
+        ("Tools now available: ban.", False),
+        ("Tool 'status' is not available: only admin's tools are in use now.", True),
+        ("ban done", False),
+    ]
+    assert [e.names for e in result.trace.of_type(ToolsHidden)] == [("ops",), ("admin", "status")]
+
+
+def test_a_tool_whose_facade_cannot_open_is_answered_about_that_tool() -> None:
+    ban = tool("ban")
+    admin = st.UnfoldingTool.of("admin", "Admin console.", [ban], exclusive=True)
+    ops = st.UnfoldingTool.of("ops", "Ops tools.", [admin])
+    locked = st.PlaybookTool("p", "P").with_tool(tool("login")).with_tool(ops).unlocked_by("login")
+    model = ScriptedModel([("ban", {}), ("login", {}), ("ban", {}), "ok"])
+    result = st.ToolLoop(model).run("go", tools=[locked])
+    assert tool_texts(result) == [
+        (
+            "Tool 'ban' is locked until 'ops' can be opened. Tool 'ops' is locked. Call "
+            "first: login.",
+            True,
+        ),
+        ("login done\n[now available: ops]", False),
+        ("Tool 'ban' is locked. Call first: ops, then admin.", True),
+    ]
+
+
 def test_an_exclusive_facade_also_puts_away_injected_tools() -> None:
     class AddHelp:
         def evaluate(self, context: st.InjectionContext) -> st.Injection | None:
@@ -201,7 +241,11 @@ def test_a_facade_inside_a_playbook_unlocks_with_it_and_counts_as_a_call() -> No
     result = st.ToolLoop(model).run("go", tools=[playbook])
 
     assert tool_texts(result) == [
-        ("Tool 'inside' is locked. Call first: box.", True),
+        (
+            "Tool 'inside' is locked until 'box' can be opened. Tool 'box' is locked. Call "
+            "first: login.",
+            True,
+        ),
         ("Tool 'box' is locked. Call first: login.", True),
         ("login done\n[now available: box]", False),
         ("Tools now available: inside.\n[now available: report]", False),
@@ -249,7 +293,8 @@ def test_a_facade_in_a_state_machine_takes_its_tools_away_with_its_state() -> No
         [],
     ]
     assert tool_texts(result)[-1] == (
-        "Tool 'box' is not available in state CLOSED (it is available in: OPEN).",
+        "Tool 'inside' is locked until 'box' can be opened. Tool 'box' is not available in "
+        "state CLOSED (it is available in: OPEN).",
         True,
     )
 
