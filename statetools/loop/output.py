@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from statetools.tools.convert import make_json_converter
+from statetools.tools.pydantic_models import is_validation_error, validation_problems
 from statetools.tools.schema import type_schema
 from statetools.tools.validation import argument_problems, make_validator
 
@@ -20,7 +21,8 @@ class OutputProblem(ValueError):
 
 def parse_output(text: str, output_type: Any) -> Any:
     """``text`` as ``output_type``: str as is; anything else from JSON (also inside a
-    fenced block) structured with cattrs. Raises :class:`OutputProblem`."""
+    fenced block) structured with cattrs (a pydantic model with its own validation).
+    Raises :class:`OutputProblem`."""
     if output_type is None or output_type is str:
         return text
     candidate = text.strip()
@@ -41,6 +43,8 @@ def parse_output(text: str, output_type: Any) -> Any:
 
 
 def _describe(exc: BaseException) -> str:
+    if is_validation_error(exc):
+        return "; ".join(validation_problems(exc, "", noun="field"))
     inner = getattr(exc, "exceptions", None)
     if inner:
         notes = getattr(exc, "__notes__", None)

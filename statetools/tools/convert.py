@@ -9,10 +9,20 @@ from typing import Any
 import cattrs
 from cattrs.preconf.json import make_converter
 
+from statetools.tools import pydantic_models
+
 
 def make_json_converter(*, forbid_extra_keys: bool = False) -> cattrs.Converter:
-    """A cattrs converter for JSON-compatible data (enums by value, attrs/dataclasses as dicts)."""
-    return make_converter(forbid_extra_keys=forbid_extra_keys)
+    """A cattrs converter for JSON-compatible data (enums by value, attrs/dataclasses as
+    dicts, pydantic models through pydantic's own validation and dump)."""
+    converter = make_converter(forbid_extra_keys=forbid_extra_keys)
+    converter.register_structure_hook_func(
+        pydantic_models.is_pydantic_model, pydantic_models.validate
+    )
+    converter.register_unstructure_hook_func(
+        lambda cls: pydantic_models.is_pydantic_model(cls), pydantic_models.dump
+    )
+    return converter
 
 
 JSON_CONVERTER = make_json_converter()

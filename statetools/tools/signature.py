@@ -16,6 +16,11 @@ from statetools.errors import DefinitionError
 from statetools.tools.context import ToolCallContext
 from statetools.tools.convert import JSON_CONVERTER
 from statetools.tools.docstrings import parameter_descriptions
+from statetools.tools.pydantic_models import (
+    is_validation_error,
+    short_text,
+    validation_problems,
+)
 from statetools.tools.typeschema import JsonSchema, json_default, strip_annotated, type_schema
 
 
@@ -68,6 +73,8 @@ def _format(exc: BaseException, target: Any) -> str:
     detail = str(exc).strip() or type(exc).__name__
     if isinstance(exc, KeyError):
         return "is missing a required field"
+    if is_validation_error(exc):
+        return f"is not valid: {short_text(exc)}"
     if target is None:
         return f"is not valid ({detail})"
     return f"is not a valid {_type_name(target)} ({detail})"
@@ -83,6 +90,8 @@ def _type_name(target: Any) -> str:
 
 
 def _conversion_problems(exc: BaseException, name: str, target: Any) -> list[str]:
+    if is_validation_error(exc):
+        return validation_problems(exc, name)
     if isinstance(exc, cattrs.BaseValidationError):
         lines = cattrs.transform_error(exc, path=name, format_exception=_format)
     else:

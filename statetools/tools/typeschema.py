@@ -18,6 +18,7 @@ import attrs
 from statetools.errors import DefinitionError
 from statetools.tools.convert import to_jsonable
 from statetools.tools.docstrings import description_of, parameter_descriptions
+from statetools.tools.pydantic_models import is_pydantic_model, model_schema
 
 JsonSchema = dict[str, Any]
 """A JSON schema as a plain dict."""
@@ -58,9 +59,10 @@ def type_schema(annotation: Any, *, where: str = "") -> JsonSchema:
     """The JSON schema of a Python type annotation.
 
     Understands str, int, float, bool, None, Any, enums, Literal, Optional and other
-    unions, list/tuple/set/Sequence, dict/Mapping, date and datetime, NewType, and
-    attrs classes and dataclasses (nested; field descriptions from ``Param`` or the
-    class docstring). Anything else raises :class:`~statetools.DefinitionError` naming
+    unions, list/tuple/set/Sequence, dict/Mapping, date and datetime, NewType, attrs
+    classes and dataclasses (nested; field descriptions from ``Param`` or the class
+    docstring), and pydantic models (pydantic's own schema, ``Field(description=...)``
+    included). Anything else raises :class:`~statetools.DefinitionError` naming
     ``where`` (the path of the parameter being described).
 
     >>> type_schema(list[int])
@@ -116,11 +118,13 @@ def _bare_schema(annotation: Any, where: str, seen: tuple[type, ...]) -> JsonSch
         attrs.has(annotation) or dataclasses.is_dataclass(annotation)
     ):
         return _class_schema(annotation, where, seen)
+    if is_pydantic_model(annotation):
+        return model_schema(annotation, where)
     raise DefinitionError(
         f"cannot describe type {_type_name(annotation)} as JSON schema",
         path=where or None,
-        hint="use str, int, float, bool, enums, Literal, lists, dicts, attrs classes or "
-        "dataclasses, or give the tool an explicit schema",
+        hint="use str, int, float, bool, enums, Literal, lists, dicts, attrs classes, "
+        "dataclasses or pydantic models, or give the tool an explicit schema",
     )
 
 

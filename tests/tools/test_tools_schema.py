@@ -286,8 +286,8 @@ def test_unsupported_types_name_the_path_and_say_what_to_do() -> None:
         type_schema(bytes, where="upload.data")
     assert str(caught.value) == (
         "upload.data: cannot describe type bytes as JSON schema Hint: use str, int, float, "
-        "bool, enums, Literal, lists, dicts, attrs classes or dataclasses, or give the tool "
-        "an explicit schema"
+        "bool, enums, Literal, lists, dicts, attrs classes, dataclasses or pydantic models, "
+        "or give the tool an explicit schema"
     )
 
 
