@@ -45,7 +45,14 @@ from statetools.errors import (
     ToolNotFoundError,
 )
 from statetools.loop.blackboard import Blackboard
-from statetools.loop.events import Event, Listener, Trace
+from statetools.loop.events import (
+    Event,
+    Listener,
+    StreamEvent,
+    TextDelta,
+    ToolCallStarted,
+    Trace,
+)
 from statetools.loop.messages import (
     AssistantMessage,
     Message,
@@ -63,6 +70,7 @@ from statetools.loop.strategies import (
     InjectionContext,
     ToolInjectionStrategy,
 )
+from statetools.loop.streaming import RunStream
 from statetools.loop.toolloop import ToolLoop
 from statetools.review import (
     Diagram,
@@ -168,13 +176,17 @@ __all__ = [
     "RestartLimitExceeded",
     "RunAborted",
     "RunError",
+    "RunStream",
     "Scheduler",
     "ScriptExhaustedError",
     "SpecError",
     "StatetoolsError",
+    "StreamEvent",
     "SystemMessage",
+    "TextDelta",
     "Tool",
     "ToolCall",
+    "ToolCallStarted",
     "ToolCallContext",
     "ToolInjectionStrategy",
     "ToolLoop",

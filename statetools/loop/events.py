@@ -222,6 +222,31 @@ Event = (
 Listener = Callable[[Event], None]
 """A function called with every event as it happens."""
 
+
+@attrs.frozen
+class TextDelta:
+    """A piece of the answer's text as the model streams it (``loop.stream`` only;
+    never in the trace: the whole text is in ``ModelResponded``)."""
+
+    iteration: int
+    text: str
+    type: Literal["text_delta"] = "text_delta"
+
+
+@attrs.frozen
+class ToolCallStarted:
+    """The model began a tool call whose name is known (``loop.stream`` only; never
+    in the trace)."""
+
+    iteration: int
+    call_id: str
+    name: str
+    type: Literal["tool_call_started"] = "tool_call_started"
+
+
+StreamEvent = Event | TextDelta | ToolCallStarted
+"""What ``loop.stream(...)`` yields: the run's events and the streaming ones."""
+
 _EVENT_TYPES: dict[str, type[Any]] = {
     cls.__attrs_attrs__.type.default: cls for cls in Event.__args__
 }

@@ -26,6 +26,7 @@ from statetools.loop.events import (
 )
 from statetools.loop.messages import AssistantMessage, Message, ToolMessage
 from statetools.loop.result import LoopResult
+from statetools.loop.streaming import take_run_sink
 from statetools.models.base import ToolDefinition, Usage
 from statetools.tools.context import ToolCallContext
 
@@ -93,12 +94,16 @@ class Run:
             context=self.context,
             discovery_limit=loop.max_discovered_tools,
         )
+        self.stream = take_run_sink()
+        """Where a streamed run (``loop.stream``) sends its events, or None."""
         self.catalogue = (
             CatalogueKeeper(self.scheduler) if loop.model.capabilities.declares_all_tools else None
         )
 
     def emit(self, event: Event) -> None:
         self.events.append(event)
+        if self.stream is not None:
+            self.stream(event)
         for listener in self.loop.listeners:
             listener(event)
 

@@ -52,7 +52,8 @@ from statetools.loop.output import OutputProblem, correction_message, parse_outp
 from statetools.loop.result import LoopResult
 from statetools.loop.run import Run, injection_events, unknown_tool_message
 from statetools.loop.strategies import InjectionContext, ToolInjectionStrategy, chain
-from statetools.models.base import Model, ModelRequest, ToolDefinition
+from statetools.loop.streaming import IterationSink, RunStream, ask_model
+from statetools.models.base import Model, ModelRequest, ModelResponse, ToolDefinition
 from statetools.tools.calling import failure
 from statetools.tools.context import RUN_ID_KEY, RunEnd, ToolCallContext
 from statetools.tools.result import ToolResult
@@ -244,6 +245,32 @@ class ToolLoop:
             )
             raise run.fail(aborted) from exc
 
+    def stream(self, prompt: str | Sequence[Message], **options: Any) -> RunStream:
+        """Run as :meth:`arun` does (same ``options``), as an async iterable of events.
+
+        It yields the run's events and, as the model streams, :class:`TextDelta` and
+        :class:`ToolCallStarted`; afterwards ``.result`` is the :class:`LoopResult`. A
+        model that cannot stream sends its whole text as one delta. The trace is the
+        one a run without streaming would have.
+
+        >>> from statetools.models import ScriptedModel
+        >>> async def main() -> None:
+        ...     stream = ToolLoop(ScriptedModel(["Hello!"])).stream("Hi")
+        ...     async for event in stream:
+        ...         if event.type == "text_delta":
+        ...             print(event.text)
+        ...     print(stream.result.output)
+        >>> asyncio.run(main())
+        Hello!
+        Hello!
+        """
+        return RunStream(lambda: self.arun(prompt, **options))
+
+    async def _ask(self, run: Run, request: ModelRequest) -> ModelResponse:
+        if run.stream is None:
+            return await self.model.complete(request)
+        return await ask_model(self.model, request, IterationSink(run.stream, run.iterations + 1))
+
     def _initial_messages(self, prompt: str | Sequence[Message]) -> list[Message]:
         messages: list[Message] = [UserMessage(prompt)] if isinstance(prompt, str) else list(prompt)
         if self.system_prompt and not any(isinstance(m, SystemMessage) for m in messages):
@@ -263,7 +290,7 @@ class ToolLoop:
             catalogue = run.catalogue.request(definitions) if run.catalogue else None
             request = ModelRequest(tuple(run.messages), definitions, run.conversation, catalogue)
             try:
-                response = await self.model.complete(request)
+                response = await self._ask(run, request)
             except StatetoolsError:
                 raise
             except Exception as exc:

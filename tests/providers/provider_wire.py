@@ -23,6 +23,8 @@ class Reply:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    events: list[tuple[str | None, Any]] | None = None
+    """Server-sent events ``(event name or None, data)`` instead of a JSON body."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,11 @@ class WireServer:
         """Queue the reply to the next request."""
         self.replies.append(Reply(body, status, dict(headers or {}), delay))
 
+    def stream(self, events: list[tuple[str | None, Any]]) -> None:
+        """Queue a ``text/event-stream`` reply: one ``event:``/``data:`` record per item
+        (a str data is sent as is, anything else as JSON)."""
+        self.replies.append(Reply(None, events=list(events)))
+
     def start(self) -> None:
         self._thread.start()
 
@@ -106,10 +113,12 @@ class WireServer:
                 reply = server._next(recorded)
                 if reply.delay and server.stopping.wait(reply.delay):
                     return
-                payload = json.dumps(reply.body).encode()
+                payload, kind = json.dumps(reply.body).encode(), "application/json"
+                if reply.events is not None:
+                    payload, kind = sse(reply.events), "text/event-stream"
                 try:
                     self.send_response(reply.status)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", kind)
                     self.send_header("content-length", str(len(payload)))
                     for key, value in reply.headers.items():
                         self.send_header(key, value)
@@ -122,6 +131,15 @@ class WireServer:
                 pass
 
         return Handler
+
+
+def sse(events: list[tuple[str | None, Any]]) -> bytes:
+    """The bytes of a server-sent events stream."""
+    records = []
+    for name, data in events:
+        text = data if isinstance(data, str) else json.dumps(data)
+        records.append((f"event: {name}\n" if name else "") + f"data: {text}\n\n")
+    return "".join(records).encode()
 
 
 # ---- replies in the providers' formats -------------------------------------------
