@@ -7,6 +7,7 @@ one clear message and exit with status 2; ``check`` exits with 1 when it finds e
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import sys
@@ -14,24 +15,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO, cast
 
+from statetools.cli_transcript import Transcript, Watched
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.scheduler import Scheduler
 from statetools.errors import StatetoolsError
 from statetools.loop.events import (
-    ConversationRestarted,
-    Event,
-    IterationStarted,
-    ModelResponded,
-    RunFinished,
-    StateEntered,
-    ToolAnswered,
-    ToolsHidden,
-    ToolsInjected,
-    ToolsRemoved,
     Trace,
 )
+from statetools.loop.result import LoopResult
 from statetools.loop.toolloop import ToolLoop
-from statetools.models.base import Model, ModelCapabilities, ModelRequest, ModelResponse
+from statetools.models.base import Model
 from statetools.review.check import DEFAULT_TOKEN_BUDGET, check
 from statetools.review.explore import DEFAULT_MAX_STATES, Progress, explore, flat_tools
 from statetools.review.findings import RULES
@@ -180,87 +173,6 @@ def cmd_render(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-class _Watched:
-    """Wraps the run's model to print each request's visible tools and their tokens."""
-
-    def __init__(self, model: Model, out: TextIO, provider: str) -> None:
-        self.model = model
-        self.out = out
-        self.provider = provider
-
-    @property
-    def capabilities(self) -> ModelCapabilities:
-        return self.model.capabilities
-
-    async def complete(self, request: ModelRequest) -> ModelResponse:
-        tokens = tools_tokens(cast(Any, request.tools), cast(Any, self.provider))
-        names = ", ".join(request.tool_names) or "(none)"
-        count = len(request.tools)
-        noun = "tool" if count == 1 else "tools"
-        self.out.write(f"  visible ({count} {noun}, {tokens:,} tokens): {names}\n")
-        return await self.model.complete(request)
-
-
-class _Transcript:
-    """Prints a run's events as a readable transcript, as they happen.
-
-    What a call changed (tools hidden, states entered, injections) is printed after the
-    call's answer, which already ends with the announcement the model reads.
-    """
-
-    WIDTH = 240
-
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-        self.pending: list[str] = []
-
-    def __call__(self, event: Event) -> None:
-        line = self._line(event)
-        if line is None:
-            return
-        if isinstance(event, ToolsHidden | StateEntered | ToolsInjected | ToolsRemoved):
-            self.pending.append(line)
-            return
-        self.out.write(line + "\n")
-        if isinstance(event, ToolAnswered):
-            for later in self.pending:
-                self.out.write(later + "\n")
-            self.pending.clear()
-        self.out.flush()
-
-    def _short(self, text: str) -> str:
-        lines = [
-            line if len(line) <= self.WIDTH else line[: self.WIDTH - 3] + "..."
-            for line in text.splitlines()
-        ]
-        return "\n      ".join(lines)
-
-    def _line(self, event: Event) -> str | None:
-        match event:
-            case IterationStarted(iteration=n):
-                return f"turn {n}"
-            case ModelResponded(text=text, tool_calls=calls):
-                lines = [f"  model: {text}"] if text else []
-                if calls:
-                    lines.append(f"  model calls: {', '.join(calls)}")
-                return "\n".join(lines) or None
-            case ToolAnswered(name=name, text=text, is_error=is_error):
-                return f"    {'x' if is_error else '<'} {name}: {self._short(text)}"
-            case ToolsHidden(names=names):
-                return f"    - hidden: {', '.join(names)}"
-            case ToolsInjected(names=names):
-                return f"    + injected: {', '.join(names)}"
-            case ToolsRemoved(names=names):
-                return f"    - removed: {', '.join(names)}"
-            case StateEntered(machine=machine, state=state, previous=previous, final=final):
-                return f"    > {machine}: {previous} -> {state}{' (final)' if final else ''}"
-            case ConversationRestarted(conversation=number):
-                return f"  (conversation restarted: #{number})"
-            case RunFinished(outcome=outcome, iterations=iterations):
-                return f"finished ({outcome}) after {iterations} model calls"
-        return None
-
-
 def _model(spec: str, api_key: str | None) -> Model:
     """The model of ``--model``; a missing key's hint speaks of what a CLI user can do."""
     from statetools.models.resolve import resolve
@@ -291,16 +203,23 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     prompt = args.prompt or design.prompt
     if not prompt:
         raise UsageError("no prompt", hint="add 'prompt:' to the file or pass --prompt TEXT")
+    transcript = Transcript(out)
     loop = ToolLoop(
-        _Watched(model, out, args.provider),
+        Watched(model, transcript, args.provider),
         system_prompt=design.system_prompt,
-        listeners=[_Transcript(out)],
         max_iterations=args.max_iterations,
     )
     out.write(f"user: {prompt}\n")
     error: StatetoolsError | None = None
+
+    async def streamed() -> LoopResult:
+        stream = loop.stream(prompt, tools=design.tools, context=design.run_context())
+        async for event in stream:
+            transcript(event)
+        return stream.result
+
     try:
-        result = loop.run(prompt, tools=design.tools, context=design.run_context())
+        result = asyncio.run(streamed())
         trace = result.trace
         out.write(f"answer: {result.output}\n")
     except StatetoolsError as exc:

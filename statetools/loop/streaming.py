@@ -12,7 +12,13 @@ from typing import Any
 from statetools.errors import StatetoolsError
 from statetools.loop.events import StreamEvent, TextDelta, ToolCallStarted
 from statetools.loop.result import LoopResult
-from statetools.models.base import Model, ModelRequest, ModelResponse, StreamingModel
+from statetools.models.base import (
+    Model,
+    ModelRequest,
+    ModelResponse,
+    StreamingModel,
+    StreamSink,
+)
 
 StreamListener = Callable[[StreamEvent], None]
 
@@ -47,7 +53,7 @@ class IterationSink:
         self.listener(ToolCallStarted(self.iteration, call_id, name))
 
 
-async def ask_model(model: Model, request: ModelRequest, sink: IterationSink) -> ModelResponse:
+async def ask_model(model: Model, request: ModelRequest, sink: StreamSink) -> ModelResponse:
     """Ask ``model``, streaming into ``sink`` if it can stream; otherwise the whole
     answer arrives as one text delta, then one ``ToolCallStarted`` per call.
 

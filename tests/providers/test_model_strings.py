@@ -10,6 +10,7 @@ import pytest
 import statetools as st
 from statetools.cli import main
 from statetools.models import OpenAIChatModel, OpenAIResponsesModel, ScriptedModel
+from tests.providers.provider_streams import chat_stream
 from tests.providers.provider_wire import (
     SEARCH,
     WireServer,
@@ -177,17 +178,26 @@ def test_the_cli_passes_api_key_to_the_model(
     wire: WireServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", f"{wire.url}/v1")
-    wire.reply(chat_completion("Hello."))
+    wire.stream(chat_stream(chat_completion("Hello."), ["Hel", "lo."]))
     design = tmp_path / "d.yaml"
     design.write_text(
         "kind: playbook\nname: p\ndescription: d\ntools: [tests.providers.provider_wire:SEARCH]\n"
         "prompt: hi\n"
     )
 
+    out = io.StringIO()
     status = main(
-        ["run", str(design), "--model", "openai-chat:gpt-4o-mini", "--api-key", "sk-cli"],
-        io.StringIO(),
+        ["run", str(design), "--model", "openai-chat:gpt-4o-mini", "--api-key", "sk-cli"], out
     )
 
     assert status == 0
     assert wire.requests[0].headers["authorization"] == "Bearer sk-cli"
+    assert wire.bodies[0]["stream"] is True
+    assert out.getvalue() == (
+        "user: hi\n"
+        "turn 1\n"
+        "  visible (1 tool, 45 tokens): search\n"
+        "  model: Hello.\n"
+        "finished (answer) after 1 model calls\n"
+        "answer: Hello.\n"
+    )

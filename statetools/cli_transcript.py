@@ -1,0 +1,145 @@
+"""The live transcript of ``statetools run``: turns, visible tools, streamed text, calls."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, TextIO, cast
+
+from statetools.loop.events import (
+    ConversationRestarted,
+    Event,
+    IterationStarted,
+    ModelResponded,
+    RunFinished,
+    StateEntered,
+    StreamEvent,
+    TextDelta,
+    ToolAnswered,
+    ToolsHidden,
+    ToolsInjected,
+    ToolsRemoved,
+)
+from statetools.loop.streaming import ask_model
+from statetools.models.base import (
+    Model,
+    ModelCapabilities,
+    ModelRequest,
+    ModelResponse,
+    StreamSink,
+)
+from statetools.review.tokens import tools_tokens
+
+
+class Transcript:
+    """Prints a run's events as a readable transcript, in the order of the stream.
+
+    What a call changed (tools hidden, states entered, injections) is printed after the
+    call's answer, which already ends with the announcement the model reads. The
+    model's text is printed as it streams in.
+
+    >>> transcript = Transcript(sys.stdout)  # doctest: +SKIP
+    >>> async for event in loop.stream(prompt, tools=tools): transcript(event)  # doctest: +SKIP
+    """
+
+    WIDTH = 240
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.pending: list[str] = []
+        self.requests: deque[str] = deque()
+        """Lines about requests (see :class:`Watched`), printed after their turn line."""
+        self.streaming = False
+
+    def __call__(self, event: StreamEvent) -> None:
+        if isinstance(event, TextDelta):
+            if not self.streaming:
+                self.out.write("  model: ")
+                self.streaming = True
+            self.out.write(event.text)
+            self.out.flush()
+            return
+        if isinstance(event, ModelResponded) and self.streaming:
+            self.out.write("\n")
+            self.streaming = False
+            event = ModelResponded(event.iteration, "", event.tool_calls, event.stop_reason)
+        line = self._line(cast(Event, event))
+        if line is None:
+            return
+        if isinstance(event, ToolsHidden | StateEntered | ToolsInjected | ToolsRemoved):
+            self.pending.append(line)
+            return
+        self.out.write(line + "\n")
+        if isinstance(event, IterationStarted) and self.requests:
+            self.out.write(self.requests.popleft())
+        if isinstance(event, ToolAnswered):
+            for later in self.pending:
+                self.out.write(later + "\n")
+            self.pending.clear()
+        self.out.flush()
+
+    def _short(self, text: str) -> str:
+        lines = [
+            line if len(line) <= self.WIDTH else line[: self.WIDTH - 3] + "..."
+            for line in text.splitlines()
+        ]
+        return "\n      ".join(lines)
+
+    def _line(self, event: Event) -> str | None:
+        match event:
+            case IterationStarted(iteration=n):
+                return f"turn {n}"
+            case ModelResponded(text=text, tool_calls=calls):
+                lines = [f"  model: {text}"] if text else []
+                if calls:
+                    lines.append(f"  model calls: {', '.join(calls)}")
+                return "\n".join(lines) or None
+            case ToolAnswered(name=name, text=text, is_error=is_error):
+                return f"    {'x' if is_error else '<'} {name}: {self._short(text)}"
+            case ToolsHidden(names=names):
+                return f"    - hidden: {', '.join(names)}"
+            case ToolsInjected(names=names):
+                return f"    + injected: {', '.join(names)}"
+            case ToolsRemoved(names=names):
+                return f"    - removed: {', '.join(names)}"
+            case StateEntered(machine=machine, state=state, previous=previous, final=final):
+                return f"    > {machine}: {previous} -> {state}{' (final)' if final else ''}"
+            case ConversationRestarted(conversation=number):
+                return f"  (conversation restarted: #{number})"
+            case RunFinished(outcome=outcome, iterations=iterations):
+                return f"finished ({outcome}) after {iterations} model calls"
+        return None
+
+
+class Watched:
+    """Wraps the run's model to note each request's visible tools and their tokens in
+    the transcript (printed under the turn's line), and streams when the model can.
+
+    >>> ToolLoop(Watched(model, transcript, "openai"))  # doctest: +SKIP
+    """
+
+    def __init__(self, model: Model, transcript: Transcript, provider: str) -> None:
+        self.model = model
+        self.transcript = transcript
+        self.provider = provider
+
+    @property
+    def capabilities(self) -> ModelCapabilities:
+        """The wrapped model's capabilities."""
+        return self.model.capabilities
+
+    def _note(self, request: ModelRequest) -> None:
+        tokens = tools_tokens(cast(Any, request.tools), cast(Any, self.provider))
+        names = ", ".join(request.tool_names) or "(none)"
+        count = len(request.tools)
+        noun = "tool" if count == 1 else "tools"
+        self.transcript.requests.append(f"  visible ({count} {noun}, {tokens:,} tokens): {names}\n")
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """Note the request, then ask the wrapped model."""
+        self._note(request)
+        return await self.model.complete(request)
+
+    async def stream(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
+        """Note the request, then ask the wrapped model, streaming if it can."""
+        self._note(request)
+        return await ask_model(self.model, request, sink)
