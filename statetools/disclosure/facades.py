@@ -58,6 +58,8 @@ class Facades:
         """(facade, arguments as JSON) of every unfold that opened something new."""
         self.exclusive: str | None = None
         self.scope: frozenset[str] | None = None
+        self.passed: set[str] = set()
+        """Facades a search opened only as the way to a tool inside them (not shown)."""
 
     def enclosing(self, name: str) -> str | None:
         """The facade ``name`` sits in (None at the top level)."""
@@ -65,10 +67,15 @@ class Facades:
         return entry.facade if entry is not None else self.owner.get(name)
 
     def replaced(self, name: str) -> bool:
-        """Whether ``name`` is a facade that unfolded and so no longer shows."""
+        """Whether ``name`` is a facade that unfolded and so no longer shows (a search
+        facade always shows; a facade a search passed through does not)."""
+        if name in self.passed:
+            return True
         if name not in self.opened:
             return False
         facade = self.graph.facades[name]
+        if facade.search is not None:
+            return False
         if facade.category_parameter is None or facade.exclusive:
             return True
         return len(self.categories.get(name, ())) == len(facade.categories)
@@ -92,6 +99,8 @@ class Facades:
         name is taken, whether an exclusive scope started)."""
         name = unfolded.facade
         facade = self.graph.facades[name]
+        if facade.search is not None:
+            return self._apply_search(unfolded), [], False
         first = name not in self.opened
         opened = self.opened.setdefault(name, [])
         changed: list[str] = [name]
@@ -125,6 +134,33 @@ class Facades:
             self.exclusive = name
             self.scope = self.graph.facade_scope(name)
         return changed, skipped, started
+
+    def _apply_search(self, unfolded: Unfolded) -> list[str]:
+        """Record what a search opened: each found tool and the facades between it and
+        the search facade (those only let it through; they do not show)."""
+        name = unfolded.facade
+        opened = self.opened.setdefault(name, [])
+        changed = [name]
+        new = False
+        for tool in unfolded.tools:
+            chain = [tool.name]
+            while (parent := self.enclosing(chain[-1])) not in (name, None):
+                chain.append(parent)
+            for depth, member in enumerate(chain):
+                if member not in self.revealed:
+                    self.revealed.add(member)
+                    if depth:
+                        self.passed.add(member)
+                    new = True
+                elif not depth and member in self.passed:
+                    self.passed.discard(member)  # found itself: now it shows
+                    new = True
+                changed.append(member)
+            if tool.name not in opened:
+                opened.append(tool.name)
+        if new:
+            self.log.append((name, json.dumps(dict(unfolded.arguments), sort_keys=True)))
+        return changed
 
     def with_revealed(self, names: Iterable[str]) -> set[str]:
         """``names`` and what unfolded facades among them revealed (at any depth)."""
@@ -174,6 +210,10 @@ class Facades:
         parent = self.enclosing(child)
         while parent is not None and child not in self.revealed:
             facade = self.graph.facades[parent]
+            if facade.search is not None:  # one search opens the whole way to the tool
+                steps[:] = [f'{parent} with names ["{name}"]']
+                child, parent = parent, self.enclosing(parent)
+                continue
             category = facade.category_of(child)
             steps.insert(
                 0, f'{parent} with {facade.category_parameter} "{category}"' if category else parent

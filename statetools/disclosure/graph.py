@@ -176,6 +176,7 @@ class DisclosureGraph:
             category_parameter=facade.category_parameter,
             categories=tuple(category for category, _ in facade.categories),
             selectable=facade.is_selectable,
+            searchable=facade.is_searchable,
         )
         placeholder = tool_node(name)
         if placeholder in self._graph:  # named by a condition before it was registered
@@ -185,7 +186,9 @@ class DisclosureGraph:
 
     def _add_inner(self, facade: UnfoldingTool) -> None:
         node = facade_node(facade.name)
-        self.facade_children[facade.name] = [tool.name for tool in facade.inner]
+        self.facade_children[facade.name] = [
+            tool.name for tool in (*facade.inner, *facade.member_tools())
+        ]
         for tool in facade.inner:
             attributes: dict[str, Any] = {}
             if facade.category_parameter is not None:
@@ -193,6 +196,11 @@ class DisclosureGraph:
                     c for c, names in facade.categories if tool.name in names
                 )
             self._register(ToolEntry(tool, node, facade=facade.name), **attributes)
+        for member in facade.members:  # in-loop playbooks and machines of a search facade
+            if isinstance(member, PlaybookTool):
+                self.add_playbook(member, facade=facade.name)
+            else:
+                self.add_machine(member, facade=facade.name)
 
     def _add_gate(self, tool: str, condition: Condition, node: str, *, top: bool) -> None:
         op = "OR" if isinstance(condition, AnyOf) else "AND"
@@ -225,13 +233,15 @@ class DisclosureGraph:
         """Register a tool that is always available (within its owner)."""
         self._register(ToolEntry(tool, owner))
 
-    def add_playbook(self, playbook: PlaybookTool) -> None:
-        """Register a playbook's tools with their conditions."""
+    def add_playbook(self, playbook: PlaybookTool, facade: str | None = None) -> None:
+        """Register a playbook's tools with their conditions (inside search ``facade``)."""
         node = f"playbook:{playbook.name}"
         self._node(node, "playbook", label=playbook.name, description=playbook.description)
+        if facade is not None:
+            self._edge(facade_node(facade), node, "contains")
         self.playbooks[playbook.name] = playbook
         for entry in playbook.entries:
-            self._register(ToolEntry(entry.tool, node, entry.condition))
+            self._register(ToolEntry(entry.tool, node, entry.condition, facade=facade))
         for rule in playbook.chaining:
             self.add_chaining(rule, node)
 
@@ -253,8 +263,9 @@ class DisclosureGraph:
             self.chained[tool.name] = rule.key
             self._register(ToolEntry(tool, owner))
 
-    def add_machine(self, machine: StateMachineTool[Any]) -> None:
-        """Register a state machine: states, their tools, transitions."""
+    def add_machine(self, machine: StateMachineTool[Any], facade: str | None = None) -> None:
+        """Register a state machine: states, their tools, transitions (inside search
+        ``facade``)."""
         if machine.name in self.machines:
             raise DefinitionError(
                 f"two state machines are named '{machine.name}'",
@@ -270,6 +281,8 @@ class DisclosureGraph:
             initial=machine.initial_state(),
             final=tuple(machine.final_states),
         )
+        if facade is not None:
+            self._edge(facade_node(facade), node, "contains")
         for state in machine.state_names:
             self._node(
                 state_node(machine.name, state),
@@ -283,7 +296,9 @@ class DisclosureGraph:
         for tool in machine.tools:
             states = frozenset(machine.states_of(tool.name))
             is_global = tool.name in machine.global_tools
-            self._register(ToolEntry(tool, node, None, machine.name, states, is_global))
+            self._register(
+                ToolEntry(tool, node, None, machine.name, states, is_global, facade=facade)
+            )
             for state in sorted(states) if is_global else machine.states_of(tool.name):
                 if not is_global:
                     self._edge(

@@ -21,6 +21,7 @@ from statetools.disclosure.conditions import holds, unmet_sentences
 from statetools.disclosure.facades import Facades, unfolded_value
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.outcomes import Blocked, Changes, Injected, StateChange, announcement
+from statetools.disclosure.search import SearchCall
 from statetools.disclosure.state import DisclosureState
 from statetools.disclosure.unfolding import Unfolded
 from statetools.disclosure.view import CallRecord, SchedulerView, state_reason, type_keys
@@ -225,6 +226,25 @@ class Scheduler:
                 return f"Tool '{name}' is locked until '{outer}' can be opened. {why}"
         return facades.reason(name)
 
+    def _search_lock(self, facade: str, name: str) -> str | None:
+        """Why ``name``, found by searching ``facade``, may not open now: a condition,
+        a state or an exclusive facade keeps it or a facade on its way locked."""
+        current: str | None = name
+        while current is not None and current != facade:
+            if current in self._removed:
+                return f"Tool '{current}' was removed from this run."
+            if not self._facades.in_scope(current):
+                return self._facades.reason(current)
+            reason = state_reason(self.graph, self._machine_states, current)
+            condition = self.graph.entries[current].condition
+            if reason is None and condition is not None:
+                sentences = unmet_sentences(condition, self._view)
+                reason = f"Tool '{current}' is locked. {' '.join(sentences)}" if sentences else None
+            if reason is not None:
+                return reason
+            current = self._facades.enclosing(current)
+        return None
+
     def visible(self) -> list[BaseTool]:
         """The tools to send to the model now, in stable order.
 
@@ -268,11 +288,15 @@ class Scheduler:
             if name in self.graph.chained:
                 bound = self._bindings.tool(name)
                 return bound if bound is not None else Blocked(self._bindings.reason(name) or "")
+            if name in self.graph.facades and self.graph.facades[name].search is not None:
+                return SearchCall.around(tool, locked=lambda found: self._search_lock(name, found))
             return tool
         if self._folding and name in self.graph.facades and self._usable(name):
             recall = self._facades.recall(name)
             if recall is not None:
                 return recall
+            if name in self._facades.passed:  # a search went through it; it may unfold
+                return self.graph.entries[name].tool
         if self._known(name):
             return Blocked(self.explain(name) or f"Tool '{name}' is not available now.")
         return None

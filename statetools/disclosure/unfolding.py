@@ -17,6 +17,15 @@ from typing import Any
 
 import attrs
 
+from statetools.disclosure.search import (
+    SearchIndex,
+    SearchOptions,
+    below,
+    member_tools,
+    run_search,
+    search_schema,
+    select_names,
+)
 from statetools.disclosure.unfold_call import DirectCall, Unfolded, listing, open_facade, select
 from statetools.disclosure.unfolding_members import inner_tool, object_tools
 from statetools.errors import DefinitionError
@@ -78,12 +87,26 @@ class UnfoldingTool(BaseTool):
     """By-category facades: ``(category, inner tool names)`` pairs, in order."""
     selector: Selector | None = None
     """Selectable facades: picks or builds the tools from the arguments."""
+    search: SearchOptions | None = None
+    """Search facades: how they search (None for other facades)."""
+    members: tuple[Any, ...] = ()
+    """Search facades: in-loop playbooks and state machines whose tools are found by
+    search and still obey their conditions and states."""
+    search_index: SearchIndex = attrs.field(init=False, eq=False, repr=False, hash=False)
+    """Search facades: the index of every tool below (built on the first query)."""
     validator: Any = attrs.field(init=False, eq=False, repr=False, hash=False)
     """The JSON-schema validator of the facade's arguments."""
 
     def __attrs_post_init__(self) -> None:
         where = f"facade '{self.name}'"
-        names = [tool.name for tool in self.inner]
+        if self.members and self.search is None:
+            raise DefinitionError(
+                "only a search facade holds in-loop playbooks and state machines",
+                path=where,
+                hint="use UnfoldingTool.searchable(...), or give them a model",
+            )
+        everything = list(below(self)) if self.search is not None else []
+        names = [tool.name for tool in everything or self.inner]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise DefinitionError(
@@ -112,6 +135,9 @@ class UnfoldingTool(BaseTool):
                 )
             )
             object.__setattr__(self, "input_schema", schema)
+        if self.search is not None:
+            object.__setattr__(self, "input_schema", search_schema())
+        object.__setattr__(self, "search_index", SearchIndex(everything))
         object.__setattr__(self, "validator", make_validator(self.input_schema))
 
     # building ---------------------------------------------------------------------
@@ -219,6 +245,52 @@ class UnfoldingTool(BaseTool):
         )
 
     @classmethod
+    def searchable(
+        cls,
+        name: str,
+        description: str,
+        inner: Iterable[Any],
+        *,
+        max_results: int = 5,
+        usage_notes: str | None = None,
+    ) -> UnfoldingTool:
+        """A facade the model searches: its arguments are ``query`` (words) and/or
+        ``names`` (exact tool names). A call lists the best ``max_results`` matches
+        (BM25 over names, descriptions and parameter names) and opens only those,
+        after the tools already shown; the facade stays visible. ``inner`` may hold
+        tools, functions, facades (their tools are found too) and in-loop playbooks and
+        state machines (their tools still obey their conditions and states).
+
+        >>> def create_issue(title: str) -> str:
+        ...     '''Open a new issue.'''
+        ...     return "#1"
+        >>> def list_commits(branch: str) -> str:
+        ...     '''Commits of a branch.'''
+        ...     return "abc"
+        >>> github = UnfoldingTool.searchable("github", "Find tools", [create_issue, list_commits])
+        >>> print(github.call({"query": "new issue"}).text)
+        Tools matching "new issue", best first:
+        - create_issue: Open a new issue.
+        Tools now available: create_issue.
+        """
+        from statetools.disclosure.machine import StateMachineTool
+        from statetools.disclosure.playbook import PlaybookTool
+
+        tools: list[Any] = []
+        members: list[Any] = []
+        for item in inner:
+            in_loop = isinstance(item, PlaybookTool | StateMachineTool) and item.agent.model is None
+            (members if in_loop else tools).append(item)
+        return cls(
+            name=name,
+            description=description,
+            inner=tuple(tools),
+            members=tuple(members),
+            search=SearchOptions(max_results),
+            usage_notes=usage_notes,
+        )
+
+    @classmethod
     def from_instance(cls, obj: Any) -> UnfoldingTool:
         """The facade of an instance of an ``@unfolding_tools`` class.
 
@@ -306,6 +378,15 @@ class UnfoldingTool(BaseTool):
     # reading ----------------------------------------------------------------------
 
     @property
+    def is_searchable(self) -> bool:
+        """Whether the model searches this facade (see :meth:`searchable`)."""
+        return self.search is not None
+
+    def member_tools(self) -> list[BaseTool]:
+        """The tools of the in-loop playbooks and machines of a search facade."""
+        return [tool for member in self.members for tool in member_tools(member)]
+
+    @property
     def is_selectable(self) -> bool:
         """Whether a selector picks the tools."""
         return self.selector is not None
@@ -322,12 +403,18 @@ class UnfoldingTool(BaseTool):
 
     def select(self, arguments: Mapping[str, Any]) -> Unfolded | str:
         """The tools a call with ``arguments`` opens (no direct call), or the text of
-        what is wrong with the arguments. The scheduler replays this on resume."""
+        what is wrong with the arguments. The scheduler replays this on resume
+        (a search facade opens the tools its ``names`` argument names)."""
+        if self.search is not None:
+            return select_names(self, arguments)
         return select(self, arguments)
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
         """Unfold: the result lists the opened tools (value: :class:`Unfolded`). An
-        argument named like an inner tool calls that tool directly with its value."""
+        argument named like an inner tool calls that tool directly with its value.
+        A search facade searches instead (see :meth:`searchable`)."""
+        if self.search is not None:
+            return await run_search(self, arguments)
         return await open_facade(self, arguments, context)
 
     async def open(
@@ -338,6 +425,8 @@ class UnfoldingTool(BaseTool):
     ) -> ToolResult:
         """Unfold, or with ``current`` (the tools opened earlier) list those again
         without running the selector; either way an inner tool may be called directly."""
+        if self.search is not None:
+            return await run_search(self, arguments)
         return await open_facade(self, arguments, context, current)
 
 

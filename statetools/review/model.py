@@ -102,7 +102,9 @@ class Facade:
 
     ``categories`` (by-category facades): ``(category, member names)`` pairs, and the
     call opens one category; ``selectable``: a selector picks the tools (it may also
-    build new ones); ``exclusive``: after unfolding only its tools remain.
+    build new ones); ``exclusive``: after unfolding only its tools remain;
+    ``searchable``: the model searches it, and one search opens any tool below it (at
+    any depth) without the facade going away.
     """
 
     name: str
@@ -113,6 +115,7 @@ class Facade:
     selectable: bool = False
     parameter: str = "category"
     """The argument that names the category (by-category facades)."""
+    searchable: bool = False
 
     def members(self, category: str | None) -> tuple[str, ...]:
         """The tools one unfold opens (all of them for ``None``)."""
@@ -191,7 +194,10 @@ def _facades(graph: DisclosureGraph) -> dict[str, Facade]:
         inner: list[str] = []
         members: dict[str, list[str]] = {str(c): [] for c in data.get("categories") or ()}
         for _source, target, edge in nx_graph.out_edges(node, data=True):
-            if edge.get("kind") != "contains":
+            if edge.get("kind") != "contains" or nx_graph.nodes[target].get("kind") not in (
+                "tool",
+                "facade",
+            ):
                 continue
             child = str(nx_graph.nodes[target].get("label") or target.partition(":")[2])
             if child == name or child in inner:
@@ -206,7 +212,10 @@ def _facades(graph: DisclosureGraph) -> dict[str, Facade]:
             categories=tuple((c, tuple(names)) for c, names in members.items()),
             selectable=bool(data.get("selectable")),
             parameter=str(data.get("category_parameter") or "category"),
+            searchable=bool(data.get("searchable")),
         )
+        if data.get("searchable"):  # its playbooks' and machines' tools are its own too
+            facades[name] = attrs.evolve(facades[name], inner=tuple(graph.facade_children[name]))
     for facade in list(facades.values()):
         for child in facade.inner:
             if child in facades:

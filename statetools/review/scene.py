@@ -240,6 +240,8 @@ class _Builder:
         )
         self.add(node, cluster)
         if kind == "facade":
+            if self.design.facades[tool].searchable:
+                node.note = "search: query or names"
             self.place_facade(tool, cluster)
         if entry.condition is not None:
             target = node_id("facade" if tool in self.design.facades else "tool", tool)
@@ -252,6 +254,8 @@ class _Builder:
             notes.append("by category")
         if definition.selectable:
             notes.append("selectable")
+        if definition.searchable:
+            notes.append("search")
         if definition.exclusive:
             notes.append("exclusive")
         cluster = Cluster(
@@ -261,11 +265,13 @@ class _Builder:
         self.facade_clusters[facade] = cluster
         for tool in definition.inner:
             if tool in self.design.entries:
-                self.place_tool(tool, cluster)
+                self.place_tool(tool, self.member_cluster(tool, cluster))
                 if definition.categories:
                     chosen = [c for c, members in definition.categories if tool in members]
                     self.scene.nodes[self.tool_endpoint(tool)[0]].note = ", ".join(chosen)
         stacked = [n for n in cluster.nodes if self.scene.nodes[n].kind in ("tool", "facade")]
+        if not stacked and cluster.clusters and cluster.clusters[0].nodes:
+            stacked = cluster.clusters[0].nodes[:1]  # only playbooks inside: point at one
         if not stacked:
             empty = node_id("empty", facade)
             text = "(tools built by its selector)" if definition.selectable else "(no tools)"
@@ -278,11 +284,26 @@ class _Builder:
                 node_id("facade", facade),
                 first[(len(first) - 1) // 2],
                 "unfolds",
-                "unfolds",
+                "finds" if definition.searchable else "unfolds",
                 lhead=cluster.id,
                 taken=self.called(facade),
             )
         )
+
+    def member_cluster(self, tool: str, facade: Cluster) -> Cluster:
+        """Where a tool of a facade goes: the facade's box, or for a playbook's tool
+        inside a search facade, that playbook's box inside the facade's box."""
+        owner = self.design.entries[tool].owner or ""
+        if not owner.startswith("playbook:"):
+            return facade
+        name = owner.partition(":")[2]
+        cluster_id = node_id("cluster_playbook", name)
+        for inner in facade.clusters:
+            if inner.id == cluster_id:
+                return inner
+        cluster = Cluster(cluster_id, "playbook", name)
+        facade.clusters.append(cluster)
+        return cluster
 
     # conditions -------------------------------------------------------------------------
 
@@ -397,7 +418,9 @@ class _Builder:
         for name in design.machines:
             self.machine(name)
         playbook_clusters: dict[str, Cluster] = {}
-        for name in design.graph.playbooks:
+        for name, playbook in design.graph.playbooks.items():
+            if any(design.entries[e.tool.name].facade for e in playbook.entries):
+                continue  # drawn inside its search facade
             cluster = Cluster(node_id("cluster_playbook", name), "playbook", name)
             playbook_clusters[f"playbook:{name}"] = cluster
             self.scene.clusters.append(cluster)

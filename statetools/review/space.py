@@ -68,6 +68,11 @@ class Space:
             )
         self.artifact_keys = {key for key in self.free if key.startswith("artifact ")}
         self.chains = {name: design.facade_chain(name) for name in design.entries}
+        self.searched_by = {
+            name: {f for f in chain if design.facades[f].searchable}
+            for name, chain in self.chains.items()
+        }
+        """Tool -> the search facades above it (one search of any of them opens it)."""
         self.scopes = {
             name: design.scope(name) for name in design.facades if design.facades[name].exclusive
         }
@@ -114,6 +119,9 @@ class Space:
         return bool(key is not None and free.get(key, False))
 
     def _revealed(self, name: str, facade: str, state: AbstractState) -> bool:
+        searched_by = self.searched_by[name]
+        if searched_by and any(opened in searched_by for opened, _ in state.opened):
+            return True
         definition = self.design.facades[facade]
         return any(
             opened == facade and name in definition.members(category)
@@ -125,6 +133,8 @@ class Space:
         if not chosen:
             return False
         definition = self.design.facades[facade]
+        if definition.searchable:
+            return False
         if not definition.categories or definition.exclusive or None in chosen:
             return True
         return len(chosen) == len(definition.categories)

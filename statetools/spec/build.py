@@ -154,6 +154,8 @@ def build_facade(form: FacadeForm) -> UnfoldingTool:
     the by-category facade ``UnfoldingTool.by_category`` makes."""
     options: dict[str, Any] = {"usage_notes": form.usage_notes, "exclusive": form.exclusive}
     try:
+        if form.search is not None:
+            return _search_facade(form)
         if form.categories is None:
             if form.category_parameter is not None:
                 raise Invalid(
@@ -191,6 +193,25 @@ def build_facade(form: FacadeForm) -> UnfoldingTool:
         )
     except StatetoolsError as exc:
         raise Invalid(exc.message, hint=exc.hint) from exc
+
+
+def _search_facade(form: FacadeForm) -> UnfoldingTool:
+    """A search facade: categories and exclusive do not go with ``search``."""
+    for key, value in (("categories", form.categories), ("exclusive", form.exclusive or None)):
+        if value is not None:
+            raise Invalid(
+                f"a search facade cannot have {key}",
+                hint="the model searches a search facade; remove " + key + " or search",
+                at=(key,),
+            )
+    assert form.search is not None
+    return UnfoldingTool.searchable(
+        form.name,
+        form.description,
+        form.tools,
+        max_results=form.search.max_results,
+        usage_notes=form.usage_notes,
+    )
 
 
 def structure_facade(value: Any, _: Any) -> UnfoldingTool:

@@ -243,8 +243,17 @@ class _Writer:
         data.update(name=facade.name, description=facade.description)
         if facade.usage_notes is not None:
             data["usage_notes"] = facade.usage_notes
+        if facade.members:
+            raise SpecError(
+                "a search facade holding playbooks or state machines cannot be written to "
+                "YAML (a facade's tools are tools)",
+                path=f"facade '{facade.name}'",
+                hint="define the playbooks and machines beside the facade in Python",
+            )
         if facade.exclusive:
             data["exclusive"] = True
+        if facade.search is not None:
+            data["search"] = {"max_results": facade.search.max_results}
         data["tools"] = [self.tool(tool) for tool in facade.inner]
         if facade.category_parameter is not None:
             members = [set(names) for _, names in facade.categories]

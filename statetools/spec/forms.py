@@ -16,6 +16,7 @@ import attrs
 from statetools.disclosure.conditions import After, Condition, InState, When
 from statetools.disclosure.machine import StateMachineTool
 from statetools.disclosure.playbook import PlaybookTool
+from statetools.disclosure.search import SearchOptions
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.spec.problems import ROOT_KEYS
 from statetools.tools.schema import Parameter
@@ -206,7 +207,8 @@ class FacadeForm:
 
     ``tools`` are the inner tools (names, import paths, inline facades). With
     ``categories`` (category -> names of some of those tools) it is a by-category
-    facade; tools in no category open with every category.
+    facade; tools in no category open with every category. With ``search``
+    (``{max_results: 5}``) it is a search facade (``UnfoldingTool.searchable``).
     """
 
     name: str
@@ -216,9 +218,10 @@ class FacadeForm:
     category_parameter: str | None = None
     usage_notes: str | None = None
     exclusive: bool = False
+    search: SearchOptions | None = None
 
 
-FACADE_MARKERS = ("tools", "categories", "usage_notes", "exclusive", "kind")
+FACADE_MARKERS = ("tools", "categories", "usage_notes", "exclusive", "kind", "search")
 """Keys that make a mapping in a playbook's or state's tool list an inline facade
 (an entry with a condition or transitions has ``tool`` instead)."""
 

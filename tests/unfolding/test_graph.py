@@ -44,6 +44,7 @@ def test_facades_are_nodes_that_contain_their_tools() -> None:
         "category_parameter": "category",
         "categories": ("read",),
         "selectable": False,
+        "searchable": False,
     }
     assert g.nodes["facade:outer"]["usage_notes"] == "n"
     assert edges(graph, "contains") == [

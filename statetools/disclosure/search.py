@@ -1,0 +1,287 @@
+"""Search facades: the model searches a large group of tools and only the matches open.
+
+A search facade (``UnfoldingTool.searchable``) takes ``query`` (words) and/or ``names``
+(exact tool names). It ranks every tool below it with BM25 over the tool's name (split
+at camelCase and snake_case), description and parameter names, lists the best matches
+and opens only those, after the tools already shown. The facade itself stays visible,
+so the model can search again. Inside a run the scheduler passes a ``locked`` function:
+matches that a condition, a state or an enclosing facade keeps locked are listed with
+what to do first, and not opened.
+
+The BM25 index (``bm25s``, imported when first needed) is built on the first query and
+kept with the facade definition, never rebuilt per turn.
+"""
+
+from __future__ import annotations
+
+import difflib
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from statetools.disclosure.unfold_call import Unfolded
+from statetools.errors import DefinitionError
+from statetools.tools.calling import Arguments, Context, parse_arguments
+from statetools.tools.result import ToolResult
+from statetools.tools.schema import InputSchema, JsonSchema, Parameter
+from statetools.tools.summary import first_sentence, words
+from statetools.tools.tool import BaseTool
+from statetools.tools.validation import argument_problems
+from statetools.tools.wrappers import WrapperTool
+
+if TYPE_CHECKING:
+    from statetools.disclosure.unfolding import UnfoldingTool
+
+__all__ = ["SearchCall", "SearchIndex", "SearchOptions", "Locked", "run_search", "search_schema"]
+
+Locked = Callable[[str], str | None]
+"""Why a tool found by a search may not open now (None when it may)."""
+
+_CLOSEST = 3
+_CLOSE_ENOUGH = 0.6
+
+
+def _positive(_instance: object, _attribute: object, value: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise DefinitionError(
+            f"max_results must be a whole number of at least 1, got {value!r}",
+            hint="write search: {max_results: 5}",
+        )
+
+
+@attrs.frozen
+class SearchOptions:
+    """How a search facade searches: ``max_results`` matches at most per query.
+
+    >>> SearchOptions().max_results
+    5
+    """
+
+    max_results: int = attrs.field(default=5, validator=_positive)
+
+
+def search_schema() -> JsonSchema:
+    """The arguments of every search facade: ``query`` and ``names``, both optional.
+
+    >>> sorted(search_schema()["properties"])
+    ['names', 'query']
+    """
+    return InputSchema.of(
+        Parameter.string("query", "Words describing the tools you need", required=False),
+        Parameter.array("names", "Exact names of tools to open", str, required=False),
+    )
+
+
+def _document(tool: BaseTool) -> list[str]:
+    properties = (tool.input_schema or {}).get("properties") or {}
+    name = words(tool.name)
+    return [*name, *name, *words(tool.description), *words(" ".join(properties))]
+
+
+class SearchIndex:
+    """BM25 ranking over tools; the index is built on the first query, once.
+
+    >>> index = SearchIndex([Tool.create("create_issue", "Open an issue", lambda: 1),
+    ...                      Tool.create("list_commits", "Commits of a branch", lambda: 1)])
+    >>> [tool.name for tool, _ in index.rank("new issue")]
+    ['create_issue']
+    """
+
+    def __init__(self, tools: Sequence[BaseTool]) -> None:
+        self.tools = tuple(tools)
+        self._by_name = {tool.name: tool for tool in self.tools}
+        self._retriever: Any = None
+        self._lock = threading.Lock()
+
+    def tool(self, name: str) -> BaseTool | None:
+        """The tool called ``name``, if it is in the index."""
+        return self._by_name.get(name)
+
+    def _built(self) -> Any:
+        if self._retriever is None:
+            with self._lock:
+                if self._retriever is None:
+                    import bm25s  # type: ignore[import-untyped]  # lazily: keeps the import fast
+
+                    retriever = bm25s.BM25()
+                    retriever.index(
+                        [_document(t) or ["_"] for t in self.tools], show_progress=False
+                    )
+                    self._retriever = retriever
+        return self._retriever
+
+    @property
+    def built(self) -> bool:
+        """Whether the BM25 index exists yet."""
+        return self._retriever is not None
+
+    def rank(self, query: str) -> list[tuple[BaseTool, float]]:
+        """Tools matching ``query``, best first (ties in definition order)."""
+        terms = words(query)
+        if not terms or not self.tools:
+            return []
+        scores = self._built().get_scores(terms)
+        ranked = sorted(
+            (-float(score), position) for position, score in enumerate(scores) if score > 0
+        )
+        return [(self.tools[position], -score) for score, position in ranked]
+
+    def closest(self, text: str, *, by_word: bool = True) -> list[str]:
+        """Up to three tool names that look like ``text`` (a name, or with ``by_word`` a
+        query whose words may each look like a word of a name)."""
+        wanted = text.strip().lower()
+        query_words = words(text) if by_word else []
+
+        def likeness(name: str) -> float:
+            whole = difflib.SequenceMatcher(None, wanted, name.lower()).ratio()
+            parts = [
+                difflib.SequenceMatcher(None, q, n).ratio()
+                for q in query_words
+                for n in words(name)
+            ]
+            return max([whole, *parts])
+
+        scored = sorted((-likeness(name), index) for index, name in enumerate(self._by_name))
+        names = list(self._by_name)
+        return [names[index] for score, index in scored[:_CLOSEST] if -score >= _CLOSE_ENOUGH]
+
+
+def below(facade: UnfoldingTool) -> Iterator[BaseTool]:
+    """Every tool below ``facade`` at any depth, in definition order (nested facades
+    before their tools; in-loop playbooks' and machines' tools after the inner tools)."""
+    from statetools.disclosure.unfolding import UnfoldingTool
+
+    for tool in facade.inner:
+        yield tool
+        if isinstance(tool, UnfoldingTool):
+            yield from below(tool)
+    for member in facade.members:
+        for tool in member_tools(member):
+            yield tool
+            if isinstance(tool, UnfoldingTool):
+                yield from below(tool)
+
+
+def member_tools(member: Any) -> list[BaseTool]:
+    """The tools of an in-loop playbook or state machine inside a search facade."""
+    from statetools.disclosure.playbook import PlaybookTool
+
+    if isinstance(member, PlaybookTool):
+        return [entry.tool for entry in member.entries]
+    return list(member.tools)
+
+
+def _invalid(facade: UnfoldingTool, problems: Sequence[str]) -> str:
+    return (
+        f"Invalid arguments for tool '{facade.name}': {'; '.join(problems)}. "
+        "Call it again with corrected arguments."
+    )
+
+
+def select_names(facade: UnfoldingTool, arguments: Mapping[str, Any]) -> Unfolded | str:
+    """The tools ``names`` asks for, opened without a search (a resumed run replays
+    the names a search opened); the text of what is wrong otherwise."""
+    index = facade.search_index
+    names = arguments.get("names") or []
+    tools = [index.tool(name) for name in names]
+    missing = [name for name, tool in zip(names, tools, strict=True) if tool is None]
+    if missing or not isinstance(names, list):
+        return f"Tool '{facade.name}' has no tools named {', '.join(map(str, missing))}."
+    return Unfolded(facade.name, tuple(t for t in tools if t is not None), {"names": names})
+
+
+def _line(tool: BaseTool, reason: str | None) -> str:
+    summary = first_sentence(tool.description)
+    if reason is None:
+        return f"- {tool.name}: {summary}"
+    prefix = f"Tool '{tool.name}' is locked. "
+    guidance = reason[len(prefix) :] if reason.startswith(prefix) else reason
+    stop = "" if summary.endswith((".", "!", "?")) else "."
+    return f"- {tool.name} (locked): {summary}{stop} {guidance}"
+
+
+def _unknown(index: SearchIndex, name: str) -> str:
+    closest = index.closest(name, by_word=False)
+    hint = f" Closest names: {', '.join(closest)}." if closest else ""
+    return f"- {name}: no tool has this name.{hint}"
+
+
+def _header(query: str, names: Sequence[str]) -> str:
+    parts = []
+    if names:
+        parts.append("asked for by name")
+    if query:
+        parts.append(f'matching "{query}", best first')
+    return f"Tools {', then tools '.join(parts)}:"
+
+
+async def run_search(
+    facade: UnfoldingTool, arguments: Arguments = None, locked: Locked | None = None
+) -> ToolResult:
+    """Search ``facade``: list the matches and open those ``locked`` lets open (all of
+    them without ``locked``, as when the facade is called outside a run)."""
+    parsed = parse_arguments(facade.name, arguments)
+    if isinstance(parsed, str):
+        return ToolResult.error(parsed)
+    problems = argument_problems(facade.validator, parsed)
+    if problems:
+        return ToolResult.error(_invalid(facade, problems))
+    query = str(parsed.get("query") or "").strip()
+    names: list[str] = list(dict.fromkeys(parsed.get("names") or []))
+    if not query and not names:
+        return ToolResult.error(
+            f"Tool '{facade.name}' needs a query (words describing the tools you need) "
+            "or names (exact tool names)."
+        )
+    assert facade.search is not None
+    index = facade.search_index
+    found: list[BaseTool | str] = [index.tool(name) or name for name in names]
+    if query:
+        ranked = [tool for tool, _ in index.rank(query) if tool not in found]
+        if not ranked and not names:
+            closest = index.closest(query)
+            hint = f" Closest names: {', '.join(closest)}." if closest else ""
+            return ToolResult.text(f'No tool matches "{query}".{hint} Try other words.')
+        found.extend(ranked[: facade.search.max_results])
+    lines: list[str] = []
+    opened: list[BaseTool] = []
+    for item in found:
+        if isinstance(item, str):
+            lines.append(_unknown(index, item))
+            continue
+        reason = locked(item.name) if locked is not None else None
+        lines.append(_line(item, reason))
+        if reason is None:
+            opened.append(item)
+    if not opened:
+        return ToolResult.text("\n".join([_header(query, names), *lines, "No tool was opened."]))
+    footer = f"Tools now available: {', '.join(tool.name for tool in opened)}."
+    if facade.usage_notes:
+        footer = f"{footer}\n\n{facade.usage_notes}"
+    value = Unfolded(facade.name, tuple(opened), {"names": [t.name for t in opened]})
+    return ToolResult(content="\n".join([_header(query, names), *lines, footer]), value=value)
+
+
+@attrs.frozen(kw_only=True)
+class SearchCall(WrapperTool):
+    """A search facade as a run calls it: ``locked`` (from the run's scheduler) keeps
+    locked matches closed.
+
+    >>> facade = UnfoldingTool.searchable("find", "Find tools", [Tool.create("a", "A", lambda: 1)])
+    >>> print(SearchCall.around(facade, locked=lambda name: None).call({"names": ["a"]}).text)
+    Tools asked for by name:
+    - a: A
+    Tools now available: a.
+    """
+
+    locked: Locked = attrs.field(eq=False)
+
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Search the wrapped facade."""
+        facade = self.delegate
+        from statetools.disclosure.unfolding import UnfoldingTool
+
+        assert isinstance(facade, UnfoldingTool)
+        return await run_search(facade, arguments, self.locked)
