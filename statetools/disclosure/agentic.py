@@ -11,6 +11,7 @@ import attrs
 from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.playbook import AgentOptions, agent_model, agent_schema
 from statetools.errors import DefinitionError, RunError
+from statetools.tools.calling import failure
 from statetools.tools.context import ToolCallContext
 from statetools.tools.result import ToolResult
 from statetools.tools.schema import Parameter
@@ -101,8 +102,19 @@ class SimpleAgenticTool(BaseTool):
         ``"openai:gpt-4o-mini"``."""
         return self._evolve(agent=attrs.evolve(self.agent, model=agent_model(model)))
 
-    def with_system_prompt(self, prompt: str) -> SimpleAgenticTool:
-        """The system prompt of the nested loop."""
+    def with_system_prompt(self, prompt: SystemPrompt) -> SimpleAgenticTool:
+        """The system prompt of the nested loop: text, or a function of the run context
+        (a :class:`ToolCallContext`) called when the nested run starts.
+
+        >>> from statetools.models import ScriptedModel
+        >>> model = ScriptedModel(["Hello, Ann."])
+        >>> greeter = SimpleAgenticTool("greeter", "Greets").with_model(model)
+        >>> greeter = greeter.with_system_prompt(lambda ctx: f"The user is {ctx['user']}.")
+        >>> greeter.call({"task": "Greet"}, {"user": "Ann"}).text
+        'Hello, Ann.'
+        >>> model.requests[0].messages[0].content
+        'The user is Ann.'
+        """
         return self._evolve(agent=attrs.evolve(self.agent, system_prompt=prompt))
 
     def with_max_iterations(self, max_iterations: int) -> SimpleAgenticTool:
@@ -122,6 +134,29 @@ class SimpleAgenticTool(BaseTool):
     def with_note(self, note: str) -> SimpleAgenticTool:
         """The same tool with ``". note"`` appended to its description."""
         return self._evolve(description=f"{self.description.rstrip().rstrip('.')}. {note}")
+
+    def _system_prompt(
+        self, context: ToolCallContext | Mapping[str, Any] | None
+    ) -> str | None | ToolResult:
+        """The nested run's system prompt; a function of the context is called now (its
+        failure is the call's error result; a value that is not text is a mistake in
+        the definition)."""
+        prompt = self.agent.system_prompt
+        if prompt is None or isinstance(prompt, str):
+            return prompt
+        run_context = context if isinstance(context, ToolCallContext) else None
+        try:
+            text = prompt(run_context or ToolCallContext(context or {}))
+        except Exception as exc:
+            return failure(self.name, exc)
+        if not isinstance(text, str):
+            raise DefinitionError(
+                f"the system prompt function of agentic tool '{self.name}' returned "
+                f"{type(text).__name__}, not text",
+                path=f"tool '{self.name}'",
+                hint="return the system prompt as a string",
+            )
+        return text
 
     def _prompt(self, arguments: Mapping[str, Any]) -> str:
         if not self.agent.parameters:
@@ -151,10 +186,13 @@ class SimpleAgenticTool(BaseTool):
                 f"Invalid arguments for tool '{self.name}': {'; '.join(problems)}. "
                 "Call it again with corrected arguments."
             )
+        system_prompt = self._system_prompt(context)
+        if isinstance(system_prompt, ToolResult):
+            return system_prompt
         loop = ToolLoop(
             self.agent.model,
             max_iterations=self.agent.max_iterations,
-            system_prompt=self.agent.system_prompt,
+            system_prompt=system_prompt,
             end_on_final_state=self.end_on_final_state,
         )
         try:

@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from statetools.disclosure.playbook import AgentOptions, agent_model
+from statetools.disclosure.playbook import AgentOptions, SystemPrompt, agent_model
 from statetools.errors import DefinitionError
 from statetools.tools.decorators import as_tool
 from statetools.tools.result import ToolResult
@@ -182,8 +182,9 @@ class StateMachineTool(Generic[E]):
         string such as ``"openai:gpt-4o-mini"``)."""
         return attrs.evolve(self, agent=attrs.evolve(self.agent, model=agent_model(model)))
 
-    def with_system_prompt(self, prompt: str) -> StateMachineTool[E]:
-        """The system prompt of the nested loop (agentic mode)."""
+    def with_system_prompt(self, prompt: SystemPrompt) -> StateMachineTool[E]:
+        """The system prompt of the nested loop (agentic mode): text, or a function of
+        the run context that gives it when the nested run starts."""
         return attrs.evolve(self, agent=attrs.evolve(self.agent, system_prompt=prompt))
 
     def with_max_iterations(self, max_iterations: int) -> StateMachineTool[E]:

@@ -19,6 +19,7 @@ from statetools.disclosure.conditions import (
     When,
 )
 from statetools.errors import DefinitionError
+from statetools.tools.context import ToolCallContext
 from statetools.tools.decorators import as_tool
 from statetools.tools.schema import JsonSchema, Parameter
 from statetools.tools.tool import BaseTool
@@ -42,12 +43,27 @@ class PlaybookEntry:
     condition: Condition | None = None
 
 
+SystemPrompt = str | Callable[[ToolCallContext], str]
+"""A nested loop's system prompt: text, or a function of the run's context that gives
+the text when the nested run starts."""
+
+
+def _check_system_prompt(_instance: object, _attribute: object, value: Any) -> None:
+    if value is not None and not isinstance(value, str) and not callable(value):
+        raise DefinitionError(
+            f"a system prompt must be text or a function of the run context, got "
+            f"{type(value).__name__}",
+            path="system_prompt",
+            hint="pass a string, or a function (context) -> str",
+        )
+
+
 @attrs.frozen
 class AgentOptions:
     """How a definition runs as an agentic tool (its own nested loop with ``model``)."""
 
     model: Any = None
-    system_prompt: str | None = None
+    system_prompt: SystemPrompt | None = attrs.field(default=None, validator=_check_system_prompt)
     max_iterations: int = 20
     parameters: tuple[Parameter, ...] = ()
 
@@ -170,8 +186,9 @@ class PlaybookTool:
         or a string such as ``"openai:gpt-4o-mini"``)."""
         return attrs.evolve(self, agent=attrs.evolve(self.agent, model=agent_model(model)))
 
-    def with_system_prompt(self, prompt: str) -> PlaybookTool:
-        """The system prompt of the nested loop (agentic mode)."""
+    def with_system_prompt(self, prompt: SystemPrompt) -> PlaybookTool:
+        """The system prompt of the nested loop (agentic mode): text, or a function of
+        the run context that gives it when the nested run starts."""
         return attrs.evolve(self, agent=attrs.evolve(self.agent, system_prompt=prompt))
 
     def with_max_iterations(self, max_iterations: int) -> PlaybookTool:

@@ -138,6 +138,13 @@ class _Writer:
         data: dict[str, Any] = {}
         if options.model is not None:
             data["model"] = options.model
+        if callable(options.system_prompt):
+            raise SpecError(
+                "a system prompt given as a function cannot be written to YAML",
+                path=f"{where}.system_prompt",
+                hint="dump the definition with a text system prompt, or set the function "
+                "after loading (.with_system_prompt(fn))",
+            )
         if options.system_prompt is not None:
             data["system_prompt"] = options.system_prompt
         if options.max_iterations != AgentOptions().max_iterations:

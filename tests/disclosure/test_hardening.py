@@ -1,0 +1,94 @@
+"""Regression tests for defects adversarial tests found (issue 12: 15, 16, 17, 18)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import statetools as st
+from statetools.models import ScriptedModel
+
+
+def greeter(model: ScriptedModel, prompt: Any) -> st.SimpleAgenticTool:
+    return st.SimpleAgenticTool("greeter", "Greets").with_model(model).with_system_prompt(prompt)
+
+
+# 15: with_system_prompt(callable) -------------------------------------------------------
+
+
+def test_a_system_prompt_function_gets_the_run_context_when_the_nested_run_starts() -> None:
+    seen: list[str] = []
+
+    def prompt(context: st.ToolCallContext) -> str:
+        seen.append(context["user"])
+        return f"The user is {context['user']}."
+
+    nested = ScriptedModel(["Hello, Ann.", "Hello again."])
+    outer = ScriptedModel(
+        [("greeter", {"task": "Greet"}), ("greeter", {"task": "Again"}), "Greeted."]
+    )
+    result = st.ToolLoop(outer).run(
+        "go", tools=[greeter(nested, prompt)], context={"user": "Ann"}
+    )
+    assert seen == ["Ann", "Ann"]  # evaluated at the start of each nested run
+    assert [r.messages[0] for r in nested.requests] == [
+        st.SystemMessage("The user is Ann."),
+        st.SystemMessage("The user is Ann."),
+    ]
+    assert [m.content for m in result.messages if m.role == "tool"] == [
+        "Hello, Ann.",
+        "Hello again.",
+    ]
+
+
+def test_playbooks_and_machines_take_a_system_prompt_function_too() -> None:
+    nested = ScriptedModel(["ok"])
+    playbook = (
+        st.PlaybookTool("helper", "Helps")
+        .with_tool(st.Tool.create("a", "A", lambda: "a"))
+        .with_model(nested)
+        .with_system_prompt(lambda context: f"Tenant {context['tenant']}.")
+    )
+    st.ToolLoop(ScriptedModel([("helper", {"task": "t"}), "done"])).run(
+        "go", tools=[playbook], context={"tenant": "acme"}
+    )
+    assert nested.requests[0].messages[0] == st.SystemMessage("Tenant acme.")
+
+
+def test_a_system_prompt_that_is_neither_text_nor_a_function_is_a_definition_error() -> None:
+    with pytest.raises(st.DefinitionError) as caught:
+        st.SimpleAgenticTool("greeter", "Greets").with_system_prompt(42)  # type: ignore[arg-type]
+    assert str(caught.value) == (
+        "system_prompt: a system prompt must be text or a function of the run context, got "
+        "int Hint: pass a string, or a function (context) -> str"
+    )
+
+
+def test_a_system_prompt_function_that_fails_or_returns_no_text_answers_the_call() -> None:
+    def broken(context: st.ToolCallContext) -> str:
+        raise LookupError("no user")
+
+    outer = ScriptedModel([("greeter", {"task": "t"}), "done"])
+    result = st.ToolLoop(outer).run("go", tools=[greeter(ScriptedModel(["x"]), broken)])
+    assert (result.messages[2].content, result.messages[2].is_error) == (
+        "Tool 'greeter' failed: no user",
+        True,
+    )
+    with pytest.raises(st.DefinitionError) as caught:
+        greeter(ScriptedModel(["x"]), lambda context: 5).call({"task": "t"})
+    assert str(caught.value) == (
+        "tool 'greeter': the system prompt function of agentic tool 'greeter' returned int, "
+        "not text Hint: return the system prompt as a string"
+    )
+
+
+def test_a_system_prompt_function_cannot_be_dumped_to_yaml() -> None:
+    playbook = st.PlaybookTool("helper", "Helps").with_system_prompt(lambda context: "x")
+    with pytest.raises(st.SpecError) as caught:
+        st.dump_playbook(playbook)
+    assert str(caught.value) == (
+        "playbook 'helper'.system_prompt: a system prompt given as a function cannot be "
+        "written to YAML Hint: dump the definition with a text system prompt, or set the "
+        "function after loading (.with_system_prompt(fn))"
+    )
