@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from statetools.disclosure.chaining import ChainedTool, unbound_message
-from statetools.disclosure.discovery import entity_id, provider_tools, providers_in
+from statetools.disclosure.discovery import (
+    NoId,
+    entity_id,
+    provider_tools,
+    providers_in,
+    template_name,
+)
 from statetools.tools.classes import provider_spec
 from statetools.tools.decorators import marked_methods
 from statetools.tools.tool import BaseTool, Tool
@@ -33,6 +39,8 @@ class Plan:
     add: tuple[BaseTool, ...] = ()
     remove: tuple[str, ...] = ()
     over_limit: tuple[str, ...] = ()
+    no_id: tuple[tuple[str, str], ...] = ()
+    """(tool name template, reason) of tools whose object has no id."""
 
 
 class Bindings:
@@ -114,9 +122,13 @@ class Bindings:
     def _discover(self, found: list[tuple[Any, Any]]) -> Plan:
         added: list[BaseTool] = []
         over: list[str] = []
+        no_id: list[tuple[str, str]] = []
         for obj, spec in found:
             identifier = entity_id(obj, spec)
-            if identifier is None:
+            if isinstance(identifier, NoId):
+                for attribute, method in marked_methods(type(obj)):
+                    template = template_name(spec, method.name or attribute)
+                    no_id.append((template, identifier.reason))
                 continue
             tools = provider_tools(obj, spec, identifier)
             key = (spec.prefix, identifier)
@@ -129,7 +141,7 @@ class Bindings:
             self._entities[key] = tuple(tool.name for tool in tools)
             self._discovered += len(tools)
             added.extend(tools)
-        return Plan("discovery", tuple(added), (), tuple(over))
+        return Plan("discovery", tuple(added), (), tuple(over), tuple(no_id))
 
 
 def method_tools(value: Any) -> list[BaseTool]:

@@ -12,6 +12,8 @@ import logging
 import re
 from typing import Any
 
+import attrs
+
 from statetools.tools.classes import ProviderSpec, provider_spec
 from statetools.tools.decorators import marked_methods
 from statetools.tools.tool import BaseTool, Tool, ToolMetadata
@@ -66,15 +68,45 @@ def providers_in(value: Any) -> list[tuple[Any, ProviderSpec]]:
     return found
 
 
-def entity_id(obj: Any, spec: ProviderSpec) -> str | None:
-    """The id of a provider object as text, or None (logged) when it has none."""
-    value = getattr(obj, spec.id_attribute, None)
-    if value is None:
-        logger.warning(
-            "%s has no %r; its tools were not added", type(obj).__qualname__, spec.id_attribute
-        )
-        return None
-    return str(value)
+@attrs.frozen
+class NoId:
+    """Why a provider object has no id (its tools are not added).
+
+    >>> NoId("Box.key is None").reason
+    'Box.key is None'
+    """
+
+    reason: str
+
+
+def entity_id(obj: Any, spec: ProviderSpec) -> str | NoId:
+    """The id of a provider object as text: its ``id_attribute``, called first when it
+    is a method; :class:`NoId` (logged) when there is none.
+
+    >>> @tool_provider(id_attribute="key")
+    ... class Box:
+    ...     def key(self) -> str:
+    ...         return "b1"
+    ...     @llm_tool("Open the box.")
+    ...     def open(self) -> str:
+    ...         return "open"
+    >>> entity_id(Box(), provider_spec(Box))
+    'b1'
+    """
+    label, attribute = type(obj).__name__, spec.id_attribute
+    try:
+        value = getattr(obj, attribute, None)
+        if callable(value):
+            value = value()
+    except Exception as exc:
+        missing = NoId(f"{label}.{attribute} failed: {type(exc).__name__}: {exc}")
+    else:
+        if value is None:
+            missing = NoId(f"{label}.{attribute} is None")
+        else:
+            return str(value)
+    logger.warning("%s; its tools were not added", missing.reason)
+    return missing
 
 
 def provider_tools(obj: Any, spec: ProviderSpec, identifier: str) -> list[BaseTool]:

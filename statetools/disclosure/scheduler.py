@@ -449,6 +449,7 @@ class Scheduler:
             tuple(skipped),
             plan.over_limit,
             self._bindings.limit if plan.over_limit else 0,
+            plan.no_id,
         )
 
     def _transition(self, machine: str, tool: str, result: ToolResult) -> StateChange | None:

@@ -117,7 +117,9 @@ class ToolsRemoved:
 
 @attrs.frozen
 class InjectionSkipped:
-    """An injected tool was not added because a tool of that name is already there."""
+    """An injected tool was not added: a tool of that name is already there, or the
+    ``@tool_provider`` object that offers it has no id (``name`` is then the template,
+    ``order_<number>_cancel``, and ``reason`` says what was wrong with the id)."""
 
     iteration: int
     name: str

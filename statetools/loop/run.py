@@ -58,6 +58,8 @@ def injection_events(iteration: int, injected: Injected) -> list[Event]:
         events.append(ToolsInjected(iteration, injected.added, injected.source))
     for name in injected.skipped:
         events.append(InjectionSkipped(iteration, name, "a tool with this name is already visible"))
+    for name, reason in injected.no_id:
+        events.append(InjectionSkipped(iteration, name, reason))
     if injected.over_limit:
         events.append(
             InjectionLimitReached(iteration, injected.limit, injected.over_limit, injected.source)

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 import statetools as st
+from statetools.loop.events import InjectionSkipped
 from statetools.models import ScriptedModel
 
 
@@ -92,3 +93,76 @@ def test_a_system_prompt_function_cannot_be_dumped_to_yaml() -> None:
         "written to YAML Hint: dump the definition with a text system prompt, or set the "
         "function after loading (.with_system_prompt(fn))"
     )
+
+
+# 16, 17: provider ids ----------------------------------------------------------------------
+
+
+@st.tool_provider(prefix="box", id_attribute="key")
+class KeyedBox:
+    def __init__(self, key: str | None) -> None:
+        self._key = key
+
+    def key(self) -> str | None:
+        return self._key
+
+    @st.llm_tool("Open the box.")
+    def open(self) -> str:
+        return f"opened {self._key}"
+
+
+@st.tool_provider(prefix="crate", id_attribute="code")
+class Crate:
+    def __init__(self, code: str | None) -> None:
+        self.code = code
+
+    @st.llm_tool("Lift the crate.")
+    def lift(self) -> str:
+        return "lifted"
+
+    @st.llm_tool("Drop the crate.")
+    def drop(self) -> str:
+        return "dropped"
+
+
+@st.tool_provider(prefix="tag", id_attribute="label")
+class Tag:
+    def label(self, style: str) -> str:
+        return style
+
+    @st.llm_tool("Print the tag.")
+    def show(self) -> str:
+        return "tag"
+
+
+def test_an_id_attribute_naming_a_method_is_called() -> None:
+    def boxes() -> list[KeyedBox]:
+        """Find boxes."""
+        return [KeyedBox("b1"), KeyedBox("b2")]
+
+    model = ScriptedModel([("boxes", {}), ("box_b2_open", {}), "done"])
+    result = st.ToolLoop(model).run("go", tools=[boxes])
+    assert model.requests[1].tool_names == ["boxes", "box_b1_open", "box_b2_open"]
+    assert result.messages[4].content == "opened b2"
+
+
+def test_a_provider_without_an_id_is_skipped_with_an_event() -> None:
+    def found() -> list[Any]:
+        """Find things."""
+        return [Crate(None), Crate("c1"), KeyedBox(None), Tag()]
+
+    model = ScriptedModel([("found", {}), "done"])
+    result = st.ToolLoop(model).run("go", tools=[found])
+    assert model.requests[1].tool_names == ["found", "crate_c1_lift", "crate_c1_drop"]
+    skipped = [(e.name, e.reason) for e in result.trace.of_type(InjectionSkipped)]
+    assert skipped == [
+        ("crate_<code>_lift", "Crate.code is None"),
+        ("crate_<code>_drop", "Crate.code is None"),
+        ("box_<key>_open", "KeyedBox.key is None"),
+        (
+            "tag_<label>_show",
+            "Tag.label failed: TypeError: Tag.label() missing 1 required positional "
+            "argument: 'style'",
+        ),
+    ]
+    assert [e["type"] for e in result.trace.to_json()].count("injection_skipped") == 4
