@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 import typing
 from collections import defaultdict
 from collections.abc import Callable, Mapping
@@ -20,14 +21,18 @@ from statetools.tools.tool import BaseTool
 from statetools.tools.wrappers import unwrap
 
 
-def returned_classes(tool: BaseTool | Callable[..., Any]) -> set[type]:
+def returned_classes(tool: BaseTool | Callable[..., Any], *, inside: bool = True) -> set[type]:
     """The classes a tool's handler (or a function) says it returns, from its return
-    annotation, looking inside ``list[X]``, ``X | None`` and the like.
+    annotation, looking inside ``list[X]``, ``X | None`` and the like. With
+    ``inside=False`` only the classes the value itself may be (``X``, ``X | None``,
+    ``Annotated[X, ...]``): what chaining can bind; a ``list[X]`` never binds.
 
     >>> class Order: ...
     >>> def find() -> list[Order] | None: ...
     >>> returned_classes(Tool.create("find", "Find", find)) == {Order}
     True
+    >>> returned_classes(find, inside=False)
+    set()
     """
     target: Any = tool
     if isinstance(tool, BaseTool):
@@ -42,15 +47,20 @@ def returned_classes(tool: BaseTool | Callable[..., Any]) -> set[type]:
         hints = typing.get_type_hints(target)
     except Exception:
         return set()
-    return _classes(hints.get("return"))
+    return _classes(hints.get("return"), inside)
 
 
-def _classes(annotation: Any) -> set[type]:
+def _classes(annotation: Any, inside: bool = True) -> set[type]:
     arguments = typing.get_args(annotation)
     if arguments:
+        origin = typing.get_origin(annotation)
+        if not inside and origin is typing.Annotated:
+            return _classes(arguments[0], inside)
+        if not inside and origin not in (typing.Union, types.UnionType):
+            return set()  # a container of values: the value itself is none of them
         found: set[type] = set()
         for argument in arguments:
-            found |= _classes(argument)
+            found |= _classes(argument, inside)
         return found
     if isinstance(annotation, type) and annotation.__module__ not in ("builtins", "typing"):
         return {annotation}
@@ -59,7 +69,8 @@ def _classes(annotation: Any) -> set[type]:
 
 @attrs.frozen
 class ReturnLinks:
-    """``producers``: chained type key -> tools returning it; ``templates``: nodes of
+    """``producers``: chained type key -> tools returning it (as the value itself, so
+    that it binds; not inside a list); ``templates``: nodes of
     tools discovery would add; ``edges``: ``chains_from`` pairs (source, target)."""
 
     producers: dict[str, list[str]]
@@ -75,14 +86,18 @@ def return_links(
 ) -> ReturnLinks:
     """Follow the return annotations of ``tools`` (name -> tool)."""
     makers: dict[type, list[str]] = defaultdict(list)
+    binders: dict[type, list[str]] = defaultdict(list)
     for name, tool in tools.items():
         for cls in returned_classes(tool):
             makers[cls].append(name)
+        if chains:
+            for cls in returned_classes(tool, inside=False):
+                binders[cls].append(name)
     producers: dict[str, list[str]] = {}
     for key, rule in chains.items():
         source = rule.source
         assert source is not None
-        names = [n for cls, ns in makers.items() if issubclass(cls, source) for n in ns]
+        names = [n for cls, ns in binders.items() if issubclass(cls, source) for n in ns]
         producers[key] = list(dict.fromkeys(names))
     edges = [(node_of(name), node_of(p)) for name, key in chained.items() for p in producers[key]]
     made_by = {cls: [node_of(n) for n in ns] for cls, ns in makers.items()}

@@ -166,3 +166,56 @@ def test_a_provider_without_an_id_is_skipped_with_an_event() -> None:
         ),
     ]
     assert [e["type"] for e in result.trace.to_json()].count("injection_skipped") == 4
+
+
+# 18: guidance names only tools that can bind -----------------------------------------------
+
+
+class User:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @st.llm_tool("Greet the user.")
+    def greet(self) -> str:
+        return f"hello {self.name}"
+
+
+def list_users() -> list[User]:
+    """List the users."""
+    return [User("ann"), User("bob")]
+
+
+def users_by_name() -> dict[str, User]:
+    """The users by name."""
+    return {"ann": User("ann")}
+
+
+def get_user(name: str) -> User | None:
+    """Get one user."""
+    return User(name)
+
+
+def test_guidance_names_only_tools_whose_result_binds() -> None:
+    loop = st.ToolLoop(ScriptedModel([("greet", {}), ("list_users", {}), ("greet", {}), "ok"]))
+    result = loop.with_tool_chaining_from(User).run(
+        "go", tools=[list_users, users_by_name, get_user]
+    )
+    texts = [m.content for m in result.messages if m.role == "tool"]
+    assert texts[0] == "Tool 'greet' needs a User first. Call first: get_user."
+    assert texts[2] == "Tool 'greet' needs a User first. Call first: get_user."  # a list never binds
+
+    graph = st.disclosure_graph(list_users, users_by_name, get_user, st.Chaining(User))
+    edges = {
+        (source, target)
+        for source, target, kind in graph.to_networkx().edges(data="kind")
+        if kind == "chains_from"
+    }
+    assert edges == {("tool:greet", "tool:get_user")}
+
+
+def test_guidance_without_a_tool_that_binds_asks_for_one() -> None:
+    loop = st.ToolLoop(ScriptedModel([("greet", {}), "ok"])).with_tool_chaining_from(User)
+    result = loop.run("go", tools=[list_users])
+    assert result.messages[2].content == (
+        "Tool 'greet' needs a User first. Call a tool that returns one."
+    )
