@@ -9,7 +9,7 @@ from typing import Any
 import attrs
 
 from statetools.disclosure.chaining import Chaining
-from statetools.disclosure.playbook import AgentOptions, agent_model, agent_schema
+from statetools.disclosure.playbook import AgentOptions, SystemPrompt, agent_model, agent_schema
 from statetools.errors import DefinitionError, RunError
 from statetools.tools.calling import failure
 from statetools.tools.context import ToolCallContext
@@ -137,7 +137,7 @@ class SimpleAgenticTool(BaseTool):
 
     def _system_prompt(
         self, context: ToolCallContext | Mapping[str, Any] | None
-    ) -> str | None | ToolResult:
+    ) -> str | ToolResult | None:
         """The nested run's system prompt; a function of the context is called now (its
         failure is the call's error result; a value that is not text is a mistake in
         the definition)."""

@@ -29,9 +29,7 @@ def test_a_system_prompt_function_gets_the_run_context_when_the_nested_run_start
     outer = ScriptedModel(
         [("greeter", {"task": "Greet"}), ("greeter", {"task": "Again"}), "Greeted."]
     )
-    result = st.ToolLoop(outer).run(
-        "go", tools=[greeter(nested, prompt)], context={"user": "Ann"}
-    )
+    result = st.ToolLoop(outer).run("go", tools=[greeter(nested, prompt)], context={"user": "Ann"})
     assert seen == ["Ann", "Ann"]  # evaluated at the start of each nested run
     assert [r.messages[0] for r in nested.requests] == [
         st.SystemMessage("The user is Ann."),
@@ -202,7 +200,9 @@ def test_guidance_names_only_tools_whose_result_binds() -> None:
     )
     texts = [m.content for m in result.messages if m.role == "tool"]
     assert texts[0] == "Tool 'greet' needs a User first. Call first: get_user."
-    assert texts[2] == "Tool 'greet' needs a User first. Call first: get_user."  # a list never binds
+    assert (
+        texts[2] == "Tool 'greet' needs a User first. Call first: get_user."
+    )  # a list never binds
 
     graph = st.disclosure_graph(list_users, users_by_name, get_user, st.Chaining(User))
     edges = {
