@@ -32,20 +32,43 @@ Path = tuple[Segment, ...]
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 
 
-def format_path(path: Sequence[Segment]) -> str:
+QUOTE_LIMIT = 80
+"""How many characters of a value from the input a problem quotes."""
+
+MESSAGE_LIMIT = 300
+"""The longest message or hint a problem carries (longer ones are cut)."""
+
+
+def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text``, cut to ``limit`` characters with a note of its length when longer.
+
+    >>> shorten("x" * 100, 10)
+    'xxxxxxxxx… (100 characters)'
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 1]}… ({len(text)} characters)"
+
+
+def format_path(path: Sequence[Any]) -> str:
     """``("states", "DRAFT", "tools", 2)`` -> ``$.states.DRAFT.tools[2]``.
+
+    Keys that are not plain names are quoted; keys that are not text (from data that
+    has them) are shown as their repr. Long keys are shortened.
 
     >>> format_path(("definitions", 0, "odd key"))
     "$.definitions[0]['odd key']"
     """
     text = "$"
     for segment in path:
-        if isinstance(segment, int):
+        if isinstance(segment, int) and not isinstance(segment, bool):
             text += f"[{segment}]"
-        elif _PLAIN_KEY.match(segment):
-            text += f".{segment}"
+        elif isinstance(segment, str) and _PLAIN_KEY.match(segment):
+            text += f".{shorten(segment)}"
+        elif isinstance(segment, str):
+            text += f"[{shorten(segment)!r}]"
         else:
-            text += f"[{segment!r}]"
+            text += f"[{shorten(repr(segment))}]"
     return text
 
 
@@ -70,6 +93,8 @@ class SpecProblem(str):
         line: int | None = None,
         hint: str | None = None,
     ) -> Self:
+        message = shorten(message, MESSAGE_LIMIT)
+        hint = None if hint is None else shorten(hint, MESSAGE_LIMIT)
         where = format_path(path)
         if line is not None:
             where += f" (line {line})"

@@ -21,7 +21,7 @@ import attrs
 import yaml
 
 from statetools.spec.problems import Path as SpecPath
-from statetools.spec.problems import RawProblem, spec_error
+from statetools.spec.problems import RawProblem, shorten, spec_error
 
 SourceLike = str | os.PathLike[str] | Mapping[str, Any] | Sequence[Any]
 """What the loaders accept: a path, YAML/JSON text, or already-parsed data."""
@@ -76,6 +76,9 @@ def read_source(source: SourceLike, *, base_dir: str | os.PathLike[str] | None =
     if isinstance(source, str):
         return parse_yaml(source, name=None, base_dir=folder)
     if isinstance(source, Mapping | list | tuple):
+        problems = _data_key_problems(source)
+        if problems:
+            raise spec_error(problems)
         return Source(data=source, name=None, base_dir=folder)
     raise spec_error(
         [
@@ -126,10 +129,13 @@ def parse_yaml(text: str, *, name: str | None, base_dir: Path) -> Source:
     finally:
         loader.dispose()
     lines: dict[SpecPath, int] = {}
+    problems: list[RawProblem] = []
     try:
-        _collect_lines(node, (), lines, set())
+        _collect_lines(node, (), lines, set(), problems)
     except RecursionError as exc:
         raise spec_error([RawProblem((), "the YAML is nested too deeply")], source=name) from exc
+    if problems:
+        raise spec_error(problems, lines, source=name)
     return Source(data=data, name=name, base_dir=base_dir, lines=lines)
 
 
@@ -179,8 +185,34 @@ def _check_expansion(root: yaml.Node, name: str | None) -> None:
     size(root)
 
 
+_KEY_KINDS = {
+    "tag:yaml.org,2002:null": "null",
+    "tag:yaml.org,2002:bool": "true or false",
+    "tag:yaml.org,2002:int": "an integer",
+    "tag:yaml.org,2002:float": "a number",
+    "tag:yaml.org,2002:timestamp": "a date",
+}
+_TEXT_KEY_TAGS = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:merge")
+
+
+def _key_problem(key_node: yaml.ScalarNode, path: SpecPath) -> RawProblem | None:
+    """A problem when YAML reads a mapping key as something other than text."""
+    if key_node.tag in _TEXT_KEY_TAGS:
+        return None
+    kind = _KEY_KINDS.get(key_node.tag, key_node.tag)
+    return RawProblem(
+        (*path, key_node.value),
+        f"the key {shorten(key_node.value)} is not text: YAML reads it as {kind}",
+        f"put the key in quotes ('{shorten(key_node.value)}':) if it is meant as a name",
+    )
+
+
 def _collect_lines(
-    node: yaml.Node, path: SpecPath, lines: dict[SpecPath, int], seen: set[int]
+    node: yaml.Node,
+    path: SpecPath,
+    lines: dict[SpecPath, int],
+    seen: set[int],
+    problems: list[RawProblem],
 ) -> None:
     lines.setdefault(path, node.start_mark.line + 1)
     if id(node) in seen:  # an alias: its lines are those of its anchor
@@ -192,7 +224,39 @@ def _collect_lines(
                 continue
             key = key_node.value
             lines.setdefault((*path, key), key_node.start_mark.line + 1)
-            _collect_lines(value_node, (*path, key), lines, seen)
+            problem = _key_problem(key_node, path)
+            if problem is not None:
+                problems.append(problem)
+            _collect_lines(value_node, (*path, key), lines, seen, problems)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _collect_lines(item, (*path, index), lines, seen)
+            _collect_lines(item, (*path, index), lines, seen, problems)
+
+
+def _data_key_problems(data: Any) -> list[RawProblem]:
+    """Mapping keys that are not strings, in data passed as dicts and lists."""
+    problems: list[RawProblem] = []
+    seen: set[int] = set()
+    pending: list[tuple[SpecPath, Any]] = [((), data)]
+    while pending:
+        path, value = pending.pop()
+        if id(value) in seen:
+            continue
+        if isinstance(value, Mapping):
+            seen.add(id(value))
+            for key, item in value.items():
+                if isinstance(key, str):
+                    pending.append(((*path, key), item))
+                    continue
+                shown = shorten(repr(key))
+                problems.append(
+                    RawProblem(
+                        (*path, shown),
+                        f"the key {shown} is not text ({type(key).__name__})",
+                        "use strings as keys",
+                    )
+                )
+        elif isinstance(value, list | tuple):
+            seen.add(id(value))
+            pending.extend(((*path, index), item) for index, item in enumerate(value))
+    return problems
