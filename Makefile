@@ -41,6 +41,7 @@ bench: setup
 	$(PY) benchmarks/tokens.py --write
 	$(PY) benchmarks/overhead.py --write
 	$(PY) benchmarks/scheduler.py --write
+	$(PY) benchmarks/loading.py --write
 
 test: setup
 	$(VENV)/bin/ruff format --check .

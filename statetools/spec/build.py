@@ -41,9 +41,10 @@ from statetools.spec.forms import (
     TransitionForm,
     Transitions,
 )
-from statetools.spec.problems import Invalid, Several
+from statetools.spec.problems import Invalid, Several, shorten
 from statetools.spec.references import load_tools_file
 from statetools.spec.resolve import current, import_cached, resolve_tool, state_name
+from statetools.spec.safeyaml import TooMuchYaml, check_size, load_yaml
 from statetools.spec.values import converter, describe_value, form_factory
 
 KINDS: dict[str, Any] = {
@@ -360,9 +361,12 @@ def definition_hook(tagged: Callable[[Any, Any], Any]) -> Callable[[Any, Any], D
                 at=("kind",),
             )
         if not isinstance(kind, str) or kind not in KINDS:
-            close = difflib.get_close_matches(str(kind), list(KINDS), n=1)
+            shown = shorten(repr(kind))
+            close = (
+                difflib.get_close_matches(str(kind), list(KINDS), n=1) if len(shown) < 80 else []
+            )
             hint = f"did you mean '{close[0]}'?" if close else f"use one of: {', '.join(KINDS)}"
-            raise Invalid(f"unknown kind {kind!r}", hint=hint, at=("kind",))
+            raise Invalid(f"unknown kind {shown}", hint=hint, at=("kind",))
         return cast(Definition, tagged(value, Definition))
 
     return structure
@@ -426,13 +430,16 @@ def structure_script(value: Any, _: Any) -> Script:
     if not path.is_absolute():
         path = current().base_dir / path
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        return Script(parse_script(data, where=value))
+        text = path.read_text(encoding="utf-8")
+        check_size(len(text.encode("utf-8")), f"script file {value!r}")
+        return Script(parse_script(load_yaml(text), where=value))
+    except TooMuchYaml as exc:
+        raise Invalid(exc.message, hint=exc.hint) from exc
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise Invalid(f"cannot read script file {str(path)!r}: {reason}") from exc
     except yaml.YAMLError as exc:
-        raise Invalid(f"script file {value!r} is not valid YAML: {exc}") from exc
+        raise Invalid(f"script file {value!r} is not valid YAML: {shorten(str(exc))}") from exc
     except StatetoolsError as exc:
         messages = getattr(exc, "problems", ()) or (exc.message,)
         raise Several([Invalid(f"in script file {m}") for m in messages]) from exc

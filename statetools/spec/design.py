@@ -31,6 +31,7 @@ from statetools.models.scripted import ScriptedModel, Step
 from statetools.spec.converter import ReadContext, converter, declared_states, reading
 from statetools.spec.forms import DOCUMENT_KEYS, Definition, DocumentForm
 from statetools.spec.problems import RawProblem, problems_of, spec_error
+from statetools.spec.safeyaml import gc_paused
 from statetools.spec.source import SourceLike, read_source
 from statetools.tools.decorators import as_tool
 from statetools.tools.tool import BaseTool
@@ -208,7 +209,7 @@ def load_design(
     read = read_source(source, base_dir=base_dir)
     context = ReadContext(base_dir=read.base_dir, registry=_registry(tools))
     problems: list[RawProblem] = []
-    with reading(context):
+    with reading(context), gc_paused():
         try:
             problems.extend(_prescan(read.data, context))
             document, definitions = _structure(read.data, problems)

@@ -50,6 +50,12 @@ def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
     return f"{text[: limit - 1]}… ({len(text)} characters)"
 
 
+def _cut(text: str) -> str:
+    if len(text) <= MESSAGE_LIMIT:
+        return text
+    return f"{text[:MESSAGE_LIMIT]}… (cut from {len(text):,} characters)"
+
+
 def format_path(path: Sequence[Any]) -> str:
     """``("states", "DRAFT", "tools", 2)`` -> ``$.states.DRAFT.tools[2]``.
 
@@ -93,8 +99,8 @@ class SpecProblem(str):
         line: int | None = None,
         hint: str | None = None,
     ) -> Self:
-        message = shorten(message, MESSAGE_LIMIT)
-        hint = None if hint is None else shorten(hint, MESSAGE_LIMIT)
+        message = _cut(message)
+        hint = None if hint is None else _cut(hint)
         where = format_path(path)
         if line is not None:
             where += f" (line {line})"
@@ -178,13 +184,14 @@ def _unknown_keys(error: ForbiddenExtraKeysError, path: Path) -> Iterator[RawPro
     allowed = _allowed_keys(error.cl)
     candidates = [*allowed, *ROOT_KEYS] if not path else allowed
     for key in sorted(error.extra_fields, key=str):
-        close = difflib.get_close_matches(str(key), candidates, n=1)
+        shown = shorten(str(key))
+        close = difflib.get_close_matches(str(key), candidates, n=1) if shown == str(key) else []
         hint: str | None
         if close:
             hint = f"did you mean '{close[0]}'?"
         else:
             hint = f"allowed keys: {', '.join(allowed)}" if allowed else None
-        yield RawProblem((*path, key), f"unknown key '{key}'", hint)
+        yield RawProblem((*path, key), f"unknown key '{shown}'", hint)
 
 
 def _type_name(kind: Any) -> str:

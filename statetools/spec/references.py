@@ -28,7 +28,8 @@ import attrs
 import yaml
 
 from statetools.errors import StatetoolsError
-from statetools.spec.problems import Invalid, Several
+from statetools.spec.problems import Invalid, Several, shorten
+from statetools.spec.safeyaml import TooMuchYaml, check_size, load_yaml
 from statetools.tools.calling import Arguments, Context
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool, check_tool_name
@@ -222,12 +223,17 @@ def load_tools_file(source: str, base_dir: Path) -> list[SchemaOnlyTool]:
             hint="tools_from paths are relative to the YAML file",
         ) from exc
     try:
-        data = yaml.safe_load(text)
+        check_size(len(text.encode("utf-8")), f"tools file {source!r}")
+        data = load_yaml(text)
+    except TooMuchYaml as exc:
+        raise Invalid(exc.message, hint=exc.hint) from exc
     except yaml.YAMLError as exc:
         try:
             data = json.loads(text)  # JSON that YAML refuses (tabs)
-        except ValueError:
-            raise Invalid(f"tools file {source!r} is not valid JSON/YAML: {exc}") from exc
+        except (ValueError, RecursionError):
+            raise Invalid(
+                f"tools file {source!r} is not valid JSON/YAML: {shorten(str(exc))}"
+            ) from exc
     except RecursionError as exc:
         raise Invalid(f"tools file {source!r} is nested too deeply") from exc
     items = _tool_items(data)

@@ -49,7 +49,7 @@ from statetools.spec.forms import (
     TypeRef,
     WhenForm,
 )
-from statetools.spec.problems import Invalid, Several
+from statetools.spec.problems import QUOTE_LIMIT, Invalid, Several, shorten
 from statetools.spec.references import import_object, is_import_path
 from statetools.spec.values import converter, describe_value, text_value
 from statetools.tools.decorators import as_tool
@@ -128,7 +128,7 @@ def structure_enum_ref(value: Any, _: Any) -> EnumRef:
 
 def _unknown_tool(name: str, context: ReadContext) -> Invalid:
     known = [*context.registry, *context.catalogue]
-    close = difflib.get_close_matches(name, known, n=1)
+    close = difflib.get_close_matches(name, known, n=1) if len(name) <= QUOTE_LIMIT else []
     if close:
         hint = f"did you mean '{close[0]}'?"
     else:
@@ -136,7 +136,7 @@ def _unknown_tool(name: str, context: ReadContext) -> Invalid:
             "pass the tool in tools=[...], name it by import path ('module:attribute'), "
             "or import a tools file with tools_from"
         )
-    return Invalid(f"unknown tool '{name}'", hint=hint)
+    return Invalid(f"unknown tool '{shorten(name)}'", hint=hint)
 
 
 def resolve_tool(value: Any, _: Any = None) -> BaseTool:
@@ -206,7 +206,7 @@ def state_name(value: Any, _: Any = None) -> str:
     name = text_value(value)
     if not STATE_NAME.match(name):
         raise Invalid(
-            f"{name!r} is not a valid state name",
+            f"{shorten(name)!r} is not a valid state name",
             hint="start with a letter; use letters, digits and '_'",
         )
     stack = current().states
@@ -214,7 +214,7 @@ def state_name(value: Any, _: Any = None) -> str:
     if known is not None and name not in known:
         close = difflib.get_close_matches(name, sorted(known), n=1)
         hint = f"did you mean '{close[0]}'?" if close else f"states: {', '.join(sorted(known))}"
-        raise Invalid(f"unknown state '{name}'", hint=hint)
+        raise Invalid(f"unknown state '{shorten(name)}'", hint=hint)
     return name
 
 

@@ -11,9 +11,10 @@ problem at ``$.states.DRAFT.tools[2]`` can say which line that is.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ import yaml
 
 from statetools.spec.problems import Path as SpecPath
 from statetools.spec.problems import RawProblem, shorten, spec_error
+from statetools.spec.safeyaml import MAX_SOURCE_BYTES, TooMuchYaml, check_size, compose, load_yaml
 
 SourceLike = str | os.PathLike[str] | Mapping[str, Any] | Sequence[Any]
 """What the loaders accept: a path, YAML/JSON text, or already-parsed data."""
@@ -57,7 +59,10 @@ def read_source(source: SourceLike, *, base_dir: str | os.PathLike[str] | None =
     if isinstance(source, os.PathLike) or (isinstance(source, str) and looks_like_path(source)):
         path = Path(source)
         try:
+            check_size(path.stat().st_size)
             text = path.read_text(encoding="utf-8")
+        except TooMuchYaml as exc:
+            raise spec_error([RawProblem((), exc.message, exc.hint)], source=str(path)) from exc
         except (OSError, UnicodeDecodeError) as exc:
             reason = getattr(exc, "strerror", None) or str(exc)
             raise spec_error(
@@ -92,23 +97,26 @@ def read_source(source: SourceLike, *, base_dir: str | os.PathLike[str] | None =
 
 
 def parse_yaml(text: str, *, name: str | None, base_dir: Path) -> Source:
-    """Parse YAML (or JSON) text, keeping the line of every mapping key and list item."""
+    """Parse YAML (or JSON) text, keeping the line of every mapping key and list item.
+
+    The text is checked against the limits of :mod:`statetools.spec.safeyaml` (size,
+    depth, expanded size) before anything is built. Lines are found only when a
+    problem needs them (by composing the text again).
+    """
     try:
-        loader = yaml.SafeLoader(text)
-    except yaml.YAMLError as exc:  # a character YAML does not allow
+        size = len(text.encode("utf-8")) if len(text) * 4 > MAX_SOURCE_BYTES else len(text)
+        check_size(size, "text" if name is None else "file")
+        data = load_yaml(text)
+    except TooMuchYaml as exc:
         raise spec_error(
-            [RawProblem((), f"invalid YAML: {exc}", "remove control characters")], source=name
+            [RawProblem((), exc.message, exc.hint)],
+            {(): exc.line} if exc.line else None,
+            source=name,
         ) from exc
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            raise spec_error([RawProblem((), "the file is empty")], source=name)
-        _check_expansion(node, name)
-        data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
-        data = _as_json(text)
-        if data is not None:  # JSON that YAML refuses (tabs): no lines, but it loads
-            return Source(data=data, name=name, base_dir=base_dir)
+        json_data = _as_json(text)
+        if json_data is not None:  # JSON that YAML refuses (tabs): no lines, but it loads
+            return Source(data=json_data, name=name, base_dir=base_dir)
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         what = exc.problem or exc.context or "invalid YAML"
@@ -118,25 +126,33 @@ def parse_yaml(text: str, *, name: str | None, base_dir: Path) -> Source:
         else:
             hint = "fix the YAML syntax (indentation, quotes, colons)"
         raise spec_error(
-            [RawProblem((), f"invalid YAML: {what}", hint)],
+            [RawProblem((), f"invalid YAML: {shorten(what)}", hint)],
             {(): line} if line else None,
             source=name,
         ) from exc
     except yaml.YAMLError as exc:
-        raise spec_error([RawProblem((), f"invalid YAML: {exc}")], source=name) from exc
+        raise spec_error(
+            [RawProblem((), f"invalid YAML: {shorten(str(exc))}", "remove control characters")],
+            source=name,
+        ) from exc
     except RecursionError as exc:
         raise spec_error([RawProblem((), "the YAML is nested too deeply")], source=name) from exc
-    finally:
-        loader.dispose()
-    lines: dict[SpecPath, int] = {}
-    problems: list[RawProblem] = []
-    try:
-        _collect_lines(node, (), lines, set(), problems)
-    except RecursionError as exc:
-        raise spec_error([RawProblem((), "the YAML is nested too deeply")], source=name) from exc
-    if problems:
-        raise spec_error(problems, lines, source=name)
+    if data is None and not _has_content(text):
+        raise spec_error([RawProblem((), "the file is empty")], source=name)
+    lines = _Lines(text)
+    if _has_other_keys(data):
+        problems = lines.key_problems()
+        if problems:
+            raise spec_error(problems, lines, source=name)
     return Source(data=data, name=name, base_dir=base_dir, lines=lines)
+
+
+def _has_content(text: str) -> bool:
+    """Whether YAML text holds a document (``null`` or ``~`` alone is one)."""
+    return any(
+        line.strip() and not line.lstrip().startswith(("#", "---", "..."))
+        for line in text.splitlines()
+    )
 
 
 def _as_json(text: str) -> Any:
@@ -147,42 +163,36 @@ def _as_json(text: str) -> Any:
         return None
 
 
-MAX_NODES = 1_000_000
-"""How many values a document may expand to (aliases repeat what their anchor holds)."""
+class _Lines(Mapping[SpecPath, int]):
+    """The line of every path of a document, found when first asked for."""
 
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._lines: dict[SpecPath, int] | None = None
+        self._problems: list[RawProblem] = []
 
-def _check_expansion(root: yaml.Node, name: str | None) -> None:
-    """Refuse documents whose aliases refer to themselves or multiply beyond MAX_NODES."""
-    sizes: dict[int, int] = {}
-    open_nodes: set[int] = set()
+    def _found(self) -> dict[SpecPath, int]:
+        if self._lines is None:
+            self._lines = {}
+            node = compose(self._text)
+            if node is not None:
+                with contextlib.suppress(RecursionError):  # keep the lines found so far
+                    _collect_lines(node, (), self._lines, set(), self._problems)
+        return self._lines
 
-    def size(node: yaml.Node) -> int:
-        key = id(node)
-        if key in sizes:
-            return sizes[key]
-        if key in open_nodes:
-            raise spec_error(
-                [RawProblem((), "the YAML refers to itself (an alias inside its own anchor)")],
-                {(): node.start_mark.line + 1},
-                source=name,
-            )
-        open_nodes.add(key)
-        children: list[yaml.Node] = []
-        if isinstance(node, yaml.MappingNode):
-            children = [part for pair in node.value for part in pair]
-        elif isinstance(node, yaml.SequenceNode):
-            children = list(node.value)
-        total = 1 + sum(size(child) for child in children)
-        open_nodes.discard(key)
-        sizes[key] = min(total, MAX_NODES + 1)
-        if total > MAX_NODES:
-            raise spec_error(
-                [RawProblem((), "the YAML expands to too much data (aliases repeat anchors)")],
-                source=name,
-            )
-        return sizes[key]
+    def key_problems(self) -> list[RawProblem]:
+        """Mapping keys that YAML reads as something other than text, with their paths."""
+        self._found()
+        return self._problems
 
-    size(root)
+    def __getitem__(self, path: SpecPath) -> int:
+        return self._found()[path]
+
+    def __iter__(self) -> Iterator[SpecPath]:
+        return iter(self._found())
+
+    def __len__(self) -> int:
+        return len(self._found())
 
 
 _KEY_KINDS = {
@@ -231,6 +241,28 @@ def _collect_lines(
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             _collect_lines(item, (*path, index), lines, seen, problems)
+
+
+def _has_other_keys(data: Any) -> bool:
+    """Whether parsed YAML holds a mapping key that is not a string (a quick walk)."""
+    seen: set[int] = set()
+    pending = [data]
+    while pending:
+        value = pending.pop()
+        kind = type(value)
+        if kind is dict:
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            if any(type(key) is not str for key in value):
+                return True
+            pending.extend(value.values())
+        elif kind is list:
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            pending.extend(value)
+    return False
 
 
 def _data_key_problems(data: Any) -> list[RawProblem]:

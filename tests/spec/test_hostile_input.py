@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import statetools as st
@@ -74,3 +76,84 @@ def test_a_dict_that_contains_itself_is_walked_once() -> None:
     data["tools"] = [data]
     with pytest.raises(st.SpecError):
         st.load_design(data)
+
+
+def test_a_string_bomb_is_refused_at_once_with_a_short_error(tmp_path: Path) -> None:
+    aliases = ", ".join(["*big"] * 200)
+    path = tmp_path / "bomb.yaml"
+    path.write_text(f"big: &big {'x' * 1_000_000}\nkind: playbook\nname: [{aliases}]\n")
+    assert _error(path) == (
+        f"{path}: $ (line 3): the YAML expands to more than 20,000,000 characters "
+        "(aliases repeat what their anchors hold) Hint: repeat less through aliases"
+    )
+
+
+def test_a_billion_laughs_is_refused() -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 10)}]" for n in range(1, 9)]
+    assert _error("\n".join(lines)) == (
+        "$ (line 7): the YAML expands to more than 20,000,000 characters "
+        "(aliases repeat what their anchors hold) Hint: repeat less through aliases"
+    )
+
+
+def test_an_alias_inside_its_own_anchor_is_refused() -> None:
+    assert _error("kind: playbook\nname: &n [a, *n]\n") == (
+        "$ (line 2): the YAML refers to itself (an alias inside its own anchor) "
+        "Hint: remove the alias *n from inside &n"
+    )
+
+
+@pytest.mark.parametrize("depth", [300, 100_000])
+def test_deep_nesting_is_refused_before_it_is_built(depth: int) -> None:
+    assert _error("kind: " + "[" * depth + "]" * depth) == (
+        "$ (line 1): the YAML is nested more than 256 levels deep Hint: flatten the data"
+    )
+
+
+def test_a_file_past_the_size_limit_is_refused_with_its_size_and_the_limit(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "huge.yaml"
+    path.write_text("definitions: []\n" + "#" * 8_000_000 + "\n")
+    assert _error(path) == (
+        f"{path}: $: the file is 8,000,017 bytes, more than the limit of 8,000,000 "
+        "Hint: split the design into several files (tool schemas can go in a tools_from file)"
+    )
+    assert _error(path.read_text()) == (
+        "$: the text is 8,000,017 bytes, more than the limit of 8,000,000 "
+        "Hint: split the design into several files (tool schemas can go in a tools_from file)"
+    )
+
+
+def test_a_tools_file_with_an_alias_bomb_is_refused(tmp_path: Path) -> None:
+    aliases = ", ".join(["*big"] * 200)
+    (tmp_path / "tools.yaml").write_text(f"- &big {'x' * 1_000_000}\n- [{aliases}]\n")
+    design = tmp_path / "design.yaml"
+    design.write_text("kind: playbook\nname: p\ndescription: d\ntools_from: tools.yaml\n")
+    assert _error(design) == (
+        f"{design}: $.tools_from (line 4): the YAML expands to more than 20,000,000 "
+        "characters (aliases repeat what their anchors hold) Hint: repeat less through aliases"
+    )
+
+
+def test_errors_quote_at_most_a_few_hundred_characters_of_a_value() -> None:
+    name = "x" * 100_000
+    message = _error(f"kind: playbook\nname: p\ndescription: d\ntools: [{name}]\n")
+    assert message == (
+        f"$.tools[0] (line 4): unknown tool '{'x' * 79}… (100000 characters)' "
+        "Hint: pass the tool in tools=[...], name it by import path ('module:attribute'), "
+        "or import a tools file with tools_from"
+    )
+    assert _error({"kind": name}) == (
+        f"$.kind: unknown kind '{'x' * 78}… (100002 characters) "
+        "Hint: use one of: playbook, machine, facade"
+    )
+
+
+def test_long_keys_are_shortened_in_paths() -> None:
+    key = "k" * 1000
+    assert _error({"kind": "playbook", "name": "p", "description": "d", key: 1}) == (
+        f"$.{'k' * 79}… (1000 characters): unknown key '{'k' * 79}… (1000 characters)' "
+        "Hint: allowed keys: name, description, tools, agent"
+    )

@@ -1,0 +1,156 @@
+"""YAML text to data within limits: file size, nesting depth and expanded size.
+
+Aliases let a few bytes of YAML stand for gigabytes (an anchor repeated through
+aliases of aliases, or a long string repeated through many aliases). Before
+anything is built, one pass over the parser's events measures what the document
+expands to (the characters of every value, counting what each alias repeats, plus
+one per value) and how deep it nests, and refuses it past :data:`MAX_EXPANDED_SIZE`
+or :data:`MAX_DEPTH`. Only then is it composed and constructed, with libyaml when
+PyYAML has it, and with the garbage collector paused (building a few million small
+objects otherwise spends most of its time in collections that free nothing).
+
+>>> load_yaml("a: &x [1, 2]\\nb: *x\\n")
+{'a': [1, 2], 'b': [1, 2]}
+>>> try:
+...     load_yaml("a: &x [" + ", ".join(["y" * 1000] * 1000) + "]\\n" + "b: [" + ", ".join(["*x"] * 100) + "]")
+... except TooMuchYaml as exc:
+...     print(exc.message)
+the YAML expands to more than 20,000,000 characters (aliases repeat what their anchors hold)
+"""  # noqa: E501
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import yaml
+
+MAX_SOURCE_BYTES = 8_000_000
+"""The largest definition file (or text) read; larger ones are refused before parsing."""
+
+MAX_EXPANDED_SIZE = 20_000_000
+"""How many characters (plus one per value) a document may expand to through aliases."""
+
+MAX_DEPTH = 256
+"""How deeply lists and mappings may nest."""
+
+Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader when PyYAML was built with it (much faster), else PyYAML's own."""
+
+
+class TooMuchYaml(ValueError):
+    """A document past a limit: what is wrong, what to do, and the line when known."""
+
+    def __init__(self, message: str, hint: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.line = line
+
+
+def check_size(size: int, what: str = "file", unit: str = "bytes") -> None:
+    """Refuse a source of ``size`` past :data:`MAX_SOURCE_BYTES`, saying both.
+
+    >>> check_size(9_000_000)
+    Traceback (most recent call last):
+    ...
+    statetools.spec.safeyaml.TooMuchYaml: the file is 9,000,000 bytes, more than the limit of 8,000,000
+    """  # noqa: E501
+    if size > MAX_SOURCE_BYTES:
+        raise TooMuchYaml(
+            f"the {what} is {size:,} {unit}, more than the limit of {MAX_SOURCE_BYTES:,}",
+            "split the design into several files (tool schemas can go in a tools_from file)",
+        )
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector (if it runs) while a document is built."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def measure(text: str) -> None:
+    """Refuse ``text`` when it nests past MAX_DEPTH, refers to itself or expands too much.
+
+    YAML syntax errors pass through as :class:`yaml.YAMLError`.
+    """
+    stack: list[list[Any]] = []  # [expanded size, anchor] of each open collection
+    anchors: dict[str, int] = {}
+    open_anchors: set[str] = set()
+    for event in yaml.parse(text, Loader=Loader):
+        if isinstance(event, yaml.ScalarEvent):
+            size = len(event.value) + 1
+            if event.anchor:
+                anchors[event.anchor] = size
+        elif isinstance(event, yaml.AliasEvent):
+            if event.anchor in open_anchors:
+                raise TooMuchYaml(
+                    "the YAML refers to itself (an alias inside its own anchor)",
+                    f"remove the alias *{event.anchor} from inside &{event.anchor}",
+                    _line(event),
+                )
+            size = anchors.get(event.anchor or "", 1)
+        elif isinstance(event, yaml.CollectionStartEvent):
+            if len(stack) >= MAX_DEPTH:
+                raise TooMuchYaml(
+                    f"the YAML is nested more than {MAX_DEPTH} levels deep",
+                    "flatten the data",
+                    _line(event),
+                )
+            if event.anchor:
+                open_anchors.add(event.anchor)
+            stack.append([1, event.anchor])
+            continue
+        elif isinstance(event, yaml.CollectionEndEvent):
+            size, anchor = stack.pop()
+            if anchor:
+                anchors[anchor] = size
+                open_anchors.discard(anchor)
+        else:
+            continue
+        if stack:
+            stack[-1][0] += size
+            if stack[-1][0] > MAX_EXPANDED_SIZE:
+                raise TooMuchYaml(
+                    f"the YAML expands to more than {MAX_EXPANDED_SIZE:,} characters "
+                    "(aliases repeat what their anchors hold)",
+                    "repeat less through aliases",
+                    _line(event),
+                )
+
+
+def _line(event: yaml.Event) -> int | None:
+    return None if event.start_mark is None else event.start_mark.line + 1
+
+
+def compose(text: str) -> yaml.Node | None:
+    """The node tree of the single document in ``text`` (None when it is empty)."""
+    measure(text)
+    loader = Loader(text)
+    try:
+        with gc_paused():
+            return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
+def load_yaml(text: str) -> Any:
+    """The data of the single document in ``text``, within the limits above.
+
+    Raises :class:`TooMuchYaml` past a limit and :class:`yaml.YAMLError` for syntax.
+    """
+    measure(text)
+    loader = Loader(text)
+    try:
+        with gc_paused():
+            return loader.get_single_data()
+    finally:
+        loader.dispose()
