@@ -6,6 +6,7 @@ import contextlib
 import io
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,3 +97,20 @@ def test_the_openai_responses_example_runs(
         "output": "5",
     }
     assert wire.bodies[0]["temperature"] == 0
+
+
+def test_the_modes_example_makes_the_adapters(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-doc")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-doc")
+    namespace: dict[str, Any] = {"__name__": "__doc_example__"}
+    out = io.StringIO()
+
+    with contextlib.redirect_stdout(out):
+        exec(compile(example("modes"), str(DOC), "exec"), namespace)
+
+    assert out.getvalue() == "True\n"
+    assert [namespace[name].disclosure for name in ("responses", "chat", "claude")] == [
+        "allowed_tools",
+        "allowed_tools",
+        "deferred",
+    ]
