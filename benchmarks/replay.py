@@ -362,6 +362,12 @@ class Oracle:
         return (name, arguments)
 
 
+ModeMeasures = Callable[
+    [Sequence[ModelRequest], Sequence[Sequence[str]], st.DisclosureGraph], Mapping[str, "Measure"]
+]
+"""Measures a task's requests per disclosure mode (``modes.measure_modes``)."""
+
+
 # -- one task ------------------------------------------------------------------------------
 
 
@@ -460,6 +466,8 @@ class TaskResult:
     facades_opened: int
     states_entered: int
     failure: str | None
+    modes: Mapping[str, Measure] = attrs.field(factory=dict)
+    """The same requests measured per disclosure mode (see ``modes.py``), if asked."""
 
     @property
     def extra_requests(self) -> int:
@@ -503,6 +511,7 @@ class Replay:
         catalogue: Sequence[ToolDefinition],
         *,
         listeners: Sequence[Callable[[Event], None]] = (),
+        modes: ModeMeasures | None = None,
     ) -> None:
         self.design = design
         self.graph = st.disclosure_graph(*design.tools)
@@ -514,6 +523,7 @@ class Replay:
         }
         self.adapter = OpenAIChatModel("gpt-4o", api_key="offline")
         self.listeners = tuple(listeners)
+        self.modes = modes
 
     def _lower(self, task: Task) -> list[list[str]]:
         return [
@@ -588,6 +598,7 @@ class Replay:
             ),
             states_entered=sum(1 for e in events if isinstance(e, StateEntered)),
             failure=failure,
+            modes=self.modes(requests, entries, self.graph) if self.modes else {},
         )
 
 

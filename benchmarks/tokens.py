@@ -30,6 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import machine_line, write_section
 from convert import BUILD, SHARED, convert_all
+from modes import measure_modes
+from modes import report as modes_report
 from replay import Replay, TaskResult, load_replay_design, read_tasks, read_tools
 
 import statetools as st
@@ -173,7 +175,7 @@ def run_catalogue(
     name: str, tools: Path, tasks: Path, design: Path, limit: int | None = None
 ) -> tuple[Summary, list[TaskResult]]:
     """Replay every task of one catalogue (progress on a terminal)."""
-    replay = Replay(load_replay_design(design), read_tools(tools))
+    replay = Replay(load_replay_design(design), read_tools(tools), modes=measure_modes)
     missing = sorted(
         {t.name for t in replay.catalogue} - {t.name for t in flat_tools(replay.graph)}
     )
@@ -387,11 +389,13 @@ def main() -> None:
         )
     summaries = []
     dump = {}
+    by_mode = []
     for name, tools, tasks, design in runs:
         summary, results = run_catalogue(name, tools, tasks, design, args.limit)
         summaries.append(summary)
+        by_mode.append((name, summary.flat_cost, results))
         dump[name] = [attrs.asdict(r) for r in results]
-    body = report(summaries, command)
+    body = report(summaries, command) + "\n" + modes_report(by_mode)
     print(body)
     print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     if args.json:

@@ -28,6 +28,7 @@ from statetools.models.base import Model
 from statetools.review.check import DEFAULT_TOKEN_BUDGET, check
 from statetools.review.explore import DEFAULT_MAX_STATES, Progress, explore, flat_tools
 from statetools.review.findings import RULES
+from statetools.review.prefix import PathBreaks, prefix_breaks
 from statetools.review.render import FORMATS, render
 from statetools.review.tokens import tools_tokens
 from statetools.spec.design import Design, load_design
@@ -136,7 +137,31 @@ def cmd_tokens(args: argparse.Namespace, out: TextIO) -> int:
             f"flat (every tool at once, no facades): {len(flat)} tools, {flat_tokens:,} tokens\n"
         )
         out.write(f"first request saves {saved:.1%} of the flat tool tokens\n")
+    if args.prefix_breaks:
+        _write_prefix_breaks(prefix_breaks(_graph(design)), out)
     return 0
+
+
+PATHS_SHOWN = 40
+
+
+def _write_prefix_breaks(paths: list[PathBreaks], out: TextIO) -> None:
+    """Every path that no other path extends, the most breaks first."""
+    prefixes = {p.path[:i] for p in paths for i in range(len(p.path))}
+    ends = sorted(
+        (p for p in paths if p.path not in prefixes),
+        key=lambda p: (-p.breaks, len(p.path), p.path),
+    )
+    broken = sum(1 for p in ends if p.breaks)
+    out.write(
+        f"prefix breaks per path ({len(ends)} paths, {broken} with breaks; "
+        "registration order in parentheses):\n"
+    )
+    for p in ends[:PATHS_SHOWN]:
+        route = ", ".join(p.path) if p.path else "(start)"
+        out.write(f"  {p.breaks} ({p.registration_breaks})  {route}\n")
+    if len(ends) > PATHS_SHOWN:
+        out.write(f"  ... and {len(ends) - PATHS_SHOWN} more\n")
 
 
 def _load_trace(path: str) -> Trace:
@@ -308,6 +333,11 @@ def _parser() -> argparse.ArgumentParser:
 
     sub = command("tokens", cmd_tokens, "Count the tokens of the first visible set.")
     sub.add_argument("--vs-flat", action="store_true", help="compare with all tools at once")
+    sub.add_argument(
+        "--prefix-breaks",
+        action="store_true",
+        help="count, per path, the requests whose tools array breaks the cached prefix",
+    )
     provider(sub)
 
     sub = command("render", cmd_render, "Draw the design with graphviz (or as Mermaid).")
