@@ -39,6 +39,7 @@ from statetools.disclosure.conditions import (
 from statetools.disclosure.machine import StateMachineTool, Transition
 from statetools.disclosure.playbook import PlaybookTool
 from statetools.disclosure.returns import return_links
+from statetools.disclosure.shown import Shown
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError
 from statetools.tools.decorators import as_tool
@@ -112,6 +113,10 @@ class DisclosureGraph:
         self.initial_visible: tuple[str, ...] | None = None
         """Memo of the tools visible in a fresh run, apart from When tools (the scheduler
         fills it on first use; the graph does not change after it is built)."""
+        self.initial_shown: Shown | None = None
+        """Memo of what a fresh run first shows, when nothing depends on the run (no
+        When tools): every fresh run starts from the same objects, so what callers built
+        from them (requests, wire forms) is reused across runs."""
         self.facades: dict[str, UnfoldingTool] = {}
         """Registered facades by name."""
         self.facade_children: dict[str, list[str]] = {}

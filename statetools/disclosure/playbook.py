@@ -120,17 +120,17 @@ class PlaybookTool:
     def with_tools(self, *tools: Any) -> PlaybookTool:
         """Add tools that are available from the start."""
         added = tuple(PlaybookEntry(as_tool(tool)) for tool in tools)
-        names = set(self.names)
+        new: set[str] = set()
         for entry in added:
-            if entry.tool.name in names:
+            if entry.tool.name in self.names or entry.tool.name in new:
                 raise DefinitionError(
                     f"tool '{entry.tool.name}' is already in the playbook",
                     path=f"playbook '{self.name}'",
                     hint="add each tool once; combine its conditions with unlocked(AllOf(...))",
                 )
-            names.add(entry.tool.name)
+            new.add(entry.tool.name)
         return attrs.evolve(
-            self, entries=(*self.entries, *added), last=None, names=frozenset(names)
+            self, entries=(*self.entries, *added), last=None, names=self.names | new
         )
 
     def with_tool(self, tool: Any) -> PlaybookTool:

@@ -13,6 +13,7 @@ scheduler asks them and applies what they decide.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -22,6 +23,7 @@ from statetools.disclosure.facades import Facades, unfolded_value
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.outcomes import Blocked, Changes, Injected, StateChange, announcement
 from statetools.disclosure.search import SearchCall
+from statetools.disclosure.shown import Shown
 from statetools.disclosure.state import DisclosureState
 from statetools.disclosure.unfolding import Unfolded
 from statetools.disclosure.view import CallRecord, SchedulerView, state_reason, type_keys
@@ -90,6 +92,8 @@ class Scheduler:
         self._dynamic: dict[str, BaseTool] = {}
         self._visible: dict[str, BaseTool] = {}
         self._order = _Order()
+        self._shown: Shown | None = None
+        """The visible tools as last handed out; None after any change."""
         self._declared: dict[str, tuple[str, BaseTool]] = {}
         """Declared (locked) variants of tools, by name: (reason, tool with the line)."""
         self._facades = Facades(graph)
@@ -110,10 +114,15 @@ class Scheduler:
             ]
             if fresh:
                 graph.initial_visible = tuple(names)
-        for name in names:
-            self._show(name, self._tool_of(name))
+        tool_of = self._tool_of
+        self._visible.update((name, tool_of(name)) for name in names)
+        self._order.start(self._visible)
         self._refresh(graph.when_tools)
         self._order.settle()
+        if fresh and not graph.when_tools and visibility == "hidden":
+            if graph.initial_shown is None:
+                graph.initial_shown = self.shown()
+            self._shown = graph.initial_shown
 
     @classmethod
     def for_items(
@@ -252,8 +261,24 @@ class Scheduler:
         one more line saying what unlocks them (unfolded facades, and tools an
         exclusive facade put away, are left out).
         """
+        return list(self.shown().tools)
+
+    def shown(self) -> Shown:
+        """The tools to send to the model now (as :meth:`visible` gives them), with their
+        names and definitions.
+
+        With ``visibility="hidden"`` the same object is returned until the visible tools
+        change, so a caller can tell "nothing changed" by identity and reuse what it
+        built from it (the loop's requests, an adapter's wire forms); fresh runs of one
+        graph without ``When`` conditions all start from the same object.
+        """
         if self.visibility == "hidden":
-            return list(self._visible.values())
+            if self._shown is None:
+                self._shown = Shown.of(self._visible.values())
+            return self._shown
+        return Shown.of(self._declared_view())
+
+    def _declared_view(self) -> list[BaseTool]:
         tools: list[BaseTool] = []
         for name, entry in self.graph.entries.items():
             if name in self._visible:
@@ -332,6 +357,7 @@ class Scheduler:
     def _show(self, name: str, tool: BaseTool) -> None:
         """Make ``name`` visible: back in its place if the model still has it in view."""
         self._visible[name] = tool
+        self._shown = None
         if self._order.show(name):  # rare: reorder in place (others hold this dict)
             tools = dict(self._visible)
             self._visible.clear()
@@ -339,6 +365,7 @@ class Scheduler:
 
     def _hide(self, name: str) -> None:
         del self._visible[name]
+        self._shown = None
         self._order.hide(name)
 
     def _blackboard_changes(self) -> set[str]:
@@ -436,6 +463,7 @@ class Scheduler:
         for tool in plan.add:
             if tool.name in self._dynamic:  # the same object again: rebind in place
                 self._dynamic[tool.name] = self._visible[tool.name] = tool
+                self._shown = None
             elif tool.name in self._visible or self._known(tool.name):
                 skipped.append(tool.name)
             else:
@@ -499,7 +527,9 @@ class Scheduler:
             machine_states=self._machine_states,
             artifacts=self._artifacts,
             blackboard=self._blackboard_keys,
-            visible_order=tuple(n for n in self._visible if n not in self._dynamic),
+            visible_order=tuple(n for n in self._visible if n not in self._dynamic)
+            if self._dynamic
+            else tuple(self._visible),
             removed=self._removed,
             iteration=self.iteration,
             unfolds=self._facades.snapshot(),
@@ -522,6 +552,11 @@ class _Order:
         self._left: dict[str, int] = {}
         self._next = 0
         self._mark = 0
+
+    def start(self, names: Iterable[str]) -> None:
+        """Number the tools visible when the run starts (or resumes), in order."""
+        self._seq = dict(zip(names, itertools.count()))
+        self._next = self._mark = len(self._seq)
 
     def show(self, name: str) -> bool:
         """Number ``name``; True when it returns to a place before the last tool."""

@@ -30,8 +30,8 @@ class LoopResult:
     """
 
     output: Any
-    messages: tuple[Message, ...]
+    messages: tuple[Message, ...] = attrs.field(repr=lambda m: f"<{len(m)} messages>")
     iterations: int
     usage: Usage
-    trace: Trace
-    state: DisclosureState
+    trace: Trace = attrs.field(repr=lambda t: f"<{len(t.events)} events>")
+    state: DisclosureState = attrs.field(repr=False)

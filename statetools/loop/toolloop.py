@@ -28,7 +28,6 @@ from statetools.errors import (
     StatetoolsError,
     ToolNotFoundError,
 )
-from statetools.loop.catalogue import definition
 from statetools.loop.events import (
     CallBlocked,
     ConversationRestarted,
@@ -231,7 +230,7 @@ class ToolLoop:
                 RunStarted(
                     str(run_context[RUN_ID_KEY]),
                     self.clock(),
-                    tuple(t.name for t in run.scheduler.visible()),
+                    run.scheduler.shown().names,
                 )
             )
             return await self._drive(run, output_type)
@@ -282,9 +281,9 @@ class ToolLoop:
         first = run.iterations
         while run.iterations - first < self.max_iterations:
             run.emit_changes(run.scheduler.begin_turn())
-            visible = run.scheduler.visible()
-            run.emit(IterationStarted(run.iterations + 1, tuple(t.name for t in visible)))
-            definitions = tuple(definition(t) for t in visible)
+            shown = run.scheduler.shown()
+            definitions = shown.definitions
+            run.emit(IterationStarted(run.iterations + 1, shown.names))
             if not self.model.capabilities.supports_dynamic_tools:
                 self._restart_if_tools_changed(run, definitions)
             catalogue = run.catalogue.request(definitions) if run.catalogue else None
@@ -434,7 +433,7 @@ class ToolLoop:
         injection = self.strategy.evaluate(
             InjectionContext(
                 messages=tuple(run.messages),
-                tools=tuple(run.scheduler.visible()),
+                tools=run.scheduler.shown().tools,
                 call=call,
                 result=result,
                 iteration=run.iterations,

@@ -43,6 +43,7 @@ from statetools.models.base import (
     ToolDefinition,
     Usage,
 )
+from statetools.models.wire_cache import WireTools
 from statetools.tools.tool import parse_arguments
 
 if TYPE_CHECKING:
@@ -130,16 +131,23 @@ def to_anthropic_tools(
     >>> to_anthropic_tools([ToolDefinition("ping", "Ping.", {"type": "object"})])
     [{'name': 'ping', 'description': 'Ping.', 'input_schema': {'type': 'object'}}]
     """
-    wire = [
-        {
-            "name": tool.name,
-            "description": tool.description,
-            "input_schema": plain_json(tool.input_schema),
-        }
-        for tool in tools
-    ]
-    if cache_control and wire:
-        wire[-1]["cache_control"] = dict(EPHEMERAL)
+    wire = [anthropic_tool(tool) for tool in tools]
+    return with_cache_breakpoint(wire) if cache_control else wire
+
+
+def anthropic_tool(tool: ToolDefinition) -> dict[str, Any]:
+    """One tool definition in the Messages API's form."""
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "input_schema": plain_json(tool.input_schema),
+    }
+
+
+def with_cache_breakpoint(wire: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``wire`` with the ephemeral cache breakpoint on (a copy of) its last tool."""
+    if wire:
+        wire[-1] = {**wire[-1], "cache_control": dict(EPHEMERAL)}
     return wire
 
 
@@ -229,6 +237,10 @@ class AnthropicModel:
         self.max_tokens = max_tokens
         self.cache_control = cache_control
         self.request_options: Mapping[str, Any] = dict(request_options)
+        self._wire = {
+            False: WireTools(anthropic_tool),
+            True: WireTools(anthropic_tool, with_cache_breakpoint),
+        }
         sdk = self._sdk
 
         def build() -> AsyncAnthropic:
@@ -289,7 +301,7 @@ class AnthropicModel:
                     cache_control=EPHEMERAL if self.cache_control else None,
                 )
         elif request.tools:
-            body["tools"] = to_anthropic_tools(request.tools, cache_control=self.cache_control)
+            body["tools"] = self._wire[bool(self.cache_control)](request.tools)
         body.update(self.request_options)
         return body
 

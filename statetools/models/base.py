@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 import attrs
 
 from statetools.loop.messages import AssistantMessage, Message
+from statetools.tools.definition import ToolDefinition as ToolDefinition
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "other"]
-
-
-@attrs.frozen
-class ToolDefinition:
-    """A tool as the model sees it: name, description and input JSON schema."""
-
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
 
 
 @attrs.frozen

@@ -43,6 +43,7 @@ from statetools.models.base import (
     ToolDefinition,
     Usage,
 )
+from statetools.models.wire_cache import WireTools
 from statetools.tools.tool import parse_arguments
 
 if TYPE_CHECKING:
@@ -101,17 +102,19 @@ def to_openai_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
     [{'type': 'function', 'function': {'name': 'ping', 'description': 'Ping.', \
 'parameters': {'type': 'object'}}}]
     """
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": tool.name,
-                "description": tool.description,
-                "parameters": plain_json(tool.input_schema),
-            },
-        }
-        for tool in tools
-    ]
+    return [openai_tool(tool) for tool in tools]
+
+
+def openai_tool(tool: ToolDefinition) -> dict[str, Any]:
+    """One tool definition as a Chat Completions ``function`` tool."""
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": plain_json(tool.input_schema),
+        },
+    }
 
 
 def _tool_call(call: Any) -> ToolCall:
@@ -213,6 +216,7 @@ class OpenAIChatModel:
             max_retries=max_retries,
             timeout=timeout,
         )
+        self._wire_tools = WireTools(openai_tool)
         self._clients = ClientPerLoop(build, given=client)
 
     @property
@@ -253,7 +257,7 @@ class OpenAIChatModel:
                     else "none"
                 )
         elif request.tools:
-            body["tools"] = to_openai_tools(request.tools)
+            body["tools"] = self._wire_tools(request.tools)
         body.update(self.request_options)
         return body
 

@@ -15,6 +15,7 @@ import attrs
 from statetools.errors import DefinitionError, StatetoolsError
 from statetools.tools.calling import Arguments, Context, failure, parse_arguments, to_result
 from statetools.tools.context import ToolCallContext
+from statetools.tools.definition import ToolDefinition
 from statetools.tools.docstrings import description_of
 from statetools.tools.result import ToolResult
 from statetools.tools.schema import InputSchema
@@ -87,7 +88,21 @@ def _metadata(value: ToolMetadata | Mapping[str, Any] | None) -> ToolMetadata:
 
 
 def _schema_copy(schema: Mapping[str, Any] | None) -> JsonSchema:
-    return InputSchema.empty() if schema is None else copy.deepcopy(dict(schema))
+    return InputSchema.empty() if schema is None else _json_copy(schema)
+
+
+def _json_copy(value: Any) -> Any:
+    """A copy of a JSON-like value: its mappings and lists are new, so the tool's schema
+    cannot change under it (several times faster than ``copy.deepcopy`` on schemas)."""
+    if isinstance(value, Mapping):
+        return {key: _json_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_copy(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_json_copy(item) for item in value)
+    if isinstance(value, str | int | float | bool | None):
+        return value
+    return copy.deepcopy(value)
 
 
 def _check_name(_instance: object, _attribute: object, value: Any) -> None:
@@ -134,6 +149,22 @@ class BaseTool(abc.ABC):
         default=None, converter=_schema_copy, hash=False, repr=False
     )
     metadata: ToolMetadata = attrs.field(default=None, converter=_metadata)
+    _definition: ToolDefinition | None = attrs.field(
+        init=False, default=None, eq=False, hash=False, repr=False
+    )
+
+    @property
+    def definition(self) -> ToolDefinition:
+        """What the model is shown of this tool, built on first use and kept.
+
+        >>> Tool.create("ping", "Ping the host.", lambda: "pong").definition.description
+        'Ping the host.'
+        """
+        built = self._definition
+        if built is None:
+            built = ToolDefinition(self.name, self.description, self.input_schema)
+            object.__setattr__(self, "_definition", built)
+        return built
 
     @abc.abstractmethod
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:

@@ -36,10 +36,27 @@ def make_validator(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
     Raises ``jsonschema.SchemaError`` when ``schema`` is not a valid JSON schema.
     """
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    error = jsonschema.exceptions.best_match(_meta_validator(cls).iter_errors(dict(schema)))
+    try:
+        text = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):  # not JSON-like at all: check it as it is
+        error = _first_schema_error(cls, schema)
+    else:
+        error = _schema_error(cls, text)
     if error is not None:
         raise jsonschema.SchemaError.create_from(error)
     return cls(schema)
+
+
+@functools.lru_cache(maxsize=4096)
+def _schema_error(cls: Any, text: str) -> ValidationError | None:
+    """The metaschema check of one schema's JSON text, done once per distinct schema
+    (catalogues repeat schemas; checking is the slow part of building a tool)."""
+    return _first_schema_error(cls, json.loads(text))
+
+
+def _first_schema_error(cls: Any, schema: Any) -> ValidationError | None:
+    errors = _meta_validator(cls).iter_errors(dict(schema))
+    return jsonschema.exceptions.best_match(errors)  # type: ignore[no-any-return]
 
 
 @functools.cache
