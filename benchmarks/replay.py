@@ -549,8 +549,11 @@ class Replay:
             budget = (len(turn) + 1) * (MAX_DISCLOSURE_DEPTH + 1)
             model = ScriptedModel([oracle.step] * budget)
             first = len(events)
-            loop = st.ToolLoop(
-                model, max_iterations=budget, listeners=(events.append, *self.listeners)
+            loop = st.ToolLoop(  # replays report what a design cannot do, turn by turn
+                model,
+                max_iterations=budget,
+                listeners=(events.append, *self.listeners),
+                check_design=False,
             )
             try:
                 result = await loop.arun(

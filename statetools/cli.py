@@ -25,13 +25,14 @@ from statetools.loop.events import (
 from statetools.loop.result import LoopResult
 from statetools.loop.toolloop import ToolLoop
 from statetools.models.base import Model
-from statetools.review.check import DEFAULT_TOKEN_BUDGET, check
+from statetools.review.check import DEFAULT_TOKEN_BUDGET
 from statetools.review.explore import DEFAULT_MAX_STATES, Progress, explore, flat_tools
 from statetools.review.findings import RULES
 from statetools.review.prefix import PathBreaks, prefix_breaks
 from statetools.review.render import FORMATS, render
 from statetools.review.tokens import tools_tokens
 from statetools.spec.design import Design, load_design
+from statetools.spec.preflight import design_refused
 from statetools.tools.tool import BaseTool
 
 PROVIDERS = ("openai", "anthropic")
@@ -88,8 +89,8 @@ def _clear_progress(stream: TextIO) -> None:
 def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     """Report the design's problems; exit 1 if any is an error."""
     design = _design(args.file)
-    report = check(
-        _graph(design),
+    _graph(design)  # a file without definitions is a usage error
+    report = design.check(
         disable=args.disable,
         token_budget=None if args.token_budget == 0 else args.token_budget,
         provider=args.provider,
@@ -211,6 +212,15 @@ def _model(spec: str, api_key: str | None) -> Model:
         raise
 
 
+def _preflight(design: Design) -> None:
+    """Refuse a design with check errors; print its warnings (to stderr)."""
+    report = design.check(token_budget=None)
+    for finding in report.warnings:
+        sys.stderr.write(f"warning: {finding}\n")
+    if report.errors:
+        raise design_refused(report, design.source)
+
+
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     """Run the design in a tool loop and print the transcript."""
     design = _design(args.file)
@@ -228,11 +238,14 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     prompt = args.prompt or design.prompt
     if not prompt:
         raise UsageError("no prompt", hint="add 'prompt:' to the file or pass --prompt TEXT")
+    if not args.no_check:
+        _preflight(design)
     transcript = Transcript(out)
     loop = ToolLoop(
         Watched(model, transcript, args.provider),
         system_prompt=design.system_prompt,
         max_iterations=args.max_iterations,
+        check_design=False,
     )
     out.write(f"user: {prompt}\n")
     error: StatetoolsError | None = None
@@ -356,6 +369,11 @@ def _parser() -> argparse.ArgumentParser:
         "--api-key",
         metavar="KEY",
         help="the provider's API key (default: OPENAI_API_KEY or ANTHROPIC_API_KEY)",
+    )
+    sub.add_argument(
+        "--no-check",
+        action="store_true",
+        help="run even if `statetools check` finds errors in the design",
     )
     sub.add_argument("--prompt", metavar="TEXT", help="the user's message (default: the file's)")
     sub.add_argument("--save-trace", metavar="PATH", help="write the run's trace as JSON")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, KeysView
+from collections.abc import Callable, Iterable, Iterator, KeysView
 from typing import Any
 
 import attrs
@@ -98,6 +98,8 @@ class DisclosureGraph:
         """Registered tools by name, in registration order."""
         self.machines: dict[str, StateMachineTool[Any]] = {}
         self.playbooks: dict[str, PlaybookTool] = {}
+        self.preflights: list[Callable[[DisclosureGraph], None]] = []
+        """The ``preflight`` callbacks of the definitions, each once, in order."""
         self.duplicates: list[str] = []
         """Names registered twice with different tools (the scheduler refuses these)."""
         self._transitions: dict[tuple[str, str, str], list[Transition]] = defaultdict(list)
@@ -234,6 +236,10 @@ class DisclosureGraph:
             case When():
                 self.when_tools.add(tool)
 
+    def _preflight(self, callback: Callable[[DisclosureGraph], None] | None) -> None:
+        if callback is not None and all(callback is not p for p in self.preflights):
+            self.preflights.append(callback)
+
     def add_tool(self, tool: BaseTool, owner: str | None = None) -> None:
         """Register a tool that is always available (within its owner)."""
         self._register(ToolEntry(tool, owner))
@@ -245,6 +251,7 @@ class DisclosureGraph:
         if facade is not None:
             self._edge(facade_node(facade), node, "contains")
         self.playbooks[playbook.name] = playbook
+        self._preflight(playbook.preflight)
         for entry in playbook.entries:
             self._register(ToolEntry(entry.tool, node, entry.condition, facade=facade))
         for rule in playbook.chaining:
@@ -278,6 +285,7 @@ class DisclosureGraph:
             )
         node = f"machine:{machine.name}"
         self.machines[machine.name] = machine
+        self._preflight(machine.preflight)
         self._node(
             node,
             "machine",

@@ -72,6 +72,9 @@ class StateMachineTool(Generic[E]):
     last: str | None = attrs.field(default=None, eq=False)
     """The tool added last (the builder's position; not part of equality)."""
     agent: AgentOptions = attrs.field(factory=AgentOptions)
+    preflight: Callable[[Any], None] | None = attrs.field(default=None, eq=False, repr=False)
+    """Called with the run's :class:`DisclosureGraph` before a ``ToolLoop`` run starts
+    (a definition loaded from YAML checks the design there); not part of equality."""
 
     def __attrs_post_init__(self) -> None:
         if not (isinstance(self.states, type) and issubclass(self.states, enum.Enum)):

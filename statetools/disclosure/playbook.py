@@ -116,6 +116,9 @@ class PlaybookTool:
     """The names of the tools in ``entries`` (kept to make adding a tool cheap)."""
     chaining: tuple[Chaining, ...] = ()
     """Tool chaining rules of the playbook (see :meth:`with_tool_chaining_from`)."""
+    preflight: Callable[[Any], None] | None = attrs.field(default=None, eq=False, repr=False)
+    """Called with the run's :class:`DisclosureGraph` before a ``ToolLoop`` run starts
+    (a definition loaded from YAML checks the design there); not part of equality."""
 
     def with_tools(self, *tools: Any) -> PlaybookTool:
         """Add tools that are available from the start."""

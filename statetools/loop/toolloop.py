@@ -115,6 +115,7 @@ class ToolLoop:
         id_factory: Callable[[], str] = lambda: uuid.uuid4().hex,
         chaining: Sequence[Chaining] = (),
         max_discovered_tools: int = DISCOVERY_LIMIT,
+        check_design: bool = True,
     ) -> None:
         if max_iterations < 1:
             raise StatetoolsError("max_iterations must be at least 1", path="ToolLoop")
@@ -135,6 +136,9 @@ class ToolLoop:
         self.id_factory = id_factory
         self.chaining = tuple(chaining)
         self.max_discovered_tools = max_discovered_tools
+        self.check_design = check_design
+        """Run the design checks that definitions ask for before a run starts
+        (definitions loaded from YAML refuse designs with ``check`` errors)."""
 
     def with_tool_chaining_from(
         self, source: type, predicate: Callable[[Any], bool] | None = None
@@ -225,6 +229,10 @@ class ToolLoop:
         run_context: ToolCallContext,
     ) -> LoopResult:
         run = Run(self, messages, tools, state, run_context)
+        if self.check_design:
+            graph = run.scheduler.graph
+            for preflight in graph.preflights:
+                preflight(graph)
         try:
             run.emit(
                 RunStarted(

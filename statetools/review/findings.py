@@ -89,6 +89,8 @@ class Finding:
     severity: Severity
     message: str
     path: str
+    source: str | None = None
+    """Where in a file, for designs read from one: ``design.yaml:12`` (None otherwise)."""
 
     @property
     def rule(self) -> str:
@@ -96,17 +98,21 @@ class Finding:
         return RULES_BY_CODE[self.code].name
 
     def to_dict(self) -> dict[str, str]:
-        """The finding as a JSON-ready dict."""
-        return {
+        """The finding as a JSON-ready dict (``source`` only when known)."""
+        data = {
             "code": self.code,
             "rule": self.rule,
             "severity": self.severity,
             "path": self.path,
             "message": self.message,
         }
+        if self.source is not None:
+            data["source"] = self.source
+        return data
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.code} {self.severity} [{self.rule}] {self.message}"
+        where = f"{self.source}: {self.path}" if self.source else self.path
+        return f"{where}: {self.code} {self.severity} [{self.rule}] {self.message}"
 
 
 def _order(finding: Finding) -> tuple[str, str, str]:

@@ -26,10 +26,15 @@ from typing import Any
 
 import attrs
 
+from statetools.disclosure.graph import disclosure_graph
+from statetools.disclosure.machine import StateMachineTool
+from statetools.disclosure.playbook import PlaybookTool
 from statetools.errors import SpecError, StatetoolsError
 from statetools.models.scripted import ScriptedModel, Step
+from statetools.review.findings import Report
 from statetools.spec.converter import ReadContext, converter, declared_states, reading
 from statetools.spec.forms import DOCUMENT_KEYS, Definition, DocumentForm
+from statetools.spec.preflight import DesignCheck, locations
 from statetools.spec.problems import RawProblem, problems_of, spec_error
 from statetools.spec.safeyaml import gc_paused
 from statetools.spec.source import SourceLike, read_source
@@ -64,6 +69,21 @@ class Design:
     source: str | None = None
     """The file it was read from (None for text and data)."""
     base_dir: Path = attrs.field(factory=Path.cwd, eq=False)
+    checker: DesignCheck | None = attrs.field(default=None, eq=False, repr=False)
+    """Runs ``check`` on the design and places findings in the file (see :meth:`check`)."""
+
+    def check(self, **options: Any) -> Report:
+        """:func:`~statetools.check` of the design's graph, each finding with the file and
+        line it is about (``options`` go to ``check``).
+
+        >>> tools = [{"tool": "s", "unlocked_by": "x"}]
+        >>> data = {"kind": "playbook", "name": "p", "description": "P", "tools": tools}
+        >>> print(load_design(data, tools=[Tool.create("s", "S", lambda: "")]).check().errors[0])
+        playbook:p/tool:s: ST001 error [unknown-reference] ...
+        """
+        checker = self.checker or DesignCheck(self.source, {})
+        items = self.definitions or self.catalogue
+        return checker.report(disclosure_graph(*items), **options)
 
     @property
     def tools(self) -> list[Any]:
@@ -128,6 +148,19 @@ def _raw_definitions(data: Any) -> list[tuple[tuple[str | int, ...], Any]]:
         if isinstance(items, list):
             return [(("definitions", index), item) for index, item in enumerate(items)]
     return []
+
+
+def _paths(data: Any) -> list[tuple[str | int, ...]]:
+    """The path of each definition, in the order they are built."""
+    return [path for path, _ in _raw_definitions(data)]
+
+
+def _with_preflight(definition: Definition, checker: DesignCheck) -> Definition:
+    """Playbooks and machines from a file check the design before a run (see
+    :class:`~statetools.spec.preflight.DesignCheck`)."""
+    if isinstance(definition, PlaybookTool | StateMachineTool):
+        return attrs.evolve(definition, preflight=checker)
+    return definition
 
 
 def _prescan(data: Any, context: ReadContext) -> list[RawProblem]:
@@ -217,8 +250,12 @@ def load_design(
             problems.append(RawProblem((), "the data is nested too deeply (or refers to itself)"))
     if problems:
         raise spec_error(problems, read.lines, source=read.name)
+    checker = DesignCheck(
+        read.name, locations(zip(_paths(read.data), definitions, strict=False), read.lines)
+    )
     return Design(
-        definitions=tuple(definitions),
+        definitions=tuple(_with_preflight(d, checker) for d in definitions),
+        checker=checker,
         catalogue=tuple(context.catalogue.values()),
         tools_from=tuple(document.tools_from),
         script=None if document.script is None else tuple(document.script),

@@ -55,13 +55,37 @@ def text_value(value: Any, _: Any = None) -> str:
 def _integer(value: Any, _: Any = None) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    raise Invalid(f"expected a whole number, got {describe_value(value)}")
+    if isinstance(value, str) and value.strip().isdigit():
+        hint = f"write the number without quotes: {value.strip()}"
+    else:
+        hint = "write a whole number, e.g. 10"
+    raise Invalid(f"expected a whole number, got {describe_value(value)}", hint=hint)
 
 
 def _boolean(value: Any, _: Any = None) -> bool:
     if isinstance(value, bool):
         return value
-    raise Invalid(f"expected true or false, got {describe_value(value)}")
+    raise Invalid(
+        f"expected true or false, got {describe_value(value)}",
+        hint="write true or false, without quotes",
+    )
+
+
+def _list_hint(value: Any) -> str:
+    """How to write ``value`` as the list YAML expected."""
+    if isinstance(value, str) and "\n" not in value and len(value) <= 40:
+        return f"write a list: [{value}]"
+    if isinstance(value, bool | int | float):
+        return f"write a list: [{describe_value(value)}]"
+    return "write a list: [a, b] or one '- item' per line"
+
+
+def _mapping_hint(value: Any) -> str | None:
+    """How to write ``value`` as the mapping YAML expected."""
+    if isinstance(value, list | tuple) and value and all(isinstance(v, str) for v in value):
+        keys = ", ".join(f"{v}: {{}}" for v in value[:3])
+        return f"write a mapping with one key per item: {{{keys}}}"
+    return "write 'key: value' pairs, one per line"
 
 
 def _is_homogenous_tuple(kind: Any) -> bool:
@@ -74,7 +98,7 @@ def list_factory(kind: Any, converter: cattrs.Converter) -> Callable[[Any, Any],
 
     def structure(value: Any, _: Any) -> Any:
         if not isinstance(value, list | tuple):
-            raise Invalid(f"expected a list, got {describe_value(value)}")
+            raise Invalid(f"expected a list, got {describe_value(value)}", hint=_list_hint(value))
         return inner(value, kind)
 
     return structure
@@ -89,7 +113,9 @@ def _dict_factory(kind: Any, converter: cattrs.Converter) -> Callable[[Any, Any]
 
     def structure(value: Any, _: Any) -> Any:
         if not isinstance(value, Mapping):
-            raise Invalid(f"expected a mapping, got {describe_value(value)}")
+            raise Invalid(
+                f"expected a mapping, got {describe_value(value)}", hint=_mapping_hint(value)
+            )
         return inner(value, kind)
 
     return structure
@@ -104,7 +130,9 @@ def form_factory(kind: Any, converter: cattrs.Converter) -> Callable[[Any, Any],
 
     def structure(value: Any, _: Any) -> Any:
         if not isinstance(value, Mapping):
-            raise Invalid(f"expected a mapping, got {describe_value(value)}")
+            raise Invalid(
+                f"expected a mapping, got {describe_value(value)}", hint=_mapping_hint(value)
+            )
         return inner(value, kind)
 
     return structure

@@ -1,0 +1,126 @@
+"""Designs read from files are checked before they run, and their findings name the file
+and line of what they are about.
+
+:func:`locations` maps the paths of :func:`~statetools.check` findings
+(``playbook:research/tool:analyze``, ``machine:order/state:DRAFT``) to the lines of the
+file; :class:`DesignCheck` is the ``preflight`` of every definition loaded from a file:
+a ``ToolLoop`` run calls it with the run's graph, and a design with ``check`` errors
+does not run.
+
+>>> from statetools.spec.design import load_design
+>>> search = Tool.create("search", "Search the web", lambda query: "found")
+>>> report = Tool.create("report", "Write the report", lambda: "done")
+>>> design = load_design('''
+... kind: playbook
+... name: research
+... description: Research a topic
+... tools:
+...   - search
+...   - tool: report
+...     unlocked_by: serach
+... ''', tools=[search, report])
+>>> print(design.check(disable={"ST010"}).findings[0])  # doctest: +ELLIPSIS
+line 7: playbook:research/tool:report: ST001 error [unknown-reference] ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from statetools.disclosure.graph import DisclosureGraph
+from statetools.disclosure.machine import StateMachineTool
+from statetools.disclosure.playbook import PlaybookTool
+from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.errors import SpecError
+from statetools.review.check import check
+from statetools.review.findings import Finding, Report
+from statetools.spec.problems import Path as SpecPath
+from statetools.spec.problems import line_of
+
+
+def locations(
+    definitions: Iterable[tuple[SpecPath, Any]], lines: Mapping[SpecPath, int]
+) -> dict[str, int]:
+    """Finding path (or its leading part) -> line, for definitions read at those paths."""
+    found: dict[str, int] = {}
+
+    def put(key: str, path: SpecPath) -> None:
+        line = line_of(path, lines)
+        if line is not None:
+            found.setdefault(key, line)
+
+    for path, definition in definitions:
+        if isinstance(definition, PlaybookTool):
+            key = f"playbook:{definition.name}"
+            put(key, path)
+            for index, entry in enumerate(definition.entries):
+                put(f"{key}/{_kind(entry.tool)}:{entry.tool.name}", (*path, "tools", index))
+        elif isinstance(definition, StateMachineTool):
+            key = f"machine:{definition.name}"
+            put(key, path)
+            for state in definition.state_names:
+                put(f"{key}/state:{state}", (*path, "states", state))
+            for tool in definition.tools:
+                states = definition.states_of(tool.name)
+                if tool.name in definition.global_tools or not states:
+                    put(f"{key}/{_kind(tool)}:{tool.name}", (*path, "global_tools"))
+                else:
+                    put(f"{key}/{_kind(tool)}:{tool.name}", (*path, "states", states[0]))
+        elif isinstance(definition, UnfoldingTool):
+            put(f"facade:{definition.name}", path)
+    return found
+
+
+def _kind(tool: Any) -> str:
+    return "facade" if isinstance(tool, UnfoldingTool) else "tool"
+
+
+@attrs.frozen(eq=False)
+class DesignCheck:
+    """The check a design read from ``source`` runs before it runs (its definitions'
+    ``preflight``), and the locator of its findings."""
+
+    source: str | None
+    """The file (None for text and data)."""
+    lines: Mapping[str, int]
+    """Finding path -> line (see :func:`locations`)."""
+
+    def locate(self, report: Report) -> Report:
+        """The report with each finding's ``source`` set to ``FILE:LINE`` where known."""
+        return Report(tuple(self._locate(f) for f in report.findings), report.disabled)
+
+    def _locate(self, finding: Finding) -> Finding:
+        parts = finding.path.split("/")
+        for end in range(len(parts), 0, -1):
+            line = self.lines.get("/".join(parts[:end]))
+            if line is not None:
+                where = f"{self.source}:{line}" if self.source else f"line {line}"
+                return attrs.evolve(finding, source=where)
+        return finding if self.source is None else attrs.evolve(finding, source=self.source)
+
+    def report(self, graph: DisclosureGraph, **options: Any) -> Report:
+        """``check(graph, **options)`` with located findings."""
+        return self.locate(check(graph, **options))
+
+    def __call__(self, graph: DisclosureGraph) -> None:
+        """Refuse to run a design with check errors (the token budget is not checked
+        here: it needs a full exploration, and a large design may still run)."""
+        report = self.report(graph, token_budget=None)
+        if report.errors:
+            raise design_refused(report, self.source)
+
+
+def design_refused(report: Report, source: str | None) -> SpecError:
+    """The error of a run refused because ``check`` found errors."""
+    count = len(report.errors)
+    listed = "\n".join(f"  {finding}" for finding in report.errors)
+    return SpecError(
+        f"the design has {count} check error{'' if count == 1 else 's'}; it does not run:\n"
+        f"{listed}\n",
+        path=source,
+        hint="fix them (statetools check FILE lists them all), or run anyway with "
+        "ToolLoop(..., check_design=False) or statetools run --no-check",
+    )
