@@ -161,7 +161,7 @@ class SpecError(StatetoolsError):
     ...     load_playbook("definitions: 3")
     ... except SpecError as error:
     ...     print(error.problems)
-    ('$.definitions (line 1): expected a list, got 3',)
+    ('$.definitions (line 1): expected a list, got 3 Hint: write a list: [3]',)
     """
 
     def __init__(
