@@ -33,6 +33,10 @@ def parse_output(text: str, output_type: Any) -> Any:
         data = json.loads(candidate)
     except json.JSONDecodeError as exc:
         raise OutputProblem(f"it is not valid JSON ({exc.msg} at position {exc.pos})") from exc
+    except ValueError as exc:  # an integer past Python's digit limit
+        raise OutputProblem("it holds a number too long to read") from exc
+    except RecursionError as exc:
+        raise OutputProblem("it is nested too deeply") from exc
     problems = argument_problems(make_validator(type_schema(output_type)), data, noun="field")
     if problems:
         raise OutputProblem("; ".join(problems))

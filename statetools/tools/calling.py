@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -44,12 +45,63 @@ def parse_arguments(name: str, arguments: Arguments) -> dict[str, Any] | str:
                 f"Invalid arguments for tool '{name}': not valid JSON ({exc.msg} at position "
                 f"{exc.pos}). Send the arguments as one JSON object."
             )
+        except ValueError:  # an integer past Python's digit limit
+            return _too_long_number(name)
+        except RecursionError:
+            return _too_deep(name)
     if not isinstance(value, Mapping):
         return (
             f"Invalid arguments for tool '{name}': expected a JSON object, got "
             f"{json_type_name(value)}. Send the arguments as one JSON object."
         )
-    return dict(value)
+    return _beyond_limits(name, value) or dict(value)
+
+
+MAX_ARGUMENT_DEPTH = 64
+"""How deeply a tool's arguments may nest (objects and arrays)."""
+
+
+def _max_digits() -> int:
+    return sys.get_int_max_str_digits() or 4300
+
+
+def _too_long_number(name: str) -> str:
+    return (
+        f"Invalid arguments for tool '{name}': a number is longer than {_max_digits()} "
+        "digits. Call it again with corrected arguments."
+    )
+
+
+def _too_deep(name: str) -> str:
+    return (
+        f"Invalid arguments for tool '{name}': nested more than {MAX_ARGUMENT_DEPTH} levels "
+        "deep. Call it again with corrected arguments."
+    )
+
+
+def _beyond_limits(name: str, arguments: Mapping[str, Any]) -> str | None:
+    """The error text when arguments nest too deeply or hold an integer too long to show.
+
+    Arguments that came as a dict (from a provider that decodes them, or from code)
+    are checked here; JSON text meets the same limits while it is decoded.
+    """
+    digits_bits = _max_digits() * 3.3219  # bits of the longest integer that can be shown
+    pending: list[tuple[Any, int]] = [(arguments, 1)]
+    budget = 1_000_000  # values looked at; data shared many times over (from code) stops here
+    while pending and budget:
+        budget -= 1
+        value, depth = pending.pop()
+        if isinstance(value, int) and not isinstance(value, bool):
+            if value.bit_length() > digits_bits:
+                return _too_long_number(name)
+            continue
+        if not isinstance(value, Mapping | list | tuple):
+            continue
+        if depth > MAX_ARGUMENT_DEPTH:  # also what a structure that contains itself reaches
+            return _too_deep(name)
+        items = value.values() if isinstance(value, Mapping) else value
+        pending.extend((item, depth + 1) for item in items)
+    return None
 
 
 def to_result(value: Any) -> ToolResult:
