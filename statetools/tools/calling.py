@@ -131,7 +131,10 @@ def failure(name: str, exc: BaseException) -> ToolResult:
     >>> failure("div", ZeroDivisionError("division by zero")).text
     "Tool 'div' failed: division by zero"
     """
-    message = str(exc).strip() or type(exc).__name__
+    try:
+        message = str(exc).strip() or type(exc).__name__
+    except Exception:  # an exception whose str() raises
+        message = type(exc).__name__
     if isinstance(exc, KeyError):
         message = f"KeyError {message}"
     logger.info("tool %r failed", name, exc_info=exc)
