@@ -43,7 +43,9 @@ class Param:
     """
 
     description: str
-    schema: Mapping[str, Any] = attrs.field(factory=dict, converter=_copy_mapping)
+    schema: Mapping[str, Any] = attrs.field(factory=dict, converter=_copy_mapping, hash=False)
+    """Hashed by description only, so types annotated with a Param stay hashable (cattrs
+    caches its hooks by type, and dataclass or attrs fields carry the Annotated type)."""
 
 
 def strip_annotated(annotation: Any) -> tuple[Any, Param | None]:
