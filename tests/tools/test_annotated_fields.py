@@ -53,8 +53,8 @@ def test_a_valid_call_runs() -> None:
 def test_an_invalid_call_is_refused_by_the_field_schema() -> None:
     result = TOOL.call({"query": {"text": "tides", "limit": 0}, "filters": []})
     assert result.text == (
-        "Invalid arguments for tool 'search': argument 'query.limit': 0 is less than the minimum of 1. "
-        "Call it again with corrected arguments."
+        "Invalid arguments for tool 'search': argument 'query.limit': 0 is less than "
+        "the minimum of 1. Call it again with corrected arguments."
     )
 
 
