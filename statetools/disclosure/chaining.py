@@ -24,7 +24,7 @@ from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context
 from statetools.tools.decorators import marked_methods
 from statetools.tools.result import ToolResult
-from statetools.tools.tool import Tool, ToolMetadata
+from statetools.tools.tool import Tool
 from statetools.tools.wrappers import WrapperTool
 
 ANY_KEY = "*"
@@ -104,7 +104,7 @@ class Chaining:
                 functools.partial(function, None),
                 name=spec.name or attribute,
                 description=spec.description,
-                metadata=ToolMetadata(return_direct=spec.return_direct, category=spec.category),
+                metadata=spec.metadata(),
             )
             note = f"Needs a {source.__name__} returned by another tool first; uses the latest one"
             tools.append(

@@ -46,6 +46,10 @@ class DisclosureState:
     facades that unfolded, in order, each with the arguments of its call as JSON (a
     resumed run unfolds them again; a selectable facade's selector runs again).
     Chained instances and discovered tools are objects of the run and are not kept.
+    Two counters of the tool loop travel along, so a resumed run ends where the
+    unbroken one would: ``unknown_calls_in_a_row`` (calls of names that are no tool,
+    since the last call of a real one) and ``output_corrected`` (the model was already
+    told once that its final answer did not fit ``output_type``).
 
     >>> state = DisclosureState(call_counts={"search": 1}, iteration=2)
     >>> DisclosureState.from_json(state.to_json()) == state
@@ -60,6 +64,8 @@ class DisclosureState:
     removed: tuple[str, ...] = attrs.field(default=(), converter=_sorted)
     iteration: int = 0
     unfolds: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=_pairs)
+    unknown_calls_in_a_row: int = 0
+    output_corrected: bool = False
 
     def to_json(self) -> str:
         """The state as JSON text."""

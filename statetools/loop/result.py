@@ -21,12 +21,18 @@ class LoopResult:
     ``output``: the final answer (text, or a value of ``output_type``); ``messages``: the
     whole conversation; ``iterations``: model calls made; ``usage``: tokens summed over
     them; ``trace``: the run's events; ``state``: the disclosure state, from which a run
-    can resume.
+    can resume; ``outcome``: how the run ended (``answer``, ``return_direct``,
+    ``final_state``, ``refusal``, ``cancelled``, ``interrupted``, or the name of the
+    error that ended it), as in the last ``RunFinished`` event; ``stop_reason``: the
+    stop reason of the last model response (``end_turn``, ``tool_use``, ``max_tokens``,
+    ``refusal``, ``other``; None before any).
 
     >>> from statetools.models import ScriptedModel
     >>> result = ToolLoop(ScriptedModel(["Hello!"])).run("Hi")
     >>> result.output, result.iterations, [message.role for message in result.messages]
     ('Hello!', 1, ['user', 'assistant'])
+    >>> result.outcome, result.stop_reason
+    ('answer', 'end_turn')
     """
 
     output: Any
@@ -35,3 +41,5 @@ class LoopResult:
     usage: Usage
     trace: Trace = attrs.field(repr=lambda t: f"<{len(t.events)} events>")
     state: DisclosureState = attrs.field(repr=False)
+    outcome: str = "answer"
+    stop_reason: str | None = None

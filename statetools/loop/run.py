@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+import attrs
 
 from statetools.disclosure.scheduler import Changes, Injected, Scheduler
 from statetools.disclosure.state import DisclosureState
@@ -35,6 +38,8 @@ if TYPE_CHECKING:
 
 NOT_RUN = "No result: the run stopped before this call was answered."
 """The answer given to tool calls left over when a run ends with an error."""
+
+logger = logging.getLogger("statetools.loop")
 
 
 def unknown_tool_message(name: str, available: Sequence[str]) -> str:
@@ -85,9 +90,17 @@ class Run:
         self.events: list[Event] = []
         self.usage = Usage()
         self.iterations = state.iteration if state is not None else 0
-        self.misses = 0
+        self.misses = state.unknown_calls_in_a_row if state is not None else 0
+        """Calls in a row of names that are no tool."""
+        self.output_corrected = state.output_corrected if state is not None else False
+        self.stop_reason: str | None = None
+        """The stop reason of the latest model response."""
+        self.ended: LoopResult | None = None
+        """The result this run ended with."""
         self.conversation = 0
         self.conversation_tools: tuple[ToolDefinition, ...] | None = None
+        if state is not None:  # the loop's own counters are kept here, not in the scheduler
+            state = attrs.evolve(state, unknown_calls_in_a_row=0, output_corrected=False)
         self.scheduler = Scheduler.for_items(
             (*tools, *loop.chaining) if loop.chaining else tools,
             state,
@@ -124,36 +137,71 @@ class Run:
             for event in injection_events(self.iterations, injected):
                 self.emit(event)
 
-    def result(self, output: Any) -> LoopResult:
+    def result(self, output: Any, outcome: str) -> LoopResult:
+        """The run so far as a LoopResult (also kept as the loop's ``last_result``)."""
         self.scheduler.iteration = self.iterations
-        return LoopResult(
+        state = attrs.evolve(
+            self.scheduler.snapshot(),
+            unknown_calls_in_a_row=self.misses,
+            output_corrected=self.output_corrected,
+        )
+        result = LoopResult(
             output=output,
             messages=tuple(self.messages),
             iterations=self.iterations,
             usage=self.usage,
             trace=Trace(tuple(self.events)),
-            state=self.scheduler.snapshot(),
+            state=state,
+            outcome=outcome,
+            stop_reason=self.stop_reason,
         )
+        self.ended = self.loop.last_result = result
+        return result
 
     def finish(self, output: Any, outcome: str) -> LoopResult:
         self.emit(RunFinished(self.loop.clock(), self.iterations, outcome))
-        return self.result(output)
+        return self.result(output, outcome)
 
-    def fail(self, error: RunError) -> RunError:
-        """Attach the run so far to ``error``; answer calls the run did not get to.
-
-        Listeners are not called any more: one of them may be what failed.
-        """
+    def _answer_open_calls(self, report: bool) -> None:
+        """Answer the calls of the latest response that have no answer yet."""
         for message in reversed(self.messages):
             if isinstance(message, AssistantMessage):
                 answered = {m.tool_call_id for m in self.messages if isinstance(m, ToolMessage)}
                 for call in message.tool_calls:
                     if call.id not in answered:
                         self.messages.append(ToolMessage(call.id, call.name, NOT_RUN, True))
-                        self.events.append(
-                            ToolAnswered(self.iterations, call.id, call.name, NOT_RUN, True)
-                        )
+                        event = ToolAnswered(self.iterations, call.id, call.name, NOT_RUN, True)
+                        self._record(event, report)
                 break
-        self.events.append(RunFinished(self.loop.clock(), self.iterations, type(error).__name__))
-        error.result = self.result(None)
+
+    def _record(self, event: Event, report: bool) -> None:
+        """Keep ``event`` in the trace; tell the listeners too if ``report``, but let no
+        listener's failure hide the exception that is ending the run."""
+        self.events.append(event)
+        if not report:
+            return
+        for listener in (self.stream, *self.loop.listeners):
+            if listener is None:
+                continue
+            try:
+                listener(event)
+            except Exception:
+                logger.exception("a listener failed while the run was being stopped")
+
+    def fail(self, error: RunError) -> RunError:
+        """Attach the run so far to ``error``; answer calls the run did not get to.
+
+        Listeners are not called any more: one of them may be what failed.
+        """
+        self._answer_open_calls(report=False)
+        outcome = type(error).__name__
+        self.events.append(RunFinished(self.loop.clock(), self.iterations, outcome))
+        error.result = self.result(None, outcome)
         return error
+
+    def stop(self, exc: BaseException, outcome: str) -> None:
+        """The run is being cancelled or interrupted by ``exc``: answer the open calls,
+        tell the listeners, and attach the run so far to ``exc`` as ``exc.result``."""
+        self._answer_open_calls(report=True)
+        self._record(RunFinished(self.loop.clock(), self.iterations, outcome), report=True)
+        exc.result = self.result(None, outcome)  # type: ignore[attr-defined]

@@ -10,13 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from statetools.disclosure.chaining import Chaining
-from statetools.disclosure.scheduler import (
-    DISCOVERY_LIMIT,
-    Blocked,
-    Changes,
-    Injected,
-    Visibility,
-)
+from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Visibility
 from statetools.disclosure.state import DisclosureState
 from statetools.errors import (
     MaxIterationsExceeded,
@@ -28,35 +22,26 @@ from statetools.errors import (
     StatetoolsError,
     ToolNotFoundError,
 )
+from statetools.loop.boundary import clean_message
+from statetools.loop.calls import answer, cut_off_message, execute, refused_message
 from statetools.loop.events import (
-    CallBlocked,
     ConversationRestarted,
     IterationStarted,
     Listener,
     ModelResponded,
     OutputRejected,
     RunStarted,
-    ToolAnswered,
-    ToolCalled,
-    ToolNotFound,
 )
-from statetools.loop.messages import (
-    Message,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    UserMessage,
-)
+from statetools.loop.messages import AssistantMessage, Message, SystemMessage, UserMessage
 from statetools.loop.output import OutputProblem, correction_message, parse_output
 from statetools.loop.result import LoopResult
-from statetools.loop.run import Run, injection_events, unknown_tool_message
-from statetools.loop.strategies import InjectionContext, ToolInjectionStrategy, chain
+from statetools.loop.run import Run
+from statetools.loop.strategies import ToolInjectionStrategy, chain
 from statetools.loop.streaming import IterationSink, RunStream, ask_model
 from statetools.models.base import Model, ModelRequest, ModelResponse, ToolDefinition
-from statetools.tools.calling import failure
 from statetools.tools.context import RUN_ID_KEY, RunEnd, ToolCallContext
 from statetools.tools.result import ToolResult
-from statetools.tools.tool import BaseTool
+from statetools.tools.tool import check_timeout
 
 MAX_MISSES_IN_A_ROW = 3
 MAX_RESTARTS = 10
@@ -116,6 +101,7 @@ class ToolLoop:
         chaining: Sequence[Chaining] = (),
         max_discovered_tools: int = DISCOVERY_LIMIT,
         check_design: bool = True,
+        tool_timeout: float | None = None,
     ) -> None:
         if max_iterations < 1:
             raise StatetoolsError("max_iterations must be at least 1", path="ToolLoop")
@@ -139,6 +125,10 @@ class ToolLoop:
         self.check_design = check_design
         """Run the design checks that definitions ask for before a run starts
         (definitions loaded from YAML refuse designs with ``check`` errors)."""
+        self.tool_timeout = check_timeout(tool_timeout, "ToolLoop(tool_timeout=...)")
+        self.last_result: LoopResult | None = None
+        """The result of the latest run of this loop that ended, however it ended
+        (with concurrent runs: whichever ended last)."""
 
     def with_tool_chaining_from(
         self, source: type, predicate: Callable[[Any], bool] | None = None
@@ -174,15 +164,22 @@ class ToolLoop:
         context: Mapping[str, Any] | None = None,
         state: DisclosureState | None = None,
     ) -> LoopResult:
-        """Run to the final answer (synchronously). See :meth:`arun`."""
+        """Run to the final answer (synchronously). See :meth:`arun`.
+
+        Ctrl-C cancels the run (asyncio's own handling); ``run`` then raises
+        ``KeyboardInterrupt`` carrying the run so far as ``.result``.
+        """
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(
-                self.arun(
-                    prompt, tools=tools, output_type=output_type, context=context, state=state
-                )
-            )
+            ended: list[LoopResult] = []
+            coroutine = self._arun(prompt, tools, output_type, context, state, ended)
+            try:
+                return asyncio.run(coroutine)
+            except KeyboardInterrupt as interrupt:
+                if ended and getattr(interrupt, "result", None) is None:
+                    interrupt.result = ended[-1]  # type: ignore[attr-defined]
+                raise
         raise StatetoolsError(
             "ToolLoop.run() was called inside a running event loop",
             path="ToolLoop.run",
@@ -207,7 +204,24 @@ class ToolLoop:
 
         Raises :class:`MaxIterationsExceeded`, :class:`ToolNotFoundError`,
         :class:`OutputValidationError` or :class:`ProviderError`; each carries ``.result``.
+
+        When the task running ``arun`` is cancelled, or a handler or the model raises
+        ``KeyboardInterrupt`` or ``SystemExit``, every open tool call is answered, the
+        listeners get ``RunFinished`` with outcome ``cancelled`` (or ``interrupted``),
+        and that very exception is raised again carrying the run so far as ``.result``
+        (also kept as ``loop.last_result``).
         """
+        return await self._arun(prompt, tools, output_type, context, state, None)
+
+    async def _arun(
+        self,
+        prompt: str | Sequence[Message],
+        tools: Sequence[Any],
+        output_type: Any,
+        context: Mapping[str, Any] | None,
+        state: DisclosureState | None,
+        ended: list[LoopResult] | None,
+    ) -> LoopResult:
         messages = self._initial_messages(prompt)
         run_end = RunEnd()
         run_context = (
@@ -216,17 +230,18 @@ class ToolLoop:
             .with_run_end(run_end)
         )
         try:
-            return await self._arun(messages, tools, output_type, state, run_context)
+            return await self._run(messages, tools, output_type, state, run_context, ended)
         finally:
             await run_end.aclose()
 
-    async def _arun(
+    async def _run(
         self,
         messages: list[Message],
         tools: Sequence[Any],
         output_type: Any,
         state: DisclosureState | None,
         run_context: ToolCallContext,
+        ended: list[LoopResult] | None,
     ) -> LoopResult:
         run = Run(self, messages, tools, state, run_context)
         if self.check_design:
@@ -251,6 +266,15 @@ class ToolLoop:
                 hint="the exception is the __cause__; its traceback shows the failing code",
             )
             raise run.fail(aborted) from exc
+        except asyncio.CancelledError as cancelled:
+            run.stop(cancelled, "cancelled")
+            raise
+        except (KeyboardInterrupt, SystemExit) as interrupt:
+            run.stop(interrupt, "interrupted")
+            raise
+        finally:
+            if ended is not None and run.ended is not None:
+                ended.append(run.ended)
 
     def stream(self, prompt: str | Sequence[Message], **options: Any) -> RunStream:
         """Run as :meth:`arun` does (same ``options``), as an async iterable of events.
@@ -282,10 +306,9 @@ class ToolLoop:
         messages: list[Message] = [UserMessage(prompt)] if isinstance(prompt, str) else list(prompt)
         if self.system_prompt and not any(isinstance(m, SystemMessage) for m in messages):
             messages.insert(0, SystemMessage(self.system_prompt))
-        return messages
+        return [clean_message(message) for message in messages]
 
     async def _drive(self, run: Run, output_type: Any) -> LoopResult:
-        output_corrected = False
         first = run.iterations
         while run.iterations - first < self.max_iterations:
             run.emit_changes(run.scheduler.begin_turn())
@@ -308,7 +331,9 @@ class ToolLoop:
                 ) from exc
             run.iterations += 1
             run.usage += response.usage
-            message = response.message
+            run.stop_reason = response.stop_reason
+            message = clean_message(response.message)
+            assert isinstance(message, AssistantMessage)
             run.messages.append(message)
             run.emit(
                 ModelResponded(
@@ -318,18 +343,27 @@ class ToolLoop:
                     response.stop_reason,
                 )
             )
+            if response.stop_reason == "refusal":
+                for call in message.tool_calls:
+                    answer(run, call, refused_message(call.name), True)
+                plain = output_type is None or output_type is str
+                return run.finish(message.content if plain else None, "refusal")
+            if response.stop_reason == "max_tokens" and message.tool_calls:
+                for call in message.tool_calls:  # its arguments may be cut off too
+                    answer(run, call, cut_off_message(call.name), True)
+                continue
             if not message.tool_calls:
                 try:
                     output = parse_output(message.content, output_type)
                 except OutputProblem as problem:
-                    if output_corrected:
+                    if run.output_corrected:
                         raise OutputValidationError(
                             f"the final answer is not a valid "
                             f"{getattr(output_type, '__name__', output_type)}: {problem}",
                             path="output",
                             hint="make the type easier to produce, or say more in the prompt",
                         ) from None
-                    output_corrected = True
+                    run.output_corrected = True
                     text = correction_message(problem, output_type)
                     run.emit(OutputRejected(run.iterations, text))
                     run.messages.append(UserMessage(text))
@@ -338,7 +372,7 @@ class ToolLoop:
             direct: ToolResult | None = None
             final: ToolResult | None = None
             for call in message.tool_calls:
-                result, tool, changes = await self._execute(run, call)
+                result, tool, changes = await execute(run, call)
                 if tool is not None and tool.metadata.return_direct and not result.is_error:
                     direct = direct or result
                 if self.end_on_final_state and changes.final_reached:
@@ -381,82 +415,3 @@ class ToolLoop:
                 run.iterations + 1, run.conversation, tuple(d.name for d in definitions)
             )
         )
-
-    async def _execute(
-        self, run: Run, call: ToolCall
-    ) -> tuple[ToolResult, BaseTool | None, Changes]:
-        """Run one call and append exactly one tool message answering it.
-
-        Returns the tool's own result (without the announcement line, which only the
-        tool message carries), the tool that ran (None if none did) and the changes.
-        """
-        resolved = run.scheduler.resolve(call.name)
-        tool: BaseTool | None = None
-        changes = Changes()
-        if resolved is None:
-            run.misses += 1
-            names = [t.name for t in run.scheduler.visible()]
-            result = ToolResult.error(unknown_tool_message(call.name, names))
-            run.emit(ToolNotFound(run.iterations, call.id, call.name))
-        elif isinstance(resolved, Blocked):
-            run.misses = 0
-            result = ToolResult.error(resolved.reason)
-            run.emit(CallBlocked(run.iterations, call.id, call.name, resolved.reason))
-        else:
-            run.misses = 0
-            tool = resolved
-            started = self.clock()
-            if call.invalid_arguments is not None:
-                result = ToolResult.error(call.invalid_arguments)
-            else:
-                try:
-                    result = await tool.acall(call.arguments, run.context)
-                except Exception as exc:  # a BaseTool subclass that raised
-                    result = failure(call.name, exc)
-            run.emit(
-                ToolCalled(
-                    run.iterations,
-                    call.id,
-                    call.name,
-                    dict(call.arguments),
-                    result.kind,
-                    self.clock() - started,
-                )
-            )
-            changes = run.scheduler.record(call, result)
-            run.emit_changes(changes)
-            self._apply_strategies(run, call, result)
-        text = result.text
-        if changes.announcement:
-            text = f"{text}\n{changes.announcement}"
-        run.messages.append(ToolMessage(call.id, call.name, text, result.is_error))
-        run.emit(ToolAnswered(run.iterations, call.id, call.name, text, result.is_error))
-        if run.catalogue is not None:
-            run.catalogue.after_call(call.id, [t.name for t in run.scheduler.visible()])
-        return result, tool, changes
-
-    def _apply_strategies(self, run: Run, call: ToolCall, result: ToolResult) -> None:
-        if self.strategy is None:
-            return
-        injection = self.strategy.evaluate(
-            InjectionContext(
-                messages=tuple(run.messages),
-                tools=run.scheduler.shown().tools,
-                call=call,
-                result=result,
-                iteration=run.iterations,
-                blackboard=run.blackboard,
-            )
-        )
-        if not injection:
-            return
-        removed = run.scheduler.remove(injection.remove)
-        added, skipped = run.scheduler.add(injection.add)
-        injected = Injected(
-            type(self.strategy).__name__,
-            added=tuple(added),
-            removed=tuple(removed),
-            skipped=tuple(skipped),
-        )
-        for event in injection_events(run.iterations, injected):
-            run.emit(event)

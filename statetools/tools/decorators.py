@@ -10,7 +10,7 @@ import attrs
 
 from statetools.errors import DefinitionError
 from statetools.tools.docstrings import description_of
-from statetools.tools.tool import BaseTool, Tool, check_tool_name
+from statetools.tools.tool import BaseTool, Tool, ToolMetadata, check_timeout, check_tool_name
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -25,6 +25,17 @@ class LlmToolSpec:
     name: str | None = None
     category: str | None = None
     return_direct: bool = False
+    timeout: float | None = None
+    on_loop_thread: bool = False
+
+    def metadata(self) -> ToolMetadata:
+        """The metadata of the tools made from the marked function."""
+        return ToolMetadata(
+            return_direct=self.return_direct,
+            category=self.category,
+            timeout=self.timeout,
+            on_loop_thread=self.on_loop_thread,
+        )
 
 
 @overload
@@ -38,6 +49,8 @@ def llm_tool(
     name: str | None = None,
     category: str | None = None,
     return_direct: bool = False,
+    timeout: float | None = None,
+    on_loop_thread: bool = False,
 ) -> Callable[[F], F]: ...
 
 
@@ -47,13 +60,16 @@ def llm_tool(
     name: str | None = None,
     category: str | None = None,
     return_direct: bool = False,
+    timeout: float | None = None,
+    on_loop_thread: bool = False,
 ) -> Any:
     """Mark a function, method or staticmethod as a tool; it stays callable as before.
 
     Without a description the docstring's first paragraph is used; bare ``@llm_tool``
     works too. Pass marked functions straight to ``tools=[...]`` (they become tools
     there), convert them with :func:`as_tool`, or use :func:`tools_from_instance` for
-    the methods of an object.
+    the methods of an object. ``timeout`` and ``on_loop_thread`` go into the tool's
+    :class:`~statetools.ToolMetadata`.
 
     >>> @llm_tool("Add two numbers", category="math")
     ... def add(a: int, b: int) -> int:
@@ -65,7 +81,10 @@ def llm_tool(
         return llm_tool()(description)
     if name is not None:
         check_tool_name(name)
-    spec = LlmToolSpec(description, name, category, return_direct)
+    where = f"tool '{name}'" if name else "@llm_tool"
+    spec = LlmToolSpec(
+        description, name, category, return_direct, check_timeout(timeout, where), on_loop_thread
+    )
 
     def mark(fn: F) -> F:
         target = fn.__func__ if isinstance(fn, staticmethod | classmethod) else fn

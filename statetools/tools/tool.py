@@ -31,6 +31,7 @@ __all__ = [
     "TOOL_NAME_PATTERN",
     "Tool",
     "ToolMetadata",
+    "check_timeout",
     "check_tool_name",
     "failure",
     "parse_arguments",
@@ -58,19 +59,49 @@ def check_tool_name(name: object) -> str:
     return name
 
 
+def check_timeout(value: object, where: str) -> float | None:
+    """``value`` if it is a usable timeout in seconds (or None), else DefinitionError.
+
+    >>> check_timeout(2, "tool 'slow'")
+    2.0
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise DefinitionError(
+            f"invalid timeout {value!r}",
+            path=where,
+            hint="give the timeout in seconds, a number greater than 0 (or none)",
+        )
+    return float(value)
+
+
+def _timeout(value: Any) -> float | None:
+    return check_timeout(value, "metadata.timeout")
+
+
 @attrs.frozen
 class ToolMetadata:
     """Facts about a tool that the model is not shown.
 
     ``return_direct``: the run ends with this tool's result as its output.
     ``category``: groups tools, e.g. for by-category facades.
+    ``timeout``: seconds a call may take in a :class:`~statetools.ToolLoop` before it is
+    answered as timed out (overrides the loop's ``tool_timeout``; ``None``: the loop's).
+    ``on_loop_thread``: run a synchronous handler on the event loop's own thread
+    instead of a worker thread (for handlers that use the running loop or
+    thread-bound objects; such a call blocks every other run on that loop).
 
     >>> ToolMetadata(category="read").return_direct
     False
+    >>> ToolMetadata(timeout=1.5).timeout
+    1.5
     """
 
     return_direct: bool = False
     category: str | None = None
+    timeout: float | None = attrs.field(default=None, converter=_timeout)
+    on_loop_thread: bool = False
 
 
 def _metadata(value: ToolMetadata | Mapping[str, Any] | None) -> ToolMetadata:
@@ -78,11 +109,11 @@ def _metadata(value: ToolMetadata | Mapping[str, Any] | None) -> ToolMetadata:
         return ToolMetadata()
     if isinstance(value, ToolMetadata):
         return value
-    unknown = set(value) - {"return_direct", "category"}
+    unknown = set(value) - {"return_direct", "category", "timeout", "on_loop_thread"}
     if unknown:
         raise DefinitionError(
             f"unknown metadata keys: {', '.join(sorted(unknown))}",
-            hint="metadata takes return_direct and category",
+            hint="metadata takes return_direct, category, timeout and on_loop_thread",
         )
     return ToolMetadata(**value)
 
@@ -306,7 +337,7 @@ class Tool(BaseTool):
             name = name or spec.name
             description = description if description is not None else spec.description
             if metadata is None:
-                metadata = ToolMetadata(return_direct=spec.return_direct, category=spec.category)
+                metadata = spec.metadata()
         tool_name = name or getattr(fn, "__name__", None)
         if tool_name is None:
             raise DefinitionError(
@@ -354,14 +385,19 @@ class Tool(BaseTool):
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
         """Validate ``arguments``, convert them, run the handler and wrap what it returns.
 
-        Problems with the arguments and exceptions from the handler become error results
+        A synchronous handler runs in a worker thread (``asyncio.to_thread``), so it
+        never blocks the event loop; ``metadata.on_loop_thread`` keeps it on the loop's
+        thread. Problems with the arguments and exceptions from the handler become error results
         the model can act on; this method never raises for them.
         """
         kwargs = self._prepare(arguments, context)
         if isinstance(kwargs, ToolResult):
             return kwargs
         try:
-            value = self.handler(**kwargs)
+            if self.metadata.on_loop_thread or inspect.iscoroutinefunction(self.handler):
+                value = self.handler(**kwargs)
+            else:  # a synchronous handler must not block the event loop
+                value = await asyncio.to_thread(self.handler, **kwargs)
         except Exception as exc:
             return failure(self.name, exc)
         return await self._finish(value) if inspect.isawaitable(value) else to_result(value)

@@ -152,7 +152,8 @@ def test_metadata_from_object_or_mapping() -> None:
     with pytest.raises(st.DefinitionError) as caught:
         st.Tool.create("t", "T", lambda: "", metadata={"direct": True})
     assert str(caught.value) == (
-        "unknown metadata keys: direct Hint: metadata takes return_direct and category"
+        "unknown metadata keys: direct Hint: metadata takes return_direct, category, timeout "
+        "and on_loop_thread"
     )
 
 

@@ -1,0 +1,180 @@
+"""Cancellation, Ctrl-C and SystemExit keep the run: every call answered, listeners told,
+the run so far on the exception (and on ``loop.last_result``), the exception raised again."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+import statetools as st
+from statetools.loop.events import RunFinished, ToolAnswered
+from statetools.models import ModelCapabilities, ModelRequest, ModelResponse, ScriptedModel
+
+NOT_RUN = "No result: the run stopped before this call was answered."
+
+
+def echo(text: str) -> str:
+    """Echo the text."""
+    return text
+
+
+ECHO = st.Tool.from_function(echo)
+
+
+def raising(exc: BaseException, *, on_loop_thread: bool = False) -> st.Tool:
+    def stop() -> str:
+        raise exc
+
+    return st.Tool.create(
+        "stop", "Stop everything.", stop, metadata={"on_loop_thread": on_loop_thread}
+    )
+
+
+def answered(events: list[st.Event]) -> list[tuple[str, str, bool]]:
+    return [(e.call_id, e.text, e.is_error) for e in events if isinstance(e, ToolAnswered)]
+
+
+def test_cancelling_the_task_during_a_tool_call_keeps_the_run() -> None:
+    events: list[st.Event] = []
+    started = asyncio.Event()
+
+    async def wait() -> str:
+        """Wait for a long time."""
+        started.set()
+        await asyncio.sleep(60)
+        return "never"
+
+    model = ScriptedModel([[("echo", {"text": "a"}), ("wait", {}), ("echo", {"text": "b"})]])
+    loop = st.ToolLoop(model, listeners=[events.append])
+
+    async def main() -> asyncio.CancelledError:
+        task = asyncio.create_task(loop.arun("go", tools=[ECHO, st.Tool.from_function(wait)]))
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError) as caught:
+            await task
+        assert task.cancelled()
+        return caught.value
+
+    cancelled = asyncio.run(main())
+
+    result = cancelled.result  # type: ignore[attr-defined]
+    assert result is loop.last_result
+    assert result.outcome == "cancelled"
+    assert result.messages[2:] == (
+        st.ToolMessage("call_1", "echo", "a"),
+        st.ToolMessage("call_2", "wait", NOT_RUN, True),
+        st.ToolMessage("call_3", "echo", NOT_RUN, True),
+    )
+    assert answered(events) == [
+        ("call_1", "a", False),
+        ("call_2", NOT_RUN, True),
+        ("call_3", NOT_RUN, True),
+    ]
+    assert isinstance(events[-1], RunFinished)
+    assert (events[-1].iterations, events[-1].outcome) == (1, "cancelled")
+    assert list(result.trace) == events
+
+
+class Hanging:
+    """A model whose request never returns."""
+
+    capabilities = ModelCapabilities()
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        self.started.set()
+        await asyncio.sleep(60)
+        raise AssertionError("unreachable")
+
+
+def test_cancelling_during_the_model_request_keeps_the_history_and_can_be_awaited_as_usual() -> (
+    None
+):
+    model = Hanging()
+    loop = st.ToolLoop(model)
+
+    async def main() -> Any:
+        task = asyncio.create_task(loop.arun("go"))
+        await model.started.wait()
+        task.cancel("user stopped")
+        await asyncio.wait([task])
+        return task
+
+    task = asyncio.run(main())
+    assert task.cancelled()
+    assert loop.last_result is not None
+    assert loop.last_result.messages == (st.UserMessage("go"),)
+    assert loop.last_result.outcome == "cancelled"
+    assert loop.last_result.trace[-1].outcome == "cancelled"
+
+
+@pytest.mark.parametrize("on_loop_thread", [False, True])
+@pytest.mark.parametrize("exc_type", [KeyboardInterrupt, SystemExit])
+def test_keyboard_interrupt_or_system_exit_from_a_handler_is_raised_with_the_run(
+    exc_type: type[BaseException], on_loop_thread: bool
+) -> None:
+    events: list[st.Event] = []
+    original = exc_type(3)
+    model = ScriptedModel([[("echo", {"text": "a"}), ("stop", {}), ("echo", {"text": "b"})]])
+    loop = st.ToolLoop(model, listeners=[events.append])
+
+    with pytest.raises(exc_type) as caught:
+        loop.run("go", tools=[ECHO, raising(original, on_loop_thread=on_loop_thread)])
+
+    assert caught.value is original
+    result = caught.value.result  # type: ignore[attr-defined]
+    assert result is loop.last_result
+    assert (result.outcome, result.output, result.iterations) == ("interrupted", None, 1)
+    assert answered(events) == [
+        ("call_1", "a", False),
+        ("call_2", NOT_RUN, True),
+        ("call_3", NOT_RUN, True),
+    ]
+    assert isinstance(events[-1], RunFinished)
+    assert events[-1].outcome == "interrupted"
+
+
+class Interrupted:
+    capabilities = ModelCapabilities()
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        raise KeyboardInterrupt
+
+
+def test_keyboard_interrupt_from_the_model_is_raised_with_the_run() -> None:
+    events: list[st.Event] = []
+    loop = st.ToolLoop(Interrupted(), listeners=[events.append])
+    with pytest.raises(KeyboardInterrupt) as caught:
+        loop.run("go")
+    result = caught.value.result  # type: ignore[attr-defined]
+    assert result.messages == (st.UserMessage("go"),)
+    assert [e.type for e in events] == ["run_started", "iteration_started", "run_finished"]
+    assert result.trace.to_json()[-1]["outcome"] == "interrupted"
+
+
+def test_a_listener_failing_while_the_run_is_cancelled_does_not_hide_the_cancellation() -> None:
+    def listener(event: st.Event) -> None:
+        if event.type == "run_finished":
+            raise ValueError("listener bug")
+
+    loop = st.ToolLoop(Interrupted(), listeners=[listener])
+    with pytest.raises(KeyboardInterrupt):
+        loop.run("go")
+    assert loop.last_result is not None
+    assert loop.last_result.outcome == "interrupted"
+
+
+def test_errors_that_end_a_run_also_set_last_result_and_outcome() -> None:
+    loop = st.ToolLoop(ScriptedModel([("echo", {"text": "a"})] * 2), max_iterations=1)
+    with pytest.raises(st.MaxIterationsExceeded) as caught:
+        loop.run("go", tools=[ECHO])
+    assert caught.value.result is loop.last_result
+    assert loop.last_result is not None
+    assert loop.last_result.outcome == "MaxIterationsExceeded"
+    fine = st.ToolLoop(ScriptedModel(["Hi."]))
+    assert fine.run("go") is fine.last_result
