@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import threading
+import weakref
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from functools import partial
 from types import ModuleType
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -166,11 +169,14 @@ class Closable(Protocol):
         ...
 
 
-async def _close_at_shutdown(client: Closable) -> AsyncGenerator[None, None]:
+async def _close_at_shutdown(
+    client: Closable, forget: Callable[[], None]
+) -> AsyncGenerator[None, None]:
     """Parked until the event loop shuts its async generators down, then closes."""
     try:
         yield
     finally:
+        forget()
         await client.close()
 
 
@@ -178,10 +184,10 @@ class ClientPerLoop(Generic[ClientT]):
     """One SDK client per asyncio event loop, closed when that loop shuts down.
 
     An async HTTP client keeps connections tied to the event loop that opened them, and
-    every ``ToolLoop.run`` starts (and ends) a loop of its own. A client built here is
-    bound to the first loop that uses it and closed by that loop's shutdown
-    (``asyncio.run`` finalizes async generators); another loop gets a new client. A
-    client given by the user is always used as is, and never closed here.
+    every ``ToolLoop.run`` starts (and ends) a loop of its own. So every event loop that
+    uses a model gets a client of its own (safe from any number of threads at once),
+    closed by that loop's shutdown (``asyncio.run`` finalizes async generators). A client
+    given by the user is always used as is, and never closed here.
 
     >>> clients = ClientPerLoop(make_client, given=None)  # doctest: +SKIP
     >>> client = await clients.acquire()  # doctest: +SKIP
@@ -190,26 +196,45 @@ class ClientPerLoop(Generic[ClientT]):
     def __init__(self, build: Callable[[], ClientT], *, given: ClientT | None) -> None:
         self._build = build
         self._given = given
-        self._client: ClientT = given if given is not None else build()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._closer: AsyncGenerator[None, None] | None = None
+        self._lock = threading.Lock()
+        self._latest: ClientT = given if given is not None else build()
+        self._spare: ClientT | None = None if given is not None else self._latest
+        """The client built up front (so a missing key fails early), for the first loop."""
+        self._by_loop: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, tuple[ClientT, AsyncGenerator[None, None]]
+        ] = weakref.WeakKeyDictionary()
 
     @property
     def latest(self) -> ClientT:
         """The client given, or the one built last."""
-        return self._client
+        return self._latest
+
+    @property
+    def open_clients(self) -> int:
+        """How many built clients are in use by event loops that have not shut down."""
+        with self._lock:
+            return len(self._by_loop)
 
     async def acquire(self) -> ClientT:
         """The client for the running event loop."""
         if self._given is not None:
             return self._given
         loop = asyncio.get_running_loop()
-        if loop is self._loop:
-            return self._client
-        if self._loop is not None:
-            self._client = self._build()
-        self._loop = loop
-        closer = _close_at_shutdown(self._client)
-        await anext(closer)
-        self._closer = closer  # a strong reference: the loop only keeps a weak one
-        return self._client
+        with self._lock:
+            entry = self._by_loop.get(loop)
+            if entry is not None:
+                return entry[0]
+            client, self._spare = self._spare or self._build(), None
+            self._latest = client
+            # the closer is kept here: the loop itself only holds it weakly
+            closer = _close_at_shutdown(client, partial(self._forget, weakref.ref(loop), client))
+            self._by_loop[loop] = (client, closer)
+        await anext(closer)  # registers it with this loop's async generators
+        return client
+
+    def _forget(self, loop_ref: weakref.ref[asyncio.AbstractEventLoop], client: ClientT) -> None:
+        loop = loop_ref()  # a weak reference: the entry must not keep its own key alive
+        with self._lock:
+            entry = None if loop is None else self._by_loop.get(loop)
+            if loop is not None and entry is not None and entry[0] is client:
+                del self._by_loop[loop]

@@ -45,9 +45,13 @@ def test_unknown_calls_in_a_row_are_counted_across_a_resume() -> None:
     with pytest.raises(st.ToolNotFoundError) as resumed:
         resume(saved, steps[2:])
 
-    assert str(resumed.value) == str(unbroken.value) == (
-        "iteration 3: the model called tools that do not exist 3 times in a row "
-        "Hint: check the tool names in the prompt and the model's instructions"
+    assert (
+        str(resumed.value)
+        == str(unbroken.value)
+        == (
+            "iteration 3: the model called tools that do not exist 3 times in a row "
+            "Hint: check the tool names in the prompt and the model's instructions"
+        )
     )
     assert resumed.value.result is not None
     assert unbroken.value.result is not None

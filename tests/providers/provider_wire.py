@@ -35,6 +35,10 @@ class Recorded:
     body: Any
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # many clients connect at once in the sharing tests
+
+
 class WireServer:
     """Answers POSTs with scripted JSON replies, in order, and records the requests."""
 
@@ -43,7 +47,7 @@ class WireServer:
         self.requests: list[Recorded] = []
         self.stopping = threading.Event()
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _Server(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._server.block_on_close = False
         self._thread = threading.Thread(
