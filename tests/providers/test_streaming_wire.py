@@ -233,3 +233,37 @@ def test_a_failing_stream_raises_provider_error_and_keeps_the_run(
         IterationStarted(1, ("search",)),
         st.TextDelta(1, FIRST_TEXT),
     ]
+
+
+def test_a_nested_agentic_loop_does_not_stream_into_the_outer_stream() -> None:
+    inner = st.models.ScriptedModel([("search", {"query": "tides"}), "Tides follow the moon."])
+    helper = st.PlaybookTool("research", "Research a topic.").with_tools(SEARCH).with_model(inner)
+    outer = st.models.ScriptedModel([("research", {"task": "tides"}), "The moon."])
+
+    async def main() -> list[st.StreamEvent]:
+        return [event async for event in fixed_loop(outer).stream("Why?", tools=[helper])]
+
+    events = asyncio.run(main())
+
+    assert [e for e in events if isinstance(e, st.TextDelta | st.ToolCallStarted)] == [
+        st.ToolCallStarted(1, "call_1", "research"),
+        st.TextDelta(2, "The moon."),
+    ]
+
+
+def test_aclose_stops_a_run_that_is_still_going() -> None:
+    async def slow(request: st.models.ModelRequest) -> str:
+        await asyncio.sleep(30)
+        return "too late"
+
+    async def main() -> tuple[st.StreamEvent, bool]:
+        stream = fixed_loop(st.models.ScriptedModel([slow])).stream("Hi")
+        first = await anext(aiter(stream))
+        await asyncio.wait_for(stream.aclose(), timeout=2)
+        rest = [event async for event in stream]
+        return first, rest == []
+
+    first, ended = asyncio.run(main())
+
+    assert first == RunStarted("run-1", 0.0, ())
+    assert ended
