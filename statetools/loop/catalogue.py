@@ -30,6 +30,7 @@ class CatalogueKeeper:
 
     def __init__(self, scheduler: Scheduler) -> None:
         self._tools = {name: definition(e.tool) for name, e in scheduler.graph.entries.items()}
+        self._registered = len(self._tools)
         self._initial: tuple[str, ...] | None = None
         self._changes: dict[str, ToolChange] = {}
         self._shown: tuple[str, ...] = ()
@@ -66,4 +67,9 @@ class CatalogueKeeper:
             self._shown = names
         else:
             self._note(self._last_call, names)
-        return ToolCatalogue(tuple(self._tools.values()), self._initial, dict(self._changes))
+        return ToolCatalogue(
+            tuple(self._tools.values()),
+            self._initial,
+            dict(self._changes),
+            tuple(self._tools)[self._registered :],
+        )

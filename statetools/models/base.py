@@ -48,7 +48,8 @@ class ToolCatalogue:
 
     ``tools`` keeps a stable order: the registered tools in registration order, then
     tools that appeared at run time (chaining, discovery, injections) in the order they
-    appeared. ``initial`` names the tools visible in the first request; ``changes``
+    appeared (``run_time`` names those). ``initial`` names the tools visible in the
+    first request; ``changes``
     says, by tool call id, which tools each tool result showed or hid (changes seen at
     the start of a turn count for the latest tool result). The loop fills it in when
     ``ModelCapabilities.declares_all_tools`` is set.
@@ -61,6 +62,7 @@ class ToolCatalogue:
     tools: tuple[ToolDefinition, ...]
     initial: tuple[str, ...] = ()
     changes: Mapping[str, ToolChange] = attrs.field(factory=dict)
+    run_time: tuple[str, ...] = ()
 
     @property
     def names(self) -> list[str]:

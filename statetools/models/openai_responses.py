@@ -27,7 +27,6 @@ from statetools.models._openai import (
 from statetools.models._provider import (
     ClientPerLoop,
     check_disclosure,
-    declared_tools,
     plain_json,
     provider_error,
     require_sdk,
@@ -160,6 +159,62 @@ def from_response(response: Response) -> ModelResponse:
     return ModelResponse(AssistantMessage(content, tuple(calls)), usage, stop)
 
 
+def split_run_time(
+    request: ModelRequest,
+) -> tuple[tuple[ToolDefinition, ...], dict[str, list[ToolDefinition]]]:
+    """The tools to declare in ``tools``, and the tools that appeared at run time after
+    a tool result, by the call id of that result (sent as ``additional_tools`` items
+    there, so the ``tools`` array stays as it was in the first request)."""
+    catalogue = request.catalogue
+    if catalogue is None:
+        return request.tools, {}
+    run_time = set(catalogue.run_time) - set(catalogue.initial)
+    first_shown: dict[str, str] = {}
+    for call_id, change in catalogue.changes.items():
+        for name in change.added:
+            if name in run_time:
+                first_shown.setdefault(name, call_id)
+    later: dict[str, list[ToolDefinition]] = {}
+    for tool in catalogue.tools:
+        if tool.name in first_shown:
+            later.setdefault(first_shown[tool.name], []).append(tool)
+    declared = tuple(tool for tool in catalogue.tools if tool.name not in first_shown)
+    return declared, later
+
+
+def with_additional_tools(
+    items: list[dict[str, Any]], later: dict[str, list[ToolDefinition]]
+) -> list[dict[str, Any]]:
+    """``items`` with an ``additional_tools`` item after each tool output that
+    revealed tools that appeared at run time.
+
+    >>> ping = ToolDefinition("ping", "Ping.", {})
+    >>> with_additional_tools(
+    ...     [{"type": "function_call_output", "call_id": "c1", "output": "ok"}], {"c1": [ping]}
+    ... )[1]["type"]
+    'additional_tools'
+    """
+    if not later:
+        return items
+    result: list[dict[str, Any]] = []
+    for item in items:
+        result.append(item)
+        tools = (
+            later.get(item.get("call_id", ""))
+            if item.get("type") == "function_call_output"
+            else None
+        )
+        if tools:
+            result.append(
+                {
+                    "type": "additional_tools",
+                    "role": "developer",
+                    "tools": to_responses_tools(tools),
+                }
+            )
+    return result
+
+
 class OpenAIResponsesModel:
     """A model on OpenAI's Responses API, through the official async SDK.
 
@@ -172,7 +227,9 @@ class OpenAIResponsesModel:
     ``disclosure="allowed_tools"`` declares every tool the design can show, in a
     stable order, in every request, and lists the visible ones in ``tool_choice``
     (``allowed_tools``, mode ``auto``): the tools array, and the cached prefix, stay
-    the same for the whole run. Locked calls are refused by the loop either way.
+    the same for the whole run; a tool that appears at run time (chaining, discovery,
+    an injection) is sent as an ``additional_tools`` input item after the tool result
+    that revealed it. Locked calls are refused by the loop either way.
 
     >>> model = OpenAIResponsesModel("gpt-4.1-mini", disclosure="allowed_tools")  # doctest: +SKIP
     >>> st.ToolLoop(model).run("What is 2 + 3?", tools=[add]).output  # doctest: +SKIP
@@ -233,9 +290,11 @@ class OpenAIResponsesModel:
         """
         body: dict[str, Any] = {"model": self.model, "input": to_responses_input(request.messages)}
         if self.disclosure == "allowed_tools":
-            declared = declared_tools(request)
+            declared, later = split_run_time(request)
+            body["input"] = with_additional_tools(body["input"], later)
             if declared:
                 body["tools"] = to_responses_tools(declared)
+            if declared or later:
                 allowed = allowed_tools(request, lambda name: {"type": "function", "name": name})
                 body["tool_choice"] = (
                     {"type": "allowed_tools", **allowed} if allowed is not None else "none"

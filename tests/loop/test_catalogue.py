@@ -24,12 +24,13 @@ def test_changes_count_for_the_result_that_made_them_and_new_tools_are_appended(
     third = keeper.request([definition(X)])
 
     assert first == ToolCatalogue((definition(A), definition(B)), ("a",), {})
-    assert second.names == ["a", "b", "x"]
+    assert (second.names, second.run_time) == (["a", "b", "x"], ("x",))
     assert second.changes == {"call_1": ToolChange(added=("b", "x"))}
     assert third == ToolCatalogue(
         (definition(A), definition(B), definition(X)),
         ("a",),
         {"call_1": ToolChange(added=("b", "x")), "call_2": ToolChange(removed=("a", "b"))},
+        ("x",),
     )
 
 

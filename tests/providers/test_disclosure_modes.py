@@ -13,7 +13,9 @@ import statetools as st
 from statetools.models import AnthropicModel, OpenAIChatModel, OpenAIResponsesModel
 from tests.providers.provider_wire import (
     DESK_VISIBLE,
+    SEARCH,
     SHIP_REFUSED,
+    UnlockTicketAfterSearch,
     WireServer,
     anthropic_message,
     chat_completion,
@@ -328,3 +330,52 @@ def test_the_default_mode_keeps_positions_and_appends_new_tools(wire: WireServer
     )
 
     assert [[t["name"] for t in body["tools"]] for body in wire.bodies] == DESK_VISIBLE
+
+
+def test_responses_sends_a_tool_that_appears_at_run_time_as_additional_tools(
+    wire: WireServer,
+) -> None:
+    wire.reply(response(function_call("call_1", "search", SEARCH_ARGS)))
+    wire.reply(response(function_call("call_2", "open_ticket", '{"title": "P"}')))
+    wire.reply(response(output_message("Opened.")))
+    model = OpenAIResponsesModel(
+        "gpt-test", base_url=f"{wire.url}/v1", api_key="sk-test", disclosure="allowed_tools"
+    )
+    loop = st.ToolLoop(model, strategies=[UnlockTicketAfterSearch()])
+
+    result = loop.run("Help.", tools=[SEARCH])
+
+    search = {
+        "type": "function",
+        "name": "search",
+        "description": "Search the knowledge base.",
+        "parameters": schema("query"),
+        "strict": False,
+    }
+    ticket = {
+        "type": "function",
+        "name": "open_ticket",
+        "description": "Open a support ticket.",
+        "parameters": schema("title"),
+        "strict": False,
+    }
+    assert [body["tools"] for body in wire.bodies] == [[search]] * 3
+    assert [body["tool_choice"]["tools"] for body in wire.bodies] == [
+        [{"type": "function", "name": "search"}],
+        [{"type": "function", "name": "search"}, {"type": "function", "name": "open_ticket"}],
+        [{"type": "function", "name": "search"}, {"type": "function", "name": "open_ticket"}],
+    ]
+    assert wire.bodies[2]["input"] == [
+        {"role": "user", "content": "Help."},
+        {"type": "function_call", "call_id": "call_1", "name": "search", "arguments": SEARCH_ARGS},
+        {"type": "function_call_output", "call_id": "call_1", "output": "3 hits for printer"},
+        {"type": "additional_tools", "role": "developer", "tools": [ticket]},
+        {
+            "type": "function_call",
+            "call_id": "call_2",
+            "name": "open_ticket",
+            "arguments": '{"title": "P"}',
+        },
+        {"type": "function_call_output", "call_id": "call_2", "output": "opened T-1: P"},
+    ]
+    assert result.output == "Opened."
