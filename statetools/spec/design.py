@@ -36,6 +36,7 @@ from statetools.spec.converter import ReadContext, converter, declared_states, r
 from statetools.spec.forms import DOCUMENT_KEYS, Definition, DocumentForm
 from statetools.spec.preflight import DesignCheck, locations
 from statetools.spec.problems import RawProblem, problems_of, spec_error
+from statetools.spec.references import is_import_path
 from statetools.spec.safeyaml import gc_paused
 from statetools.spec.source import SourceLike, read_source
 from statetools.tools.decorators import as_tool
@@ -163,8 +164,27 @@ def _with_preflight(definition: Definition, checker: DesignCheck) -> Definition:
     return definition
 
 
+_TOOL_LISTS = ("tools", "global_tools")
+
+
+def _tool_paths(data: Any, found: list[str]) -> None:
+    """Import paths written where a tool goes (``tools:`` items, ``tool:`` values)."""
+    if isinstance(data, Mapping):
+        for key, value in data.items():
+            if key in _TOOL_LISTS and isinstance(value, list):
+                found.extend(v for v in value if isinstance(v, str) and is_import_path(v))
+            elif key == "tool" and isinstance(value, str) and is_import_path(value):
+                found.append(value)
+            _tool_paths(value, found)
+    elif isinstance(data, list):
+        for item in data:
+            _tool_paths(item, found)
+
+
 def _prescan(data: Any, context: ReadContext) -> list[RawProblem]:
-    """Machine states for InState checks, and definitions that share a name."""
+    """Machine states for InState checks, definitions that share a name, and the import
+    paths of tools (their names may be used before the path is read)."""
+    _tool_paths(data, context.pending)
     problems: list[RawProblem] = []
     seen: dict[str, tuple[str | int, ...]] = {}
     for path, raw in _raw_definitions(data):
@@ -206,7 +226,7 @@ def _structure(data: Any, problems: list[RawProblem]) -> tuple[DocumentForm, tup
             )
         )
         return DocumentForm(), ()
-    if "kind" in data or not (set(data) <= {*DOCUMENT_KEYS, "definitions"}):
+    if "kind" in data or not (set(data) <= {*DOCUMENT_KEYS, "definitions", "tools"}):
         head = {key: value for key, value in data.items() if key in DOCUMENT_KEYS}
         rest = {key: value for key, value in data.items() if key not in DOCUMENT_KEYS}
         document = _attempt(problems, converter.structure, head, DocumentForm)

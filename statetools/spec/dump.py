@@ -55,6 +55,8 @@ class _Writer:
     def __init__(self, relative_to: Path | None) -> None:
         self.relative_to = relative_to
         self.tools_from: dict[str, None] = {}
+        self.by_path: dict[str, BaseTool] = {}
+        """Tools written by import path, by name: later mentions write the name."""
 
     # references -------------------------------------------------------------------
 
@@ -78,13 +80,23 @@ class _Writer:
         return str(location)
 
     def tool(self, tool: BaseTool) -> Any:
-        """A tool reference: import path if one finds this very tool again, else its name;
-        a facade is written inline."""
+        """A tool reference: the import path the first time (if one finds this very tool
+        again), its name after that and otherwise; a facade is written inline."""
         if isinstance(tool, UnfoldingTool):
             return self.facade(tool, inline=True)
         if isinstance(tool, SchemaOnlyTool):
             self.tools_from[self._file(tool)] = None
             return tool.name
+        written = self.by_path.get(tool.name)
+        if written is not None and (written is tool or written == tool):
+            return tool.name
+        path = self._import_path(tool)
+        if path is None:
+            return tool.name
+        self.by_path.setdefault(tool.name, tool)
+        return path
+
+    def _import_path(self, tool: BaseTool) -> str | None:
         if isinstance(tool, Tool):
             path = import_path_of(tool.handler)
             if path is not None and _as_tool_or_none(tool.handler) == tool:
@@ -95,7 +107,7 @@ class _Writer:
                 for name, value in vars(module).items():
                     if value is tool:
                         return f"{module_name}:{name}"
-        return tool.name
+        return None
 
     # conditions -------------------------------------------------------------------
 

@@ -239,6 +239,8 @@ class DocumentForm:
     """
 
     tools_from: ToolsFrom = attrs.field(factory=ToolsFrom)
+    tools: tuple[BaseTool, ...] = ()
+    """Tools named here (by import path) are known by their names in the whole file."""
     definitions: tuple[Definition, ...] = ()
     script: Script | None = None
     prompt: str | None = None

@@ -69,6 +69,16 @@ class ReadContext:
     states: list[frozenset[str] | None] = attrs.field(factory=list)
     """The states of the machine being read (a stack; None: unknown)."""
     imported: dict[str, Any] = attrs.field(factory=dict)
+    named: dict[str, BaseTool] = attrs.field(factory=dict)
+    """Tools named once by import path (or in the top-level ``tools:``), by tool name:
+    the rest of the file may name them by that name."""
+    made: dict[str, BaseTool] = attrs.field(factory=dict)
+    """The tool made from each import path (one tool, however often it is named)."""
+    clashes: dict[str, list[str]] = attrs.field(factory=dict)
+    """Names that two different tools of the file have -> their import paths."""
+    pending: list[str] = attrs.field(factory=list)
+    """Import paths in tool positions of the file, not yet imported (found by the
+    pre-scan, so a name may come before the import path that defines it)."""
 
 
 _CONTEXT: ContextVar[ReadContext] = ContextVar("statetools_spec_read_context")
@@ -127,7 +137,7 @@ def structure_enum_ref(value: Any, _: Any) -> EnumRef:
 
 
 def _unknown_tool(name: str, context: ReadContext) -> Invalid:
-    known = [*context.registry, *context.catalogue]
+    known = [*context.registry, *context.catalogue, *context.named]
     close = difflib.get_close_matches(name, known, n=1) if len(name) <= QUOTE_LIMIT else []
     if close:
         hint = f"did you mean '{close[0]}'?"
@@ -137,6 +147,34 @@ def _unknown_tool(name: str, context: ReadContext) -> Invalid:
             "or import a tools file with tools_from"
         )
     return Invalid(f"unknown tool '{shorten(name)}'", hint=hint)
+
+
+def _name(context: ReadContext, tool: BaseTool, path: str) -> None:
+    """Make ``tool`` (read from ``path``) known by its name in the rest of the file."""
+    known = context.named.setdefault(tool.name, tool)
+    if known is not tool and known != tool:
+        paths = context.clashes.setdefault(tool.name, [])
+        paths.append(path)
+
+
+def _named(context: ReadContext, name: str) -> BaseTool | None:
+    """The tool of the file called ``name``: one already read by import path, or one
+    of the import paths still pending (imported now, in file order)."""
+    while name not in context.named and context.pending:
+        path = context.pending.pop(0)
+        if path in context.made:
+            continue
+        try:
+            resolve_tool(path)  # makes it known by its name
+        except Exception:  # reported where the path is written
+            continue
+    if name in context.clashes:
+        paths = ", ".join(repr(p) for p in context.clashes[name])
+        raise Invalid(
+            f"two different tools of this file are named '{name}' ({paths} and another)",
+            hint="write the import path of the one you mean",
+        )
+    return context.named.get(name)
 
 
 def resolve_tool(value: Any, _: Any = None) -> BaseTool:
@@ -150,6 +188,8 @@ def resolve_tool(value: Any, _: Any = None) -> BaseTool:
         )
     context = current()
     if is_import_path(value):
+        if value in context.made:
+            return context.made[value]
         found = import_cached(value)
         if isinstance(found, PlaybookTool | StateMachineTool):
             raise Invalid(
@@ -157,13 +197,19 @@ def resolve_tool(value: Any, _: Any = None) -> BaseTool:
                 hint="list definitions under 'definitions:' (an import path works there)",
             )
         try:
-            return as_tool(found)
+            tool = as_tool(found)
         except StatetoolsError as exc:
             raise Invalid(exc.message, hint=exc.hint) from exc
+        context.made[value] = tool
+        _name(context, tool, value)
+        return tool
     if value in context.registry:
         return context.registry[value]
     if value in context.catalogue:
         return context.catalogue[value]
+    named = _named(context, value)
+    if named is not None:
+        return named
     if not context.catalogue_complete:
         raise Invalid(f"unknown tool '{value}' (a tools file could not be read)")
     raise _unknown_tool(value, context)
