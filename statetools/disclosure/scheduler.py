@@ -27,7 +27,7 @@ from statetools.disclosure.shown import Shown
 from statetools.disclosure.state import DisclosureState
 from statetools.disclosure.unfolding import Unfolded
 from statetools.disclosure.view import CallRecord, SchedulerView, state_reason, type_keys
-from statetools.errors import DefinitionError
+from statetools.errors import DefinitionError, SpecError
 from statetools.loop.blackboard import Blackboard
 from statetools.loop.messages import ToolCall
 from statetools.tools.result import ToolResult
@@ -84,6 +84,7 @@ class Scheduler:
         self._view = SchedulerView(self)
         self._counts: dict[str, int] = dict(restored.call_counts)
         self._machine_states = {name: m.initial_state() for name, m in graph.machines.items()}
+        _check_machine_states(graph, restored)
         self._machine_states.update(restored.machine_states)
         self._artifacts = set(restored.artifacts)
         self._blackboard_keys = set(restored.blackboard)
@@ -580,3 +581,16 @@ class _Order:
 
     def sorted(self, names: Iterable[str]) -> list[str]:
         return sorted(names, key=self._seq.__getitem__)
+
+
+def _check_machine_states(graph: DisclosureGraph, state: DisclosureState) -> None:
+    """Refuse a saved state that puts a machine of this run in a state it does not have."""
+    for name, current in state.machine_states.items():
+        machine = graph.machines.get(name)
+        if machine is not None and current not in machine.state_names:
+            raise SpecError(
+                f"machine '{name}' has no state {current!r}",
+                path=f"state.machine_states.{name}",
+                hint=f"its states are {', '.join(machine.state_names)}; "
+                "resume with the state saved from this design",
+            )

@@ -6,7 +6,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import attrs
+import cattrs
 
+from statetools.errors import SpecError
 from statetools.tools.convert import make_json_converter
 
 
@@ -102,6 +104,22 @@ _converter.register_structure_hook(
 )
 
 
+def _text(value: Any, _: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected text, got {type(value).__name__}")
+    return value
+
+
+def _flag(value: Any, _: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"expected true or false, got {type(value).__name__}")
+    return value
+
+
+_converter.register_structure_hook(str, _text)
+_converter.register_structure_hook(bool, _flag)
+
+
 def messages_to_json(messages: tuple[Message, ...] | list[Message]) -> list[dict[str, Any]]:
     """Messages as JSON-compatible dicts (each with its ``role``).
 
@@ -117,7 +135,57 @@ def messages_to_json(messages: tuple[Message, ...] | list[Message]) -> list[dict
 def messages_from_json(data: list[dict[str, Any]]) -> list[Message]:
     """The inverse of :func:`messages_to_json`.
 
+    Raises :class:`~statetools.SpecError` naming the first message that is not one
+    (``messages[2].role: ...``), whatever ``data`` holds.
+
     >>> messages_from_json([{"role": "user", "content": "Hi"}])
     [UserMessage(content='Hi', role='user')]
+    >>> messages_from_json([{"role": "user"}])
+    Traceback (most recent call last):
+    ...
+    statetools.errors.SpecError: messages[0].content: required field missing Hint: ...
     """
-    return [_converter.structure(item, Message) for item in data]  # type: ignore[arg-type]
+    if not isinstance(data, list | tuple):
+        raise _not_messages("messages", f"expected a list of messages, got {_kind(data)}")
+    messages: list[Message] = []
+    for index, item in enumerate(data):
+        where = f"messages[{index}]"
+        if not isinstance(item, Mapping):
+            raise _not_messages(where, f"expected a message (a mapping), got {_kind(item)}")
+        role = item.get("role")
+        if not isinstance(role, str) or role not in _BY_ROLE:
+            found = (
+                "missing" if role is None else f"{_kind(role)}, not one of {', '.join(_BY_ROLE)}"
+            )
+            raise _not_messages(f"{where}.role", f"the role is {found}")
+        try:
+            messages.append(_converter.structure(item, _BY_ROLE[role]))
+        except Exception as exc:
+            problems = tuple(_at(line, where) for line in cattrs.transform_error(exc, path=""))
+            first_path, first_message = problems[0]
+            raise SpecError(
+                first_message,
+                path=first_path,
+                hint=_HINT,
+                problems=tuple(f"{path}: {message}" for path, message in problems),
+            ) from exc
+    return messages
+
+
+_HINT = "pass the list that messages_to_json (or result.messages saved as JSON) gave"
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 40 else "text"
+    return "null" if value is None else type(value).__name__
+
+
+def _not_messages(path: str, message: str) -> SpecError:
+    return SpecError(message, path=path, hint=_HINT, problems=(f"{path}: {message}",))
+
+
+def _at(line: str, where: str) -> tuple[str, str]:
+    """``"required field missing @ .content"`` -> ``("messages[0].content", "required ...")``."""
+    message, _, path = line.rpartition(" @ ")
+    return where + path.removeprefix("$"), message or line
