@@ -26,6 +26,7 @@ from statetools.disclosure.conditions import (
     When,
 )
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
+from statetools.disclosure.layered import layered
 from statetools.disclosure.machine import StateMachineTool, Transition
 from statetools.disclosure.playbook import PlaybookTool
 from statetools.disclosure.scheduler import Blocked, Changes, Injected, Scheduler, StateChange
@@ -86,7 +87,9 @@ from statetools.spec import Design, dump_playbook, load_design, load_playbook
 from statetools.tools.classes import tool_provider, unfolding_tools
 from statetools.tools.context import ToolCallContext
 from statetools.tools.decorators import as_tool, llm_tool, tools_from_instance
+from statetools.tools.examples import example_arguments
 from statetools.tools.result import ToolResult
+from statetools.tools.scan import tools_from_module
 from statetools.tools.schema import InputSchema, Param, Parameter
 from statetools.tools.tool import BaseTool, Tool, ToolMetadata
 from statetools.tools.wrappers import (
@@ -143,6 +146,7 @@ __all__ = [
     "Transition",
     "When",
     "disclosure_graph",
+    "layered",
     "Diagram",
     "Exploration",
     "Finding",
@@ -199,6 +203,7 @@ __all__ = [
     "WrapperTool",
     "as_tool",
     "dump_playbook",
+    "example_arguments",
     "llm_tool",
     "messages_from_json",
     "messages_to_json",
@@ -207,5 +212,6 @@ __all__ = [
     "models",
     "testing",
     "tools_from_instance",
+    "tools_from_module",
     "unwrap",
 ]

@@ -59,6 +59,10 @@ CONTRACT = [
     "OutputValidationError",
     "ProviderError",
     "SpecError",
+    "UnfoldingTool.searchable",
+    "layered",
+    "example_arguments",
+    "tools_from_module",
 ]
 
 

@@ -74,7 +74,7 @@ class Facades:
         if name not in self.opened:
             return False
         facade = self.graph.facades[name]
-        if facade.search is not None:
+        if facade.search is not None or facade.swaps:
             return False
         if facade.category_parameter is None or facade.exclusive:
             return True
@@ -101,6 +101,12 @@ class Facades:
         facade = self.graph.facades[name]
         if facade.search is not None:
             return self._apply_search(unfolded), [], False
+        if facade.swaps:  # full tools in place of the shown tools of the same name
+            self.built.update((tool.name, tool) for tool in unfolded.tools)
+            if not all(tool.name in self.opened.setdefault(name, []) for tool in unfolded.tools):
+                self.opened[name].extend(unfolded.names)
+                self.log.append((name, json.dumps(dict(unfolded.arguments), sort_keys=True)))
+            return [name, *unfolded.names], [], False
         first = name not in self.opened
         opened = self.opened.setdefault(name, [])
         changed: list[str] = [name]

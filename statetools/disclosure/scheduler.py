@@ -450,6 +450,13 @@ class Scheduler:
         record.affected |= set(changed) | self.graph.dependents_of_call(name)
         if unfolded.listed:
             record.listed.update(unfolded.names)
+        if self.graph.facades[name].swaps:  # the full form moves to the end, in place
+            for swapped in unfolded.names:
+                if swapped in self._visible and self._visible[swapped] is not (
+                    full := self._facades.tool_of(swapped)
+                ):
+                    del self._visible[swapped]
+                    self._visible[swapped] = full
         if skipped:
             record.injected.append(Injected(name, skipped=tuple(skipped)))
         if started:

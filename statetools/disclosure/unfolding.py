@@ -13,7 +13,7 @@ tools from the arguments) and exclusive (after unfolding only the inner tools re
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 
@@ -72,6 +72,10 @@ class UnfoldingTool(BaseTool):
     >>> math.call({"add": {"a": 2, "b": 3}}).text
     '5'
     """
+
+    swaps: ClassVar[bool] = False
+    """Whether the tools it opens take the place of shown tools of the same name (the
+    ``tool_detail`` of a layered catalogue); such a facade stays visible."""
 
     inner: tuple[BaseTool, ...] = attrs.field(default=(), converter=_tuple)
     """The tools (and nested facades) the facade opens."""

@@ -33,7 +33,8 @@ class Param:
     """Describes a parameter to the model: ``Annotated[T, Param("description")]``.
 
     ``schema`` adds JSON-schema keywords (``minimum``, ``maxLength``, ``pattern``, ...),
-    which are checked before the handler runs.
+    which are checked before the handler runs. ``example`` is a value shown in the
+    schema's ``examples`` (and used first by :func:`~statetools.example_arguments`).
 
     >>> def search(q: Annotated[str, Param("Words to look for")],
     ...            n: Annotated[int, Param("Hits wanted", schema={"minimum": 1})] = 5) -> str:
@@ -46,6 +47,8 @@ class Param:
     schema: Mapping[str, Any] = attrs.field(factory=dict, converter=_copy_mapping, hash=False)
     """Hashed by description only, so types annotated with a Param stay hashable (cattrs
     caches its hooks by type, and dataclass or attrs fields carry the Annotated type)."""
+    example: Any = attrs.field(default=None, kw_only=True, hash=False)
+    """A value shown as the parameter's example (None: no example)."""
 
 
 def strip_annotated(annotation: Any) -> tuple[Any, Param | None]:
@@ -87,7 +90,23 @@ def _schema(annotation: Any, where: str, seen: tuple[type, ...]) -> JsonSchema:
     schema = _bare_schema(base, where, seen)
     if param is not None:
         schema = {**schema, "description": param.description, **param.schema}
+        if param.example is not None:
+            schema = {**schema, "examples": [param.example]}
     return schema
+
+
+def _field_examples(cls: type) -> dict[str, list[Any]]:
+    """Examples from attrs or dataclass field ``metadata={"example": ...}`` (or
+    ``"examples": [...]``), by field name."""
+    fields: Any = attrs.fields(cls) if attrs.has(cls) else dataclasses.fields(cls)
+    found: dict[str, list[Any]] = {}
+    for field in fields:
+        metadata = field.metadata or {}
+        if "examples" in metadata:
+            found[field.name] = list(metadata["examples"])
+        elif "example" in metadata:
+            found[field.name] = [metadata["example"]]
+    return found
 
 
 def _bare_schema(annotation: Any, where: str, seen: tuple[type, ...]) -> JsonSchema:
@@ -222,12 +241,15 @@ def _class_schema(cls: type, where: str, seen: tuple[type, ...]) -> JsonSchema:
             hint="make every annotation importable from the class's module",
         ) from exc
     documented = parameter_descriptions(cls)
+    examples = _field_examples(cls)
     properties: dict[str, JsonSchema] = {}
     required: list[str] = []
     for name, has_default, default in _fields(cls):
         prop = _schema(hints.get(name, Any), f"{where}.{name}" if where else name, (*seen, cls))
         if "description" not in prop and name in documented:
             prop = {**prop, "description": documented[name]}
+        if name in examples and "examples" not in prop:
+            prop = {**prop, "examples": examples[name]}
         if not has_default:
             required.append(name)
         else:

@@ -1,0 +1,208 @@
+"""Layered tool detail: tools shown in a short base form, the full form on demand.
+
+``layered(*items)`` shows each tool as its name and the first sentence of its
+description, with parameters ``{"type": "object"}``, plus one ``tool_detail(name)``
+tool. ``tool_detail`` answers with the tool's full parameters, return type and example
+arguments, and the full tool then takes the base form's place (moved to the end of the
+list, so what comes before it stays the same for a provider's prompt cache). A call of
+a base form is checked against the real schema: a valid call runs, an invalid one gets
+the detail text in its error.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import attrs
+
+from statetools.disclosure.machine import StateMachineTool
+from statetools.disclosure.playbook import PlaybookTool
+from statetools.disclosure.unfold_call import Unfolded
+from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.errors import DefinitionError
+from statetools.tools.calling import Arguments, Context, parse_arguments
+from statetools.tools.decorators import as_tool
+from statetools.tools.detail import detail_text
+from statetools.tools.result import ToolResult
+from statetools.tools.schema import InputSchema, Parameter
+from statetools.tools.summary import first_sentence
+from statetools.tools.tool import BaseTool
+from statetools.tools.validation import argument_problems, make_validator
+from statetools.tools.wrappers import WrapperTool
+
+__all__ = ["BaseForm", "ToolDetail", "layered"]
+
+BASE_SCHEMA: dict[str, Any] = {"type": "object"}
+
+
+@attrs.frozen(kw_only=True)
+class BaseForm(WrapperTool):
+    """A tool in its base form: its name, the first sentence of its description, any
+    object as arguments. Valid calls run the full tool (``delegate``); invalid ones are
+    answered with what is wrong and the full detail.
+
+    >>> def add(a: int, b: int) -> int:
+    ...     '''Add two numbers. Both must be integers.'''
+    ...     return a + b
+    >>> base = BaseForm.of(Tool.from_function(add))
+    >>> base.description, base.input_schema, base.call({"a": 1, "b": 2}).text
+    ('Add two numbers.', {'type': 'object'}, '3')
+    """
+
+    full_validator: Any = attrs.field(init=False, eq=False, repr=False, hash=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "full_validator", make_validator(self.delegate.input_schema))
+
+    @classmethod
+    def of(cls, tool: BaseTool) -> BaseForm:
+        """The base form of ``tool``."""
+        return cls.around(
+            tool, description=first_sentence(tool.description), input_schema=BASE_SCHEMA
+        )
+
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Run the full tool, or explain the full parameters when the arguments do not fit."""
+        parsed = parse_arguments(self.name, arguments)
+        if isinstance(parsed, str):
+            return ToolResult.error(parsed)
+        problems = argument_problems(self.full_validator, parsed)
+        if problems:
+            return ToolResult.error(
+                f"Invalid arguments for tool '{self.name}': {'; '.join(problems)}. "
+                f"Call it again with arguments that fit:\n\n{detail_text(self.delegate)}"
+            )
+        return await self.delegate.acall(parsed, context)
+
+
+@attrs.frozen(kw_only=True)
+class ToolDetail(UnfoldingTool):
+    """``tool_detail(name)``: the detail text of a layered tool; the full tool then
+    replaces its base form. It stays visible (see :func:`layered`)."""
+
+    swaps: ClassVar[bool] = True
+    full: Mapping[str, BaseTool] = attrs.field(factory=dict, eq=False, repr=False)
+    """The full tools by name."""
+
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Answer with the detail of the named tool and open its full form."""
+        return self._detail(arguments)
+
+    async def open(
+        self,
+        arguments: Arguments = None,
+        context: Context = None,
+        current: Any = None,
+    ) -> ToolResult:
+        """The same as a call: the detail may be asked for again."""
+        return self._detail(arguments)
+
+    def _detail(self, arguments: Arguments) -> ToolResult:
+        parsed = parse_arguments(self.name, arguments)
+        if isinstance(parsed, str):
+            return ToolResult.error(parsed)
+        problems = argument_problems(self.validator, parsed)
+        if problems:
+            return ToolResult.error(
+                f"Invalid arguments for tool '{self.name}': {'; '.join(problems)}. "
+                "Call it again with the name of a tool."
+            )
+        name = str(parsed["name"])
+        tool = self.full.get(name)
+        if tool is None:
+            closest = difflib.get_close_matches(name, list(self.full), n=3, cutoff=0.5)
+            hint = f" Closest names: {', '.join(closest)}." if closest else ""
+            return ToolResult.error(f"Tool '{self.name}' knows no tool named '{name}'.{hint}")
+        value = Unfolded(self.name, (tool,), {"name": name})
+        return ToolResult(content=detail_text(tool), value=value)
+
+
+def _pick(full: Mapping[str, BaseTool]) -> Any:
+    def selector(arguments: dict[str, Any]) -> list[BaseTool]:
+        tool = full.get(str(arguments.get("name")))
+        return [tool] if tool is not None else []
+
+    return selector
+
+
+class _Layering:
+    def __init__(self) -> None:
+        self.full: dict[str, BaseTool] = {}
+
+    def tool(self, tool: BaseTool) -> BaseTool:
+        if isinstance(tool, UnfoldingTool):
+            if tool.search is not None or tool.members:
+                members = tuple(self.item(m) for m in tool.members)
+                return attrs.evolve(tool, inner=[self.tool(t) for t in tool.inner], members=members)
+            return attrs.evolve(tool, inner=[self.tool(t) for t in tool.inner])
+        if isinstance(tool, BaseForm):
+            tool = tool.delegate
+        if self.full.setdefault(tool.name, tool) is not tool:
+            raise DefinitionError(
+                f"two layered tools are named '{tool.name}'",
+                path="layered",
+                hint="give every tool its own name",
+            )
+        return BaseForm.of(tool)
+
+    def item(self, item: Any) -> Any:
+        if isinstance(item, PlaybookTool | StateMachineTool) and item.agent.model is not None:
+            return item  # an agentic tool: its own loop shows its tools
+        if isinstance(item, PlaybookTool):
+            entries = tuple(attrs.evolve(e, tool=self.tool(e.tool)) for e in item.entries)
+            return attrs.evolve(item, entries=entries)
+        if isinstance(item, StateMachineTool):
+            return attrs.evolve(item, tools=tuple(self.tool(t) for t in item.tools))
+        if isinstance(item, list | tuple):
+            return [self.item(part) for part in item]
+        try:
+            tool = as_tool(item)
+        except DefinitionError:
+            return item  # chaining rules and other definitions pass through
+        return self.tool(tool)
+
+
+def layered(*items: Any, detail_tool: str = "tool_detail") -> list[Any]:
+    """``items`` (tools, functions, playbooks, machines, facades) with every tool in its
+    base form, followed by the ``detail_tool`` that shows a tool in full. Pass the list
+    in ``tools=[...]``.
+
+    >>> def create_employee(name: str, salary: float, department: str = "R&D") -> str:
+    ...     '''Create a new employee. The name must be unique.'''
+    ...     return f"created {name}"
+    >>> tools = layered(create_employee)
+    >>> [(t.name, t.description, t.input_schema) for t in tools]  # doctest: +NORMALIZE_WHITESPACE
+    [('create_employee', 'Create a new employee.', {'type': 'object'}),
+     ('tool_detail', 'Show the full parameters and example arguments of a tool by name;
+       the tool then shows in full.', {'type': 'object', 'properties': {'name':
+       {'type': 'string', 'description': 'The exact name of the tool'}},
+       'required': ['name'], 'additionalProperties': False})]
+    >>> print(tools[1].call({"name": "create_employee"}).text)
+    create_employee: Create a new employee. The name must be unique.
+    Parameters:
+    - name (string, required)
+    - salary (number, required)
+    - department (string, default "R&D")
+    Returns: str
+    Example arguments: {"name": "Ada Lovelace", "salary": 1.5, "department": "R&D"}
+    """
+    layering = _Layering()
+    shown = [layering.item(item) for item in items]
+    if detail_tool in layering.full:
+        raise DefinitionError(
+            f"the detail tool's name '{detail_tool}' is taken by a layered tool",
+            path="layered",
+            hint="pass detail_tool='...' with another name",
+        )
+    schema = InputSchema.of(Parameter.string("name", "The exact name of the tool"))
+    detail = ToolDetail(
+        name=detail_tool,
+        description="Show the full parameters and example arguments of a tool by name; "
+        "the tool then shows in full.",
+        input_schema=schema,
+        selector=_pick(layering.full),
+        full=dict(layering.full),
+    )
+    return [*shown, detail]
