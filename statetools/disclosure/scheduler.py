@@ -457,6 +457,8 @@ class Scheduler:
                 ):
                     del self._visible[swapped]
                     self._visible[swapped] = full
+                    self._order.renumber(swapped)
+                    self._shown = None
         if skipped:
             record.injected.append(Injected(name, skipped=tuple(skipped)))
         if started:
@@ -575,6 +577,11 @@ class _Order:
             return False
         self._seq[name] = seq
         return True
+
+    def renumber(self, name: str) -> None:
+        """``name`` takes the place after every tool (a tool replaced by another form)."""
+        self._seq[name] = self._next
+        self._next += 1
 
     def hide(self, name: str) -> None:
         seq = self._seq.pop(name)
