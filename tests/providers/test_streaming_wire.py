@@ -267,3 +267,55 @@ def test_aclose_stops_a_run_that_is_still_going() -> None:
 
     assert first == RunStarted("run-1", 0.0, ())
     assert ended
+
+
+def test_a_failed_responses_stream_raises_provider_error_with_the_message(
+    wire: WireServer,
+) -> None:
+    failed = {
+        **response(),
+        "status": "failed",
+        "error": {"code": "server_error", "message": "Boom"},
+    }
+    wire.stream(
+        [
+            (
+                "response.created",
+                {"type": "response.created", "sequence_number": 0, "response": failed},
+            ),
+            (
+                "response.failed",
+                {"type": "response.failed", "sequence_number": 1, "response": failed},
+            ),
+        ]
+    )
+    loop = fixed_loop(ADAPTERS[1].make(wire))
+
+    with pytest.raises(st.ProviderError) as caught:
+        asyncio.run(collect(loop.stream("Hi")))
+
+    assert (caught.value.message, caught.value.path) == (
+        "OpenAI stream failed: Boom",
+        "openai:gpt-test",
+    )
+
+
+@pytest.mark.parametrize(
+    ("adapter", "message"),
+    [
+        (ADAPTERS[0], "the Chat Completions stream ended without a chunk"),
+        (ADAPTERS[1], "the Responses stream ended without a final response"),
+    ],
+    ids=["openai-chat", "openai-responses"],
+)
+def test_a_server_that_does_not_stream_is_a_clear_provider_error(
+    wire: WireServer, adapter: Adapter, message: str
+) -> None:
+    wire.reply(adapter.replies()[1])  # plain JSON where events were asked for
+
+    with pytest.raises(st.ProviderError) as caught:
+        asyncio.run(collect(fixed_loop(adapter.make(wire)).stream("Hi")))
+
+    assert caught.value.message == message
+    assert caught.value.result is not None
+    assert caught.value.result.messages == (st.UserMessage("Hi"),)
