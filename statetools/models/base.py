@@ -153,7 +153,7 @@ class StreamingModel(Model, Protocol):
     """A model that can stream: ``stream`` reports text and calls to ``sink`` as they
     arrive and returns the same response ``complete`` would.
 
-    >>> isinstance(ScriptedModel(["hi"]), StreamingModel)  # doctest: +SKIP
+    >>> isinstance(st.models.ScriptedModel(["hi"]), StreamingModel)  # answers in one piece
     False
     """
 
