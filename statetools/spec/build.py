@@ -46,6 +46,7 @@ from statetools.spec.references import load_tools_file
 from statetools.spec.resolve import current, import_cached, resolve_tool, state_name
 from statetools.spec.safeyaml import TooMuchYaml, check_size, load_yaml
 from statetools.spec.values import converter, describe_value, form_factory
+from statetools.tools.tool import check_timeout
 
 KINDS: dict[str, Any] = {
     "playbook": PlaybookTool,
@@ -99,7 +100,15 @@ def _tool_item(value: Any, form: Any, example: str) -> Any:
         )
     if "tool" not in value and any(key in value for key in FACADE_MARKERS):
         return form(resolve_tool(value))  # a facade written inline
-    return fields_of(form)(value, form)
+    item = fields_of(form)(value, form)
+    if item.timeout is None:
+        return item
+    try:
+        seconds = check_timeout(item.timeout, "timeout")
+    except StatetoolsError as exc:
+        raise Invalid(exc.message, hint=exc.hint, at=("timeout",)) from None
+    metadata = attrs.evolve(item.tool.metadata, timeout=seconds)
+    return attrs.evolve(item, tool=attrs.evolve(item.tool, metadata=metadata), timeout=None)
 
 
 def structure_entry(value: Any, _: Any) -> EntryForm:

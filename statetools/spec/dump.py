@@ -173,11 +173,13 @@ class _Writer:
         entries: list[Any] = []
         for entry in playbook.entries:
             ref = self.tool(entry.tool)
-            if entry.condition is None:
-                entries.append({"tool": ref} if isinstance(ref, dict) else ref)
-            else:
-                unlocked = self.condition(entry.condition, f"{where}, tool '{entry.tool.name}'")
-                entries.append({"tool": ref, "unlocked_by": unlocked})
+            item: dict[str, Any] = {"tool": ref}
+            if entry.condition is not None:
+                item["unlocked_by"] = self.condition(
+                    entry.condition, f"{where}, tool '{entry.tool.name}'"
+                )
+            item.update(_timeout(entry.tool))
+            entries.append(ref if list(item) == ["tool"] and not isinstance(ref, dict) else item)
         data: dict[str, Any] = {
             "kind": "playbook",
             "name": playbook.name,
@@ -213,11 +215,11 @@ class _Writer:
                 for t in machine.transitions
                 if t.source == state and t.tool == name
             ]
-            if not transitions:
-                items.append({"tool": ref} if isinstance(ref, dict) else ref)
-            else:
-                target = transitions[0] if len(transitions) == 1 else transitions
-                items.append({"tool": ref, "transitions_to": target})
+            item: dict[str, Any] = {"tool": ref}
+            if transitions:
+                item["transitions_to"] = transitions[0] if len(transitions) == 1 else transitions
+            item.update(_timeout(by_name[name]))
+            items.append(ref if list(item) == ["tool"] and not isinstance(ref, dict) else item)
         return items
 
     def machine(self, machine: StateMachineTool[Any]) -> dict[str, Any]:
@@ -313,6 +315,12 @@ class _Writer:
                     hint="only answers and tool calls can be written",
                 )
         return written
+
+
+def _timeout(tool: BaseTool) -> dict[str, float]:
+    """``{"timeout": seconds}`` for a tool with its own timeout, else nothing."""
+    seconds = tool.metadata.timeout
+    return {} if seconds is None else {"timeout": seconds}
 
 
 def _as_tool_or_none(value: Any) -> BaseTool | None:

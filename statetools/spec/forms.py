@@ -110,10 +110,12 @@ class AgentForm:
 
 @attrs.frozen
 class EntryForm:
-    """A playbook tool: ``- search`` or ``- {tool: analyze, unlocked_by: search}``."""
+    """A playbook tool: ``- search`` or ``- {tool: analyze, unlocked_by: search}``
+    (``timeout: 5`` sets the tool's timeout, in seconds)."""
 
     tool: BaseTool
     unlocked_by: Condition | None = None
+    timeout: Any = None
 
 
 @attrs.frozen
@@ -141,10 +143,12 @@ class Transitions(tuple[TransitionForm, ...]):
 
 @attrs.frozen
 class StateToolForm:
-    """A tool of a state: ``- confirm`` or ``- {tool: confirm, transitions_to: DONE}``."""
+    """A tool of a state: ``- confirm`` or ``- {tool: confirm, transitions_to: DONE}``
+    (``timeout: 5`` sets the tool's timeout, in seconds)."""
 
     tool: BaseTool
     transitions_to: Transitions = attrs.field(factory=Transitions)
+    timeout: Any = None
 
 
 @attrs.frozen
