@@ -42,6 +42,7 @@ bench: setup
 	$(PY) benchmarks/overhead.py --write
 	$(PY) benchmarks/scheduler.py --write
 	$(PY) benchmarks/loading.py --write
+	$(PY) benchmarks/concurrency.py --write
 
 test: setup
 	$(VENV)/bin/ruff format --check .
