@@ -76,18 +76,22 @@ class SimpleAgenticTool(BaseTool):
         return self._evolve(items=(*self.items, *items))
 
     def with_tool_chaining_from(
-        self, source: type, predicate: Callable[[Any], bool] | None = None
+        self,
+        source: type,
+        predicate: Callable[[Any], bool] | None = None,
+        *,
+        id_attribute: str = "id",
     ) -> SimpleAgenticTool:
         """In the nested loop, the ``@llm_tool`` methods of ``source`` are declared as
         tools and run on the latest ``source`` object a tool returned.
 
         >>> SimpleAgenticTool("a", "A").with_tool_chaining_from(dict).items
-        (Chaining(source=<class 'dict'>, predicate=None),)
+        (Chaining(source=<class 'dict'>, predicate=None, id_attribute='id'),)
         """
-        return self.with_tools(Chaining.from_type(source, predicate))
+        return self.with_tools(Chaining.from_type(source, predicate, id_attribute=id_attribute))
 
     def with_tool_chaining_from_any(
-        self, predicate: Callable[[Any], bool] | None = None
+        self, predicate: Callable[[Any], bool] | None = None, *, id_attribute: str = "id"
     ) -> SimpleAgenticTool:
         """In the nested loop, any returned object with ``@llm_tool`` methods lends them
         as tools (a newer object replaces the previous one's tools).
@@ -95,7 +99,7 @@ class SimpleAgenticTool(BaseTool):
         >>> SimpleAgenticTool("a", "A").with_tool_chaining_from_any().items[0].source is None
         True
         """
-        return self.with_tools(Chaining.any(predicate))
+        return self.with_tools(Chaining.any(predicate, id_attribute=id_attribute))
 
     def with_model(self, model: Any) -> SimpleAgenticTool:
         """The model of the nested loop: a Model or a string such as

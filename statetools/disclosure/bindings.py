@@ -6,14 +6,17 @@ The scheduler asks :meth:`Bindings.observe` about every result value and applies
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from statetools.disclosure.chaining import ChainedTool, unbound_message
+from statetools.disclosure.chaining import ANY_KEY, ChainedTool, unbound_message
+from statetools.disclosure.conditions import type_key
 from statetools.disclosure.discovery import (
     NoId,
     entity_id,
+    object_id,
     provider_tools,
     providers_in,
     template_name,
@@ -53,7 +56,9 @@ class Bindings:
         """The newest bound instance per chained type key."""
         self._bound: dict[str, tuple[Any, BaseTool]] = {}
         self._any_names: tuple[str, ...] = ()
+        self._any_object: Any = None
         self._entities: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._entity_objects: dict[tuple[str, str], Any] = {}
         self._discovered = 0
         self._has_methods: dict[type, bool] = {}
 
@@ -115,6 +120,7 @@ class Bindings:
 
     def _rebind_any(self, value: Any) -> Plan:
         previous = self._any_names
+        self._any_object = value
         tools = method_tools(value)
         self._any_names = tuple(tool.name for tool in tools)
         return Plan("chaining", tuple(tools), previous)
@@ -132,6 +138,7 @@ class Bindings:
                 continue
             tools = provider_tools(obj, spec, identifier)
             key = (spec.prefix, identifier)
+            self._entity_objects[key] = obj
             if key in self._entities:  # the same entity again: rebind its tools
                 added.extend(tools)
                 continue
@@ -142,6 +149,67 @@ class Bindings:
             self._discovered += len(tools)
             added.extend(tools)
         return Plan("discovery", tuple(added), (), tuple(over), tuple(no_id))
+
+    # resuming ---------------------------------------------------------------------
+
+    def snapshot(self) -> tuple[tuple[str, str, str], ...]:
+        """The bound objects by reference, ``(role, type key, id)``: role is the chained
+        type key, ``*`` for the object of ``Chaining.any()``, or ``discovery``. Objects
+        without an id are left out (a resumed run cannot find them)."""
+        refs: list[tuple[str, str, str]] = []
+        for key, obj in self.instances.items():
+            refs.extend(_ref(key, obj, self.graph.chains[key].id_attribute))
+        any_rule = self.graph.chain_any
+        if self._any_object is not None and any_rule is not None:
+            refs.extend(_ref(ANY_KEY, self._any_object, any_rule.id_attribute))
+        for (_prefix, identifier), obj in self._entity_objects.items():
+            refs.append(("discovery", type_key(type(obj)), identifier))
+        return tuple(refs)
+
+    def unbound_names(self) -> list[str]:
+        """Chained tools with no instance bound (what a lost object leaves unusable)."""
+        return [name for name, key in self.graph.chained.items() if key not in self.instances]
+
+    def restore(
+        self, refs: Iterable[tuple[str, str, str]], resolve: Resolver | None
+    ) -> tuple[dict[str, BaseTool], list[tuple[str, str]]]:
+        """Find the saved objects again with ``resolve(type key, id)``: the tools they
+        give (by name), and the references not found as ``(role, "Repo 'r1'")``."""
+        tools: dict[str, BaseTool] = {}
+        missing: list[tuple[str, str]] = []
+        for role, kind, identifier in refs:
+            obj = resolve(kind, identifier) if resolve is not None else None
+            spec = provider_spec(type(obj)) if role == "discovery" else None
+            if obj is None or (role == "discovery" and spec is None):
+                missing.append((role, f"{kind.rpartition('.')[2]} '{identifier}'"))
+            elif spec is not None:
+                found = provider_tools(obj, spec, identifier)
+                names = tuple(tool.name for tool in found)
+                self._entity_objects[(spec.prefix, identifier)] = obj
+                if (spec.prefix, identifier) not in self._entities:
+                    self._discovered += len(names)
+                self._entities[(spec.prefix, identifier)] = names
+                tools.update((tool.name, tool) for tool in found)
+            elif role == ANY_KEY:
+                found = method_tools(obj)
+                self._any_object = obj
+                self._any_names = tuple(tool.name for tool in found)
+                tools.update((tool.name, tool) for tool in found)
+            elif role in self.graph.chains:
+                self.instances[role] = obj
+        return tools, missing
+
+
+Resolver = Callable[[str, str], Any]
+"""Finds a bound object again when a run resumes: ``(type key, id) -> object`` (None
+when it is gone). The type key is ``module.QualName`` of the object's class."""
+
+
+def _ref(role: str, obj: Any, attribute: str) -> list[tuple[str, str, str]]:
+    identifier = object_id(obj, attribute)
+    if isinstance(identifier, NoId):
+        return []
+    return [(role, type_key(type(obj)), identifier)]
 
 
 def method_tools(value: Any) -> list[BaseTool]:

@@ -56,18 +56,30 @@ class Chaining:
 
     source: type | None = attrs.field(default=None, validator=_check_source)
     predicate: Callable[[Any], bool] | None = None
+    id_attribute: str = "id"
+    """The attribute (or method) giving a bound object's id: ``result.state`` keeps the
+    object by its type and id, and a resumed run finds it again through
+    ``ToolLoop(instances=...)``."""
 
     @classmethod
-    def from_type(cls, source: type, predicate: Callable[[Any], bool] | None = None) -> Chaining:
+    def from_type(
+        cls,
+        source: type,
+        predicate: Callable[[Any], bool] | None = None,
+        *,
+        id_attribute: str = "id",
+    ) -> Chaining:
         """Chain from returned objects of ``source`` (for which ``predicate`` holds)."""
         if source is None:
             raise DefinitionError("from_type needs a class", hint="use Chaining.any()")
-        return cls(source, predicate)
+        return cls(source, predicate, id_attribute)
 
     @classmethod
-    def any(cls, predicate: Callable[[Any], bool] | None = None) -> Chaining:
+    def any(
+        cls, predicate: Callable[[Any], bool] | None = None, *, id_attribute: str = "id"
+    ) -> Chaining:
         """Chain from any returned object that has ``@llm_tool`` methods."""
-        return cls(None, predicate)
+        return cls(None, predicate, id_attribute)
 
     @property
     def key(self) -> str:

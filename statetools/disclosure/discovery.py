@@ -93,7 +93,19 @@ def entity_id(obj: Any, spec: ProviderSpec) -> str | NoId:
     >>> entity_id(Box(), provider_spec(Box))
     'b1'
     """
-    label, attribute = type(obj).__name__, spec.id_attribute
+    return object_id(obj, spec.id_attribute)
+
+
+def object_id(obj: Any, attribute: str) -> str | NoId:
+    """``obj``'s id: its ``attribute`` as text, called first when it is a method;
+    :class:`NoId` (logged) when there is none.
+
+    >>> class Repo:
+    ...     id = "r1"
+    >>> object_id(Repo(), "id"), object_id(Repo(), "name")
+    ('r1', NoId(reason='Repo.name is None'))
+    """
+    label = type(obj).__name__
     try:
         value = getattr(obj, attribute, None)
         if callable(value):

@@ -37,8 +37,9 @@ class Injected:
     ``source`` is ``"discovery"`` (``@tool_provider`` objects), ``"chaining"``
     (``Chaining.any()``) or the name of a selectable facade; ``skipped`` tools were not
     added because the name is taken; ``over_limit`` ones because the run reached
-    ``limit`` discovered tools; ``no_id`` lists ``(name template, reason)`` of the tools
-    of provider objects without an id.
+    ``limit`` discovered tools; ``not_added`` lists ``(name, reason)`` of other tools
+    left out: those of provider objects without an id (the name is a template), and
+    tools a resumed run could not restore.
 
     >>> Injected("discovery", added=("order_7_cancel",)).added
     ('order_7_cancel',)
@@ -50,7 +51,7 @@ class Injected:
     skipped: tuple[str, ...] = ()
     over_limit: tuple[str, ...] = ()
     limit: int = 0
-    no_id: tuple[tuple[str, str], ...] = ()
+    not_added: tuple[tuple[str, str], ...] = ()
 
 
 @attrs.frozen

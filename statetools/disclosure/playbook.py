@@ -205,20 +205,29 @@ class PlaybookTool:
         )
 
     def with_tool_chaining_from(
-        self, source: type, predicate: Callable[[Any], bool] | None = None
+        self,
+        source: type,
+        predicate: Callable[[Any], bool] | None = None,
+        *,
+        id_attribute: str = "id",
     ) -> PlaybookTool:
         """Declare the ``@llm_tool`` methods of ``source`` as tools; they run on the
         latest ``source`` object a tool returned (for which ``predicate`` holds).
 
         >>> PlaybookTool("p", "d").with_tool_chaining_from(dict).chaining
-        (Chaining(source=<class 'dict'>, predicate=None),)
+        (Chaining(source=<class 'dict'>, predicate=None, id_attribute='id'),)
         """
         return attrs.evolve(
-            self, chaining=(*self.chaining, Chaining.from_type(source, predicate)), last=None
+            self,
+            chaining=(
+                *self.chaining,
+                Chaining.from_type(source, predicate, id_attribute=id_attribute),
+            ),
+            last=None,
         )
 
     def with_tool_chaining_from_any(
-        self, predicate: Callable[[Any], bool] | None = None
+        self, predicate: Callable[[Any], bool] | None = None, *, id_attribute: str = "id"
     ) -> PlaybookTool:
         """Any returned object with ``@llm_tool`` methods lends them as tools; a newer
         object replaces the previous one's tools.
@@ -226,7 +235,11 @@ class PlaybookTool:
         >>> PlaybookTool("p", "d").with_tool_chaining_from_any().chaining[0].source is None
         True
         """
-        return attrs.evolve(self, chaining=(*self.chaining, Chaining.any(predicate)), last=None)
+        return attrs.evolve(
+            self,
+            chaining=(*self.chaining, Chaining.any(predicate, id_attribute=id_attribute)),
+            last=None,
+        )
 
     @property
     def tools(self) -> list[BaseTool]:

@@ -14,10 +14,10 @@ scheduler asks them and applies what they decide.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from statetools.disclosure.bindings import Bindings, Plan
+from statetools.disclosure.bindings import Bindings, Plan, Resolver
 from statetools.disclosure.conditions import holds, unmet_sentences
 from statetools.disclosure.facades import Facades, unfolded_value
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
@@ -67,6 +67,8 @@ class Scheduler:
         blackboard: Blackboard | None = None,
         context: Mapping[str, Any] | None = None,
         discovery_limit: int = DISCOVERY_LIMIT,
+        instances: Resolver | None = None,
+        restore: Callable[[str], BaseTool | None] | None = None,
     ) -> None:
         if graph.duplicates:
             twice = ", ".join(sorted(set(graph.duplicates)))
@@ -101,6 +103,7 @@ class Scheduler:
         self._folding = self._facades.active
         self._bindings = Bindings(graph, discovery_limit)
         self._facades.replay(restored.unfolds)
+        self._not_restored = self._restore(restored, instances, restore)
         fresh = state is None or state == DisclosureState(iteration=state.iteration)
         if fresh and graph.initial_visible is not None:
             names: Iterable[str] = graph.initial_visible
@@ -109,7 +112,7 @@ class Scheduler:
             names = [
                 name
                 for name in dict.fromkeys(known)
-                if self._known(name)
+                if (self._known(name) or name in self._dynamic)
                 and not (fresh and name in graph.when_tools)
                 and self._available(name)
             ]
@@ -148,7 +151,38 @@ class Scheduler:
     def _known(self, name: str) -> bool:
         return name in self.graph.entries or name in self._facades.built
 
+    def _restore(
+        self,
+        state: DisclosureState,
+        instances: Resolver | None,
+        restore: Callable[[str], BaseTool | None] | None,
+    ) -> tuple[tuple[str, str], ...]:
+        """Bring back the bound objects and the tools added at run time; returns
+        ``(name, reason)`` of the tools that could not be restored."""
+        found, missing = self._bindings.restore(state.objects, instances)
+        where = "by ToolLoop(instances=...)" if instances is not None else "(no instances=)"
+        gone = ", ".join(label for _, label in missing)
+        lost: list[tuple[str, str]] = []
+        if any(role in self.graph.chains for role, _ in missing):
+            why = f"not restored on resume: {gone} not found {where}"
+            lost.extend((name, why) for name in self._bindings.unbound_names())
+        for name in state.visible_order:
+            if self._known(name) or name in self._removed:
+                continue
+            tool = found.get(name) or (restore(name) if restore is not None else None)
+            if tool is not None:
+                self._dynamic[name] = tool
+            elif missing:
+                lost.append((name, f"not restored on resume: {gone} not found {where}"))
+            else:
+                why = "not restored on resume: no injection strategy gives it back"
+                lost.append((name, f"{why} (a tool(name) method)"))
+        return tuple(lost)
+
     def _tool_of(self, name: str) -> BaseTool:
+        dynamic = self._dynamic.get(name)
+        if dynamic is not None:
+            return dynamic
         return self._facades.tool_of(name) if self._folding else self.graph.entries[name].tool
 
     def _available(self, name: str) -> bool:
@@ -381,14 +415,17 @@ class Scheduler:
         return affected
 
     def begin_turn(self) -> Changes:
-        """Re-check ``When`` conditions and the blackboard before a model call."""
+        """Re-check ``When`` conditions and the blackboard before a model call (the
+        first turn of a resumed run also says which tools could not be restored)."""
+        lost = (Injected("resume", not_added=self._not_restored),) if self._not_restored else ()
+        self._not_restored = ()
         affected = set(self.graph.when_tools) | self._blackboard_changes()
         if not affected:
             self._order.settle()
-            return Changes()
+            return Changes(injected=lost)
         shown, hidden = self._refresh(affected)
         self._order.settle()
-        return Changes(tuple(shown), tuple(hidden))
+        return Changes(tuple(shown), tuple(hidden), injected=lost)
 
     def record(self, call: ToolCall, result: ToolResult) -> Changes:
         """Note that ``call`` ran with ``result``; returns what became (un)available.
@@ -530,19 +567,18 @@ class Scheduler:
         return removed
 
     def snapshot(self) -> DisclosureState:
-        """The current state, serializable (injected and discovered tools, and chained
-        instances, are not part of it; unfolded facades are)."""
+        """The current state, serializable: bound objects are kept by reference (type
+        and id), tools added at run time by name."""
         return DisclosureState(
             call_counts=self._counts,
             machine_states=self._machine_states,
             artifacts=self._artifacts,
             blackboard=self._blackboard_keys,
-            visible_order=tuple(n for n in self._visible if n not in self._dynamic)
-            if self._dynamic
-            else tuple(self._visible),
+            visible_order=tuple(self._visible),
             removed=self._removed,
             iteration=self.iteration,
             unfolds=self._facades.snapshot(),
+            objects=self._bindings.snapshot(),
         )
 
 

@@ -26,6 +26,14 @@ def _tuple(value: Iterable[str]) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _triples(value: Iterable[Iterable[str]]) -> tuple[tuple[str, str, str], ...]:
+    triples = []
+    for triple in value:
+        first, second, third = triple
+        triples.append((str(first), str(second), str(third)))
+    return tuple(triples)
+
+
 def _pairs(value: Iterable[Iterable[str]]) -> tuple[tuple[str, str], ...]:
     pairs = []
     for pair in value:
@@ -40,12 +48,15 @@ class DisclosureState:
 
     ``call_counts``: successful calls per tool name; ``machine_states``: the current
     state of each state machine; ``artifacts`` / ``blackboard``: type keys of values
-    seen (for OnArtifact / OnBlackboard); ``visible_order``: the order tools were shown
-    in (kept on resume, so provider prompt caches stay warm); ``removed``: tools an
-    injection strategy removed; ``iteration``: model calls made; ``unfolds``: the
-    facades that unfolded, in order, each with the arguments of its call as JSON (a
-    resumed run unfolds them again; a selectable facade's selector runs again).
-    Chained instances and discovered tools are objects of the run and are not kept.
+    seen (for OnArtifact / OnBlackboard); ``visible_order``: the tools shown, in the
+    order they were shown in (kept on resume, so provider prompt caches stay warm),
+    with the tools added at run time (discovery, chaining, injection strategies);
+    ``removed``: tools an injection strategy removed; ``iteration``: model calls made;
+    ``unfolds``: the facades that unfolded, in order, each with the arguments of its
+    call as JSON (a resumed run unfolds them again; a selectable facade's selector runs
+    again with them); ``objects``: the bound objects by reference, ``(role, type key,
+    id)`` with role the chained type key, ``*`` (``Chaining.any()``) or ``discovery``:
+    a resumed run finds them again with ``ToolLoop(instances=...)``.
     Two counters of the tool loop travel along, so a resumed run ends where the
     unbroken one would: ``unknown_calls_in_a_row`` (calls of names that are no tool,
     since the last call of a real one) and ``output_corrected`` (the model was already
@@ -66,6 +77,7 @@ class DisclosureState:
     unfolds: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=_pairs)
     unknown_calls_in_a_row: int = 0
     output_corrected: bool = False
+    objects: tuple[tuple[str, str, str], ...] = attrs.field(default=(), converter=_triples)
 
     def to_json(self) -> str:
         """The state as JSON text."""

@@ -29,9 +29,11 @@ from statetools.loop.events import (
 )
 from statetools.loop.messages import AssistantMessage, Message, ToolMessage
 from statetools.loop.result import LoopResult
+from statetools.loop.strategies import restored_tool
 from statetools.loop.streaming import take_run_sink
 from statetools.models.base import ToolDefinition, Usage
 from statetools.tools.context import ToolCallContext
+from statetools.tools.tool import BaseTool
 
 if TYPE_CHECKING:
     from statetools.loop.toolloop import ToolLoop
@@ -63,7 +65,7 @@ def injection_events(iteration: int, injected: Injected) -> list[Event]:
         events.append(ToolsInjected(iteration, injected.added, injected.source))
     for name in injected.skipped:
         events.append(InjectionSkipped(iteration, name, "a tool with this name is already visible"))
-    for name, reason in injected.no_id:
+    for name, reason in injected.not_added:
         events.append(InjectionSkipped(iteration, name, reason))
     if injected.over_limit:
         events.append(
@@ -108,12 +110,18 @@ class Run:
             blackboard=self.blackboard,
             context=self.context,
             discovery_limit=loop.max_discovered_tools,
+            instances=loop.instances,
+            restore=self._restored_tool if loop.strategy is not None else None,
         )
         self.stream = take_run_sink()
         """Where a streamed run (``loop.stream``) sends its events, or None."""
         self.catalogue = (
             CatalogueKeeper(self.scheduler) if loop.model.capabilities.declares_all_tools else None
         )
+
+    def _restored_tool(self, name: str) -> BaseTool | None:
+        strategy = self.loop.strategy
+        return restored_tool([strategy], name) if strategy is not None else None
 
     def emit(self, event: Event) -> None:
         self.events.append(event)

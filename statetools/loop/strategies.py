@@ -69,6 +69,9 @@ class InjectionContext:
 class ToolInjectionStrategy(Protocol):
     """Decides, after every executed tool call, which tools to add or remove.
 
+    A strategy that adds tools may also have a ``tool(name) -> BaseTool | None``
+    method: a resumed run asks it for the tools it had added (they are saved by name).
+
     >>> class AddHelpAfterError:
     ...     def evaluate(self, context: InjectionContext) -> Injection | None:
     ...         return Injection(add=[help_tool]) if context.result.is_error else None
@@ -104,6 +107,29 @@ class ChainedStrategy:
             if injection:
                 combined = combined.then(injection)
         return combined or None
+
+
+def restored_tool(strategies: Sequence[Any], name: str) -> BaseTool | None:
+    """The tool named ``name`` that one of ``strategies`` injected, for a resumed run:
+    asked of each strategy that has a ``tool(name)`` method (None when none gives it).
+
+    >>> class AddHelp:
+    ...     def evaluate(self, context):
+    ...         return None
+    ...     def tool(self, name):
+    ...         return Tool.create("help", "Help", lambda: "ok") if name == "help" else None
+    >>> restored_tool([AddHelp()], "help").name, restored_tool([AddHelp()], "other")
+    ('help', None)
+    """
+    for strategy in strategies:
+        inner = strategy.strategies if isinstance(strategy, ChainedStrategy) else None
+        found = restored_tool(inner, name) if inner is not None else None
+        method = getattr(strategy, "tool", None)
+        if found is None and callable(method):
+            found = method(name)
+        if isinstance(found, BaseTool):
+            return found
+    return None
 
 
 def chain(strategies: Sequence[ToolInjectionStrategy]) -> ToolInjectionStrategy | None:

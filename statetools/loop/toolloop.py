@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from statetools.disclosure.bindings import Resolver
 from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Visibility
 from statetools.disclosure.state import DisclosureState
@@ -102,6 +103,7 @@ class ToolLoop:
         max_discovered_tools: int = DISCOVERY_LIMIT,
         check_design: bool = True,
         tool_timeout: float | None = None,
+        instances: Resolver | None = None,
     ) -> None:
         if max_iterations < 1:
             raise StatetoolsError("max_iterations must be at least 1", path="ToolLoop")
@@ -129,9 +131,15 @@ class ToolLoop:
         self.last_result: LoopResult | None = None
         """The result of the latest run of this loop that ended, however it ended
         (with concurrent runs: whichever ended last)."""
+        self.instances = instances
+        """Finds bound objects again when a run resumes: ``(type key, id) -> object``."""
 
     def with_tool_chaining_from(
-        self, source: type, predicate: Callable[[Any], bool] | None = None
+        self,
+        source: type,
+        predicate: Callable[[Any], bool] | None = None,
+        *,
+        id_attribute: str = "id",
     ) -> ToolLoop:
         """A copy of this loop whose runs declare the ``@llm_tool`` methods of
         ``source`` as tools, bound to the latest ``source`` object a tool returned (for
@@ -140,11 +148,14 @@ class ToolLoop:
         >>> ToolLoop(model).with_tool_chaining_from(Repo)  # doctest: +SKIP
         """
         loop = copy.copy(self)
-        loop.chaining = (*self.chaining, Chaining.from_type(source, predicate))
+        loop.chaining = (
+            *self.chaining,
+            Chaining.from_type(source, predicate, id_attribute=id_attribute),
+        )
         return loop
 
     def with_tool_chaining_from_any(
-        self, predicate: Callable[[Any], bool] | None = None
+        self, predicate: Callable[[Any], bool] | None = None, *, id_attribute: str = "id"
     ) -> ToolLoop:
         """A copy of this loop whose runs turn any returned object with ``@llm_tool``
         methods into tools (a newer object replaces the previous one's tools).
@@ -152,7 +163,7 @@ class ToolLoop:
         >>> ToolLoop(model).with_tool_chaining_from_any()  # doctest: +SKIP
         """
         loop = copy.copy(self)
-        loop.chaining = (*self.chaining, Chaining.any(predicate))
+        loop.chaining = (*self.chaining, Chaining.any(predicate, id_attribute=id_attribute))
         return loop
 
     def run(
