@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO, cast
 
+from statetools.cli_mcp import add_mcp_commands
 from statetools.cli_transcript import Transcript, Watched
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.scheduler import Scheduler
@@ -381,6 +382,7 @@ def _parser() -> argparse.ArgumentParser:
         "--max-iterations", type=int, default=20, metavar="N", help="model calls allowed (20)"
     )
     provider(sub)
+    add_mcp_commands(commands)
     return parser
 
 

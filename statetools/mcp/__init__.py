@@ -12,15 +12,18 @@ tools as statetools tools or wraps them in one facade. Server:
 """
 
 from statetools.mcp.facade import Grouping, MCPFacade
+from statetools.mcp.gateway import SESSION_HEADER, disclosure_server
 from statetools.mcp.listing import Listing
 from statetools.mcp.server import MCPServer, MCPServerError
 from statetools.mcp.tool import MCPTool
 
 __all__ = [
     "Grouping",
+    "SESSION_HEADER",
     "Listing",
     "MCPFacade",
     "MCPServer",
     "MCPServerError",
     "MCPTool",
+    "disclosure_server",
 ]

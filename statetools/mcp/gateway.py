@@ -1,0 +1,200 @@
+"""disclosure_server: a design served over MCP, with one scheduler per client session.
+
+``tools/list`` answers the session's visible tools; ``tools/call`` goes through the
+same enforcement as a run (a locked call is an ``isError`` result saying what to call
+first, never a protocol error) and is recorded; when a call changes what the session
+sees, the session is told ``tools/list_changed`` (on a ``subscriptions/listen`` stream
+for 2026-07-28 clients, as a notification for earlier ones). Tools of the design that
+come from MCP servers are called through them: a gateway in front of many servers.
+
+Which session a request belongs to: each in-process client and each stdio process is
+one session; over HTTP, the ``Mcp-Session-Id`` of a 2025-era client, or the
+``Statetools-Session`` header a 2026-era client sends (the 2026-07-28 protocol has no
+sessions of its own; without the header every request starts from the first set).
+
+>>> import asyncio, mcp
+>>> def search(q: str) -> str:
+...     '''Search the notes.'''
+...     return f"2 notes about {q}"
+>>> def summarize() -> str:
+...     '''Summarize what was found.'''
+...     return "summary"
+>>> design = PlaybookTool("notes", "Notes").with_tools(search).with_tool(
+...     Tool.from_function(summarize)).unlocked_by(search)
+>>> async def main() -> list[str]:
+...     async with mcp.Client(disclosure_server([design])) as client:
+...         before = [t.name for t in (await client.list_tools()).tools]
+...         await client.call_tool("search", {"q": "tides"})
+...         after = [t.name for t in (await client.list_tools(cache_mode="bypass")).tools]
+...         return before + after
+>>> asyncio.run(main())
+['search', 'search', 'summarize']
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from typing import Any
+
+import mcp.types as types
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from statetools.disclosure.scheduler import Blocked, Scheduler
+from statetools.loop.blackboard import Blackboard
+from statetools.loop.messages import ToolCall
+from statetools.loop.run import unknown_tool_message
+from statetools.mcp.convert import wire_content
+from statetools.tools.calling import failure
+from statetools.tools.context import RUN_ID_KEY, RunEnd, ToolCallContext
+from statetools.tools.result import ToolResult
+
+__all__ = ["SESSION_HEADER", "disclosure_server"]
+
+SESSION_HEADER = "statetools-session"
+"""The HTTP header a 2026-era client sends to keep its disclosure state between
+requests (2025-era clients are told apart by ``Mcp-Session-Id``)."""
+
+ContextSource = Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
+
+
+class _Session:
+    """One client's scheduler, context and change subscriptions."""
+
+    def __init__(self, items: Sequence[Any], context: ToolCallContext) -> None:
+        self.blackboard = Blackboard()
+        self.context = context.with_blackboard(self.blackboard)
+        self.scheduler = Scheduler.for_items(
+            items, None, blackboard=self.blackboard, context=self.context
+        )
+        self.bus = InMemorySubscriptionBus()
+        self.listen = ListenHandler(self.bus)
+        self.lock = asyncio.Lock()
+        self.calls = itertools.count(1)
+
+    def names(self) -> list[str]:
+        return [tool.name for tool in self.scheduler.visible()]
+
+    def listing(self) -> list[types.Tool]:
+        return [
+            types.Tool(name=t.name, description=t.description, input_schema=t.input_schema)
+            for t in self.scheduler.visible()
+        ]
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> tuple[ToolResult, bool]:
+        """Run one call as the loop would; returns the result (its text with the
+        announcement) and whether the visible tools changed."""
+        async with self.lock:
+            before = self.names()
+            self.scheduler.begin_turn()
+            resolved = self.scheduler.resolve(name)
+            if resolved is None:
+                result = ToolResult.error(unknown_tool_message(name, before))
+            elif isinstance(resolved, Blocked):
+                result = ToolResult.error(resolved.reason)
+            else:
+                try:
+                    result = await resolved.acall(dict(arguments), self.context)
+                except Exception as exc:
+                    result = failure(name, exc)
+                call = ToolCall(f"mcp_{next(self.calls)}", name, dict(arguments))
+                changes = self.scheduler.record(call, result)
+                if changes.announcement:
+                    result = result.with_text(f"{result.text}\n{changes.announcement}")
+            return result, self.names() != before
+
+
+class _Sessions:
+    """The sessions of one server lifespan (one in-process client, one stdio process,
+    or one HTTP server), by key."""
+
+    def __init__(self, items: Sequence[Any], context: ContextSource) -> None:
+        self.items = items
+        self.context = context
+        self.run_end = RunEnd()
+        self.run_id = f"mcp-gateway-{id(self)}"
+        self.sessions: dict[str | None, _Session] = {}
+
+    def _context(self) -> ToolCallContext:
+        values = self.context() if callable(self.context) else (self.context or {})
+        base = ToolCallContext(values).merge({RUN_ID_KEY: self.run_id})
+        return base.with_run_end(self.run_end)
+
+    def of(self, ctx: ServerRequestContext[Any, Any]) -> _Session:
+        request = ctx.request
+        headers = getattr(request, "headers", None)
+        key: str | None = None
+        if headers is not None:
+            key = headers.get("mcp-session-id") or headers.get(SESSION_HEADER)
+            if key is None:
+                return _Session(self.items, self._context())  # stateless: a fresh session
+        session = self.sessions.get(key)
+        if session is None:
+            session = self.sessions[key] = _Session(self.items, self._context())
+        return session
+
+
+def disclosure_server(
+    definition_or_items: Any,
+    *,
+    name: str = "statetools",
+    context: ContextSource = None,
+    instructions: str | None = None,
+) -> Server[Any]:
+    """An MCP server (the SDK's low-level ``Server``) that serves ``definition_or_items``
+    (one definition, or a list as for ``tools=[...]``) with progressive disclosure.
+
+    ``context`` (a mapping, or a function returning a fresh one per session) is the
+    :class:`~statetools.ToolCallContext` of every call. Pass the result to
+    ``mcp.Client(...)`` in tests, or serve it with ``statetools serve``.
+    """
+    items: Sequence[Any] = (
+        list(definition_or_items)
+        if isinstance(definition_or_items, list | tuple)
+        else [definition_or_items]
+    )
+    Scheduler.for_items(items)  # a bad definition fails here, not at the first request
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Server[Any]) -> AsyncIterator[_Sessions]:
+        sessions = _Sessions(items, context)
+        try:
+            yield sessions
+        finally:
+            await sessions.run_end.aclose()
+
+    async def list_tools(
+        ctx: ServerRequestContext[_Sessions, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=ctx.lifespan_context.of(ctx).listing())
+
+    async def call_tool(
+        ctx: ServerRequestContext[_Sessions, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        session = ctx.lifespan_context.of(ctx)
+        result, changed = await session.call(params.name, params.arguments or {})
+        if changed:
+            if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                await session.bus.publish(ToolsListChanged())
+            else:
+                await ctx.session.send_tool_list_changed()
+        return types.CallToolResult.model_validate(wire_content(result), by_name=False)
+
+    async def listen(
+        ctx: ServerRequestContext[_Sessions, Any], params: types.SubscriptionsListenRequestParams
+    ) -> types.SubscriptionsListenResult:
+        return await ctx.lifespan_context.of(ctx).listen(ctx, params)
+
+    return Server(
+        name,
+        instructions=instructions,
+        lifespan=lifespan,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_subscriptions_listen=listen,
+    )
