@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -55,26 +56,31 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
 def _server(args: argparse.Namespace) -> Any:
     package = _mcp()
     if args.design:
-        from statetools.spec.design import load_design
+        from statetools.mcp.design import server_from_config
+        from statetools.spec.source import read_source
 
-        design = load_design(Path(args.design), live_mcp=False)
-        servers = design.mcp_servers
-        if args.name not in servers:
-            known = ", ".join(servers) or "none"
+        read = read_source(Path(args.design))
+        servers = read.data.get("mcp_servers") if isinstance(read.data, dict) else None
+        if not isinstance(servers, dict) or args.name not in servers:
+            known = ", ".join(servers) if isinstance(servers, dict) else "none"
             raise MCPUsageError(
                 f"{args.design} has no MCP server '{args.name}'",
                 hint=f"its mcp_servers: {known}",
             )
-        return servers[args.name]
+        entry = servers[args.name]
+        config = (
+            {k: v for k, v in entry.items() if k != "listing"} if isinstance(entry, dict) else entry
+        )
+        return server_from_config(args.name, config, read.base_dir)
     if args.url:
         return package.MCPServer.http(args.url, name=args.name)
-    if not args.command or args.command == ["--"]:
+    words = shlex.split(args.server_command or "")
+    if not words:
         raise MCPUsageError(
             "say which server to list",
-            hint="--design FILE, --url URL, or the command after '--' "
-            "(statetools mcp list git -- mcp-server-git)",
+            hint="--design FILE, --url URL or --command 'mcp-server-git'",
         )
-    command, *rest = args.command[1:] if args.command[0] == "--" else args.command
+    command, *rest = words
     return package.MCPServer.stdio(command, rest, name=args.name)
 
 
@@ -119,11 +125,16 @@ def add_mcp_commands(commands: Any) -> None:
         "list",
         help="List an MCP server's tools (--save FILE keeps them for review).",
         description="List an MCP server's tools: one from a design's mcp_servers "
-        "(--design), at a URL (--url), or started by the command after '--'.",
+        "(--design), at a URL (--url), or started by a command (--command).",
     )
     sub.add_argument("name", metavar="NAME", help="the server's name")
     sub.add_argument("--design", metavar="FILE", help="a design whose mcp_servers has NAME")
     sub.add_argument("--url", help="a streamable HTTP endpoint")
     sub.add_argument("--save", metavar="FILE", help="write the listing as JSON")
-    sub.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
+    sub.add_argument(
+        "--command",
+        dest="server_command",
+        metavar="'CMD ARGS'",
+        help="a server to start, e.g. 'mcp-server-git'",
+    )
     sub.set_defaults(handler=cmd_mcp_list)

@@ -60,6 +60,8 @@ class MCPFacade(UnfoldingTool):
     server: MCPServer = attrs.field(eq=False, repr=False)
     grouping: Any = None
     """None, ``"annotations"`` or ``((category, names), ...)``."""
+    only: tuple[str, ...] | None = None
+    """The names of the server's tools the facade opens (None: all)."""
 
     @classmethod
     def over(
@@ -70,6 +72,9 @@ class MCPFacade(UnfoldingTool):
         by: Grouping = None,
         search: bool = False,
         usage_notes: str | None = None,
+        name: str | None = None,
+        only: Sequence[str] | None = None,
+        exclusive: bool = False,
     ) -> MCPFacade:
         """The facade of ``server`` (usually through :meth:`MCPServer.facade`)."""
         if search:
@@ -80,11 +85,13 @@ class MCPFacade(UnfoldingTool):
             )
         grouping = _grouping(by)
         lazy = cls(
-            name=server.name,
+            name=name or server.name,
             description=description,
             usage_notes=usage_notes,
+            exclusive=exclusive,
             server=server,
             grouping=grouping,
+            only=None if only is None else tuple(only),
             category_parameter=None if grouping is None else "category",
             categories=() if grouping is None else [(c, ()) for c in cls._names(grouping)],
             selector=None if grouping is not None else _Listed(server),
@@ -101,6 +108,16 @@ class MCPFacade(UnfoldingTool):
 
     def concrete(self, tools: Sequence[BaseTool]) -> MCPFacade:
         """This facade with ``tools`` (a listing of its server) as its inner tools."""
+        if self.only is not None:
+            known = {tool.name: tool for tool in tools}
+            missing = [name for name in self.only if name not in known]
+            if missing:
+                raise DefinitionError(
+                    f"the server has no tools named {', '.join(missing)}",
+                    path=f"facade '{self.name}'",
+                    hint=f"the server's tools are: {', '.join(known)}",
+                )
+            tools = [known[name] for name in self.only]
         if self.grouping is None:
             return attrs.evolve(self, inner=tuple(tools), selector=None)
         by_name = {tool.name: tool for tool in tools}

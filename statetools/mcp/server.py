@@ -24,6 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import shutil
+import sys
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -56,11 +59,20 @@ class MCPServerError(StatetoolsError):
     """An MCP server could not be started, reached or listed."""
 
 
+def _command(command: str) -> str:
+    """``command`` as given, or from this Python's environment (a server installed next
+    to statetools in a virtual environment that is not on PATH)."""
+    if os.sep in command or shutil.which(command):
+        return command
+    local = Path(sys.executable).parent / command
+    return str(local) if local.is_file() else command
+
+
 def _stdio(
     command: str, args: Sequence[str], env: Mapping[str, str] | None, cwd: str | Path | None
 ) -> Transport:
     params = StdioServerParameters(
-        command=command, args=list(args), env=dict(env) if env else None, cwd=cwd
+        command=_command(command), args=list(args), env=dict(env) if env else None, cwd=cwd
     )
 
     def client(handler: MessageHandlerFnT) -> mcp.Client:
@@ -323,12 +335,17 @@ class MCPServer:
         by: Grouping = None,
         search: bool = False,
         usage_notes: str | None = None,
+        name: str | None = None,
+        tools: Sequence[str] | None = None,
+        exclusive: bool = False,
     ) -> MCPFacade:
         """One facade named after the server that opens its tools.
 
         ``by="annotations"``: the model picks ``read`` (tools marked ``readOnlyHint``)
         or ``write`` (the others); ``by={category: [names]}``: your categories;
-        ``search=True``: the model searches the tools (for large servers).
+        ``search=True``: the model searches the tools (for large servers). ``name``
+        (default: the server's), ``tools`` (some of the server's tools, by name) and
+        ``exclusive`` are as for :class:`~statetools.UnfoldingTool`.
 
         >>> MCPServer.stdio("mcp-server-git", name="git").facade(by="annotations").name
         'git'
@@ -339,6 +356,9 @@ class MCPServer:
             by=by,
             search=search,
             usage_notes=usage_notes,
+            name=name,
+            only=tools,
+            exclusive=exclusive,
         )
 
     # calling --------------------------------------------------------------------------

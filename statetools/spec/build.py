@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import enum
 import functools
+import importlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, cast, get_origin
@@ -31,6 +32,7 @@ from statetools.spec.forms import (
     EntryForm,
     FacadeForm,
     MachineForm,
+    MCPServers,
     PlaybookForm,
     RunContext,
     Script,
@@ -159,9 +161,43 @@ def structure_state_tool(value: Any, _: Any) -> StateToolForm:
     return _tool_item(value, StateToolForm, "{tool: confirm, transitions_to: DONE}")  # type: ignore[no-any-return]
 
 
+def _mcp_facade(form: FacadeForm) -> UnfoldingTool:
+    """A facade over the tools of an ``mcp_servers:`` entry."""
+    servers = current().mcp_servers
+    server = servers.get(str(form.mcp))
+    if server is None:
+        raise Invalid(
+            f"no MCP server '{form.mcp}'",
+            hint=f"servers under mcp_servers: {', '.join(servers) or 'none'}",
+            at=("mcp",),
+        )
+    if form.by not in (None, "annotations"):
+        raise Invalid(f"unknown by {form.by!r}", hint="use 'by: annotations'", at=("by",))
+    if form.by is not None and form.categories is not None:
+        raise Invalid("give 'by' or 'categories', not both", at=("by",))
+    by: Any = form.by if form.categories is None else form.categories
+    try:
+        facade: UnfoldingTool = server.facade(
+            form.description,
+            by=by,
+            name=form.name,
+            tools=[tool.name for tool in form.tools] or None,
+            usage_notes=form.usage_notes,
+            exclusive=form.exclusive,
+        )
+    except StatetoolsError as exc:
+        raise Invalid(exc.message, hint=exc.hint) from exc
+    return facade
+
+
 def build_facade(form: FacadeForm) -> UnfoldingTool:
     """The facade a form describes: ``UnfoldingTool.of`` without categories; with them,
-    the by-category facade ``UnfoldingTool.by_category`` makes."""
+    the by-category facade ``UnfoldingTool.by_category`` makes; with ``mcp``, a facade
+    over an MCP server's tools."""
+    if form.mcp is not None:
+        return _mcp_facade(form)
+    if form.by is not None:
+        raise Invalid("'by' needs 'mcp'", hint="by: annotations groups an MCP server's tools")
     options: dict[str, Any] = {"usage_notes": form.usage_notes, "exclusive": form.exclusive}
     try:
         if form.search is not None:
@@ -234,6 +270,13 @@ def structure_facade(value: Any, _: Any) -> UnfoldingTool:
                 at=("kind",),
             )
         value = {key: item for key, item in value.items() if key != "kind"}
+    if isinstance(value, Mapping) and isinstance(value.get("mcp"), str):
+        server = value["mcp"]
+        value = {
+            "name": server,
+            "description": f"Open the tools of the {server} MCP server",
+            **value,
+        }
     return build_facade(fields_of(FacadeForm)(value, FacadeForm))
 
 
@@ -379,6 +422,40 @@ def definition_hook(tagged: Callable[[Any, Any], Any]) -> Callable[[Any, Any], D
         return cast(Definition, tagged(value, Definition))
 
     return structure
+
+
+def structure_mcp_servers(value: Any, _: Any) -> MCPServers:
+    """``mcp_servers:``: each entry becomes a server whose tools (from its saved
+    ``listing``, else listed now) can be named like any tool."""
+    if not isinstance(value, Mapping):
+        raise Invalid(
+            f"expected a mapping of server names, got {describe_value(value)}",
+            hint="mcp_servers: {git: {command: mcp-server-git}}",
+        )
+    design = importlib.import_module("statetools.mcp.design")  # the optional mcp extra
+    context = current()
+    problems: list[Invalid] = []
+    for name, config in value.items():
+        try:
+            server = design.server_from_config(str(name), config, context.base_dir)
+            tools = design.listed_tools(server)
+        except StatetoolsError as exc:
+            problems.append(Invalid(exc.message, hint=exc.hint, at=(name,)))
+            continue
+        context.mcp_servers[str(name)] = server
+        for tool in tools:
+            if tool.name in context.catalogue:
+                problems.append(
+                    Invalid(
+                        f"tool '{tool.name}' is offered twice",
+                        hint="give one of the servers a prefix:",
+                        at=(name,),
+                    )
+                )
+            context.catalogue.setdefault(tool.name, tool)
+    if problems:
+        raise Several(problems)
+    return MCPServers(context.mcp_servers)
 
 
 def structure_tools_from(value: Any, _: Any) -> ToolsFrom:

@@ -32,6 +32,7 @@ from statetools.spec.build import (
     structure_entry,
     structure_facade,
     structure_machine,
+    structure_mcp_servers,
     structure_playbook,
     structure_script,
     structure_state_tool,
@@ -46,6 +47,7 @@ from statetools.spec.forms import (
     Definition,
     EntryForm,
     EnumRef,
+    MCPServers,
     Names,
     RunContext,
     Script,
@@ -99,6 +101,7 @@ _HOOKS: list[tuple[Any, Any]] = [
     (StateToolForm, structure_state_tool),
     (StepForm, structure_step),
     (Script, structure_script),
+    (MCPServers, structure_mcp_servers),
     (ToolsFrom, structure_tools_from),
     (RunContext, structure_context),
 ]

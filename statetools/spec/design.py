@@ -72,6 +72,8 @@ class Design:
     base_dir: Path = attrs.field(factory=Path.cwd, eq=False)
     checker: DesignCheck | None = attrs.field(default=None, eq=False, repr=False)
     """Runs ``check`` on the design and places findings in the file (see :meth:`check`)."""
+    mcp_servers: Mapping[str, Any] = attrs.field(factory=dict, eq=False)
+    """``mcp_servers:`` of the file: name -> ``statetools.mcp.MCPServer``."""
 
     def check(self, **options: Any) -> Report:
         """:func:`~statetools.check` of the design's graph, each finding with the file and
@@ -284,6 +286,7 @@ def load_design(
         context=None if document.context is None else document.context.value,
         source=read.name,
         base_dir=read.base_dir,
+        mcp_servers=dict(document.mcp_servers),
     )
 
 

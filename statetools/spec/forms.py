@@ -205,6 +205,10 @@ class ToolsFrom(tuple[str, ...]):
     """Tools files (one path or a list); their tools become schema-only tools."""
 
 
+class MCPServers(dict[str, Any]):
+    """``mcp_servers:`` of a document: server name -> ``statetools.mcp.MCPServer``."""
+
+
 @attrs.frozen
 class FacadeForm:
     """``kind: facade`` (or a facade written inline where a tool goes).
@@ -223,9 +227,13 @@ class FacadeForm:
     usage_notes: str | None = None
     exclusive: bool = False
     search: SearchOptions | None = None
+    mcp: str | None = None
+    """The ``mcp_servers:`` entry whose tools the facade opens (``tools`` picks some)."""
+    by: str | None = None
+    """With ``mcp``: ``annotations`` makes categories read/write from the annotations."""
 
 
-FACADE_MARKERS = ("tools", "categories", "usage_notes", "exclusive", "kind", "search")
+FACADE_MARKERS = ("tools", "categories", "usage_notes", "exclusive", "kind", "search", "mcp")
 """Keys that make a mapping in a playbook's or state's tool list an inline facade
 (an entry with a condition or transitions has ``tool`` instead)."""
 
@@ -238,10 +246,12 @@ Definition = PlaybookTool | StateMachineTool[Any] | UnfoldingTool
 class DocumentForm:
     """A whole file: definitions plus what ``statetools run`` needs.
 
-    ``tools_from`` comes first: cattrs structures fields in order, so the tools files
-    are read before the definitions that name their tools.
+    ``mcp_servers`` and ``tools_from`` come first: cattrs structures fields in order, so
+    the servers are listed and the tools files read before the definitions that name
+    their tools.
     """
 
+    mcp_servers: MCPServers = attrs.field(factory=MCPServers)
     tools_from: ToolsFrom = attrs.field(factory=ToolsFrom)
     tools: tuple[BaseTool, ...] = ()
     """Tools named here (by import path) are known by their names in the whole file."""

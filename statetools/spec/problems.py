@@ -176,7 +176,7 @@ def _allowed_keys(cl: type) -> list[str]:
     return []
 
 
-ROOT_KEYS = ("tools_from", "script", "prompt", "system_prompt", "context")
+ROOT_KEYS = ("mcp_servers", "tools_from", "script", "prompt", "system_prompt", "context")
 """Document keys, which may sit beside a definition at the top of a file."""
 
 

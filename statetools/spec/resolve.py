@@ -79,6 +79,8 @@ class ReadContext:
     pending: list[str] = attrs.field(factory=list)
     """Import paths in tool positions of the file, not yet imported (found by the
     pre-scan, so a name may come before the import path that defines it)."""
+    mcp_servers: dict[str, Any] = attrs.field(factory=dict)
+    """``mcp_servers:`` of the file: name -> ``statetools.mcp.MCPServer``."""
 
 
 _CONTEXT: ContextVar[ReadContext] = ContextVar("statetools_spec_read_context")

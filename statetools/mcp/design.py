@@ -1,0 +1,118 @@
+"""``mcp_servers:`` of a design file: each entry made into an :class:`MCPServer`.
+
+An entry has ``command`` (with ``args``, ``env``, ``cwd``) or ``url`` (with
+``headers``), and optionally ``listing`` (a file ``statetools mcp list NAME --save``
+wrote: review uses it and never starts the server), ``prefix`` and ``forward_context``.
+
+>>> server = server_from_config("time", {"command": "mcp-server-time"}, Path("."))
+>>> server.name
+'time'
+>>> server_from_config("time", {"comand": "x"}, Path("."))
+Traceback (most recent call last):
+...
+statetools.mcp.design.MCPConfigError: unknown key 'comand' Hint: did you mean 'command'?
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import difflib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from statetools.errors import StatetoolsError
+from statetools.mcp.listing import Listing
+from statetools.mcp.server import MCPServer
+from statetools.mcp.tool import MCPTool
+
+__all__ = ["MCPConfigError", "listed_tools", "server_from_config"]
+
+KEYS = ("command", "args", "env", "cwd", "url", "headers", "listing", "prefix", "forward_context")
+
+
+class MCPConfigError(StatetoolsError):
+    """An ``mcp_servers:`` entry is malformed."""
+
+
+def _strings(value: Any, key: str, *, mapping: bool = False) -> Any:
+    if mapping:
+        if not isinstance(value, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            raise MCPConfigError(f"'{key}' must map names to strings", hint=f"e.g. {key}: {{A: b}}")
+        return dict(value)
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise MCPConfigError(f"'{key}' must be a list of strings", hint=f"e.g. {key}: [a, b]")
+    return list(value)
+
+
+def _text(config: Mapping[str, Any], key: str) -> str | None:
+    value = config.get(key)
+    if value is not None and not isinstance(value, str):
+        raise MCPConfigError(f"'{key}' must be a string, got {value!r}")
+    return value
+
+
+def server_from_config(name: str, config: Any, base_dir: Path) -> MCPServer:
+    """The server an ``mcp_servers:`` entry describes (not started)."""
+    if not isinstance(config, Mapping):
+        raise MCPConfigError(
+            f"expected a mapping, got {config!r}",
+            hint="give 'command:' (and 'args:') or 'url:'",
+        )
+    for key in config:
+        if key not in KEYS:
+            close = difflib.get_close_matches(str(key), KEYS, n=1)
+            hint = f"did you mean '{close[0]}'?" if close else f"keys: {', '.join(KEYS)}"
+            raise MCPConfigError(f"unknown key '{key}'", hint=hint)
+    command, url = _text(config, "command"), _text(config, "url")
+    if (command is None) == (url is None):
+        raise MCPConfigError(
+            "give exactly one of 'command' and 'url'",
+            hint="command: mcp-server-git (with args: [...]) or url: http://host/mcp",
+        )
+    options: dict[str, Any] = {"name": name, "prefix": _text(config, "prefix") or ""}
+    forward = config.get("forward_context")
+    if forward is not None:
+        options["forward_context"] = (
+            "all" if forward == "all" else tuple(_strings(forward, "forward_context"))
+        )
+    if command is not None:
+        cwd = _text(config, "cwd")
+        server = MCPServer.stdio(
+            command,
+            _strings(config.get("args", []), "args"),
+            env=_strings(config["env"], "env", mapping=True) if "env" in config else None,
+            cwd=None if cwd is None else base_dir / cwd,
+            **options,
+        )
+    else:
+        headers = config.get("headers")
+        server = MCPServer.http(
+            str(url),
+            headers=None if headers is None else _strings(headers, "headers", mapping=True),
+            **options,
+        )
+    listing = _text(config, "listing")
+    if listing is not None:
+        server.with_listing(Listing.read(base_dir / listing))
+    return server
+
+
+def _list_live(server: MCPServer) -> None:
+    async def listed() -> None:
+        async with server:
+            await server.list_tools()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, listed()).result()
+
+
+def listed_tools(server: MCPServer) -> list[MCPTool]:
+    """The server's tools: from its saved listing, else listed now (the server is
+    started and stopped again; the run connects anew)."""
+    if server.listing is None:
+        _list_live(server)
+    return server.cached_tools()
