@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
-from statetools.disclosure.unfold_call import Unfolded, open_facade, select
+from statetools.disclosure.search import SearchOptions
+from statetools.disclosure.unfold_call import Unfolded
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError, StatetoolsError
 from statetools.tools.calling import Arguments, Context
@@ -75,13 +76,20 @@ class MCPFacade(UnfoldingTool):
         name: str | None = None,
         only: Sequence[str] | None = None,
         exclusive: bool = False,
+        max_results: int = 5,
     ) -> MCPFacade:
         """The facade of ``server`` (usually through :meth:`MCPServer.facade`)."""
-        if search:
+        if search and by is not None:
             raise DefinitionError(
-                "search facades over MCP servers are not available in this version",
+                "a search facade has no categories",
                 path=f"mcp server '{server.name}'",
-                hint="use by='annotations' or by={category: [names]} for large servers",
+                hint="give by= or search=True, not both",
+            )
+        if search and server.listing is None:
+            raise DefinitionError(
+                "a search facade needs the server's tools to build its index",
+                path=f"mcp server '{server.name}'",
+                hint="await server.list_tools() first, or load a saved listing",
             )
         grouping = _grouping(by)
         lazy = cls(
@@ -94,7 +102,8 @@ class MCPFacade(UnfoldingTool):
             only=None if only is None else tuple(only),
             category_parameter=None if grouping is None else "category",
             categories=() if grouping is None else [(c, ()) for c in cls._names(grouping)],
-            selector=None if grouping is not None else _Listed(server),
+            selector=None if grouping is not None or search else _Listed(server),
+            search=SearchOptions(max_results) if search else None,
         )
         if server.listing is None:
             return lazy
@@ -149,7 +158,7 @@ class MCPFacade(UnfoldingTool):
     def select(self, arguments: Mapping[str, Any]) -> Unfolded | str:
         """What a call with ``arguments`` opens, from the server's last listing (the
         scheduler replays this on resume)."""
-        return select(self.concrete(self.server.cached_tools()), arguments)
+        return UnfoldingTool.select(self.concrete(self.server.cached_tools()), arguments)
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
         """List the server's tools (once, or again after it said they changed) and open
@@ -157,7 +166,7 @@ class MCPFacade(UnfoldingTool):
         current = await self._current(context)
         if isinstance(current, ToolResult):
             return current
-        return await open_facade(current, arguments, context)
+        return await UnfoldingTool.acall(current, arguments, context)
 
     async def open(
         self,
@@ -171,7 +180,7 @@ class MCPFacade(UnfoldingTool):
         facade = await self._current(context)
         if isinstance(facade, ToolResult):
             return facade
-        return await open_facade(facade, arguments, context, None if stale else current)
+        return await UnfoldingTool.open(facade, arguments, context, None if stale else current)
 
 
 @attrs.frozen

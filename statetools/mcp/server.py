@@ -338,12 +338,14 @@ class MCPServer:
         name: str | None = None,
         tools: Sequence[str] | None = None,
         exclusive: bool = False,
+        max_results: int = 5,
     ) -> MCPFacade:
         """One facade named after the server that opens its tools.
 
         ``by="annotations"``: the model picks ``read`` (tools marked ``readOnlyHint``)
         or ``write`` (the others); ``by={category: [names]}``: your categories;
-        ``search=True``: the model searches the tools (for large servers). ``name``
+        ``search=True``: the model searches the tools (for large servers; it opens
+        the best ``max_results``). ``name``
         (default: the server's), ``tools`` (some of the server's tools, by name) and
         ``exclusive`` are as for :class:`~statetools.UnfoldingTool`.
 
@@ -359,6 +361,7 @@ class MCPServer:
             name=name,
             only=tools,
             exclusive=exclusive,
+            max_results=max_results,
         )
 
     # calling --------------------------------------------------------------------------

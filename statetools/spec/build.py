@@ -176,6 +176,9 @@ def _mcp_facade(form: FacadeForm) -> UnfoldingTool:
     if form.by is not None and form.categories is not None:
         raise Invalid("give 'by' or 'categories', not both", at=("by",))
     by: Any = form.by if form.categories is None else form.categories
+    search: dict[str, Any] = {}
+    if form.search is not None:
+        search = {"search": True, "max_results": form.search.max_results}
     try:
         facade: UnfoldingTool = server.facade(
             form.description,
@@ -184,6 +187,7 @@ def _mcp_facade(form: FacadeForm) -> UnfoldingTool:
             tools=[tool.name for tool in form.tools] or None,
             usage_notes=form.usage_notes,
             exclusive=form.exclusive,
+            **search,
         )
     except StatetoolsError as exc:
         raise Invalid(exc.message, hint=exc.hint) from exc

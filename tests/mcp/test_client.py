@@ -237,3 +237,39 @@ def test_import_statetools_does_not_import_mcp() -> None:
     code = "import sys, statetools; print('mcp' in sys.modules, 'statetools.mcp' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "False False\n"
+
+
+def test_a_search_facade_over_a_listed_server(repo: Path) -> None:
+    server = st.mcp.MCPServer.stdio(GIT_SERVER, name="git")
+    with pytest.raises(st.DefinitionError) as caught:
+        server.facade(search=True)
+    assert str(caught.value) == (
+        "mcp server 'git': a search facade needs the server's tools to build its index "
+        "Hint: await server.list_tools() first, or load a saved listing"
+    )
+    model = ScriptedModel(
+        [
+            ("git", {"query": "commit logs"}),
+            ("git_log", {"repo_path": str(repo), "max_count": 1}),
+            "One commit.",
+        ]
+    )
+
+    async def main() -> st.LoopResult:
+        async with server:
+            await server.list_tools()
+            facade = server.facade(search=True, max_results=2)
+            return await st.ToolLoop(model).arun("history?", tools=[facade])
+
+    result = asyncio.run(main())
+    found, log = tool_texts(result)
+    assert found == (
+        "git",
+        'Tools matching "commit logs", best first:\n'
+        "- git_log: Shows the commit logs\n"
+        "- git_commit: Records changes to the repository\n"
+        "Tools now available: git_log, git_commit.",
+        False,
+    )
+    assert log[0] == "git_log"
+    assert log[1].startswith("Commit history:\nCommit: ")

@@ -88,7 +88,8 @@ def test_review_commands_work_from_the_saved_listing(
     out = capsys.readouterr().out
     assert "No problems found." in out
     dot = (tmp_path / "d.dot").read_text()
-    assert "read_note" in dot and "write_note" in dot
+    assert "read_note" in dot
+    assert "write_note" in dot
 
 
 def test_calling_a_tool_known_only_from_a_listing_is_a_clear_error_result(design: Path) -> None:
@@ -206,3 +207,20 @@ def test_statetools_serve_is_a_gateway_to_an_upstream_server(tmp_path: Path) -> 
             True,
         ),
     ]
+
+
+def test_a_search_facade_from_yaml(design: Path) -> None:
+    loaded = st.load_design(
+        {
+            "mcp_servers": {"notes": {"command": "x", "listing": "notes.json"}},
+            "definitions": [{"kind": "facade", "mcp": "notes", "search": {"max_results": 1}}],
+        },
+        base_dir=design.parent,
+    )
+    [facade] = loaded.definitions
+    assert facade.is_searchable
+    assert facade.call({"query": "write a note"}).text == (
+        'Tools matching "write a note", best first:\n'
+        "- write_note: Write a note\n"
+        "Tools now available: write_note."
+    )

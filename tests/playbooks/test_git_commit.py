@@ -14,9 +14,10 @@ READ = ["git_diff_unstaged", "git_status", "git_log", "git_show"]
 
 def test_loading_uses_the_saved_listing_and_starts_no_server() -> None:
     design = st.load_design(FILE)
-    [machine] = design.definitions
+    [_machine] = design.definitions
     server = design.mcp_servers["git"]
-    assert server.listing is not None and server.listing.saved
+    assert server.listing is not None
+    assert server.listing.saved
     assert server._link is None
     assert [t.name for t in st.Scheduler.for_items(design.tools).visible()] == READ
     assert st.check(st.disclosure_graph(*design.tools)).findings == ()
