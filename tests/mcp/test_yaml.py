@@ -219,7 +219,9 @@ def test_a_search_facade_from_yaml(design: Path) -> None:
     )
     [facade] = loaded.definitions
     assert facade.is_searchable
-    assert facade.call({"query": "write a note"}).text == (
+    model = st.models.ScriptedModel([("notes", {"query": "write a note"}), "ok"])
+    result = st.ToolLoop(model).run("hi", tools=loaded.tools)
+    assert result.messages[2].content == (
         'Tools matching "write a note", best first:\n'
         "- write_note: Write a note\n"
         "Tools now available: write_note."
