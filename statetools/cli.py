@@ -200,12 +200,15 @@ def cmd_render(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _model(spec: str, api_key: str | None) -> Model:
+def _model(spec: str, api_key: str | None, disclosure: str | None = None) -> Model:
     """The model of ``--model``; a missing key's hint speaks of what a CLI user can do."""
     from statetools.models.resolve import resolve
 
+    options: dict[str, Any] = {"api_key": api_key} if api_key else {}
+    if disclosure:
+        options["disclosure"] = disclosure
     try:
-        return resolve(spec, **({"api_key": api_key} if api_key else {}))
+        return resolve(spec, **options)
     except StatetoolsError as error:
         if error.hint and "api_key=..." in error.hint:
             hint = error.hint.replace("pass api_key=...", "pass --api-key KEY")
@@ -226,7 +229,12 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     """Run the design in a tool loop and print the transcript."""
     design = _design(args.file)
     if args.model:
-        model: Model = _model(args.model, args.api_key)
+        model: Model = _model(args.model, args.api_key, args.disclosure)
+    elif args.disclosure:
+        raise UsageError(
+            "--disclosure chooses how a provider's model gets the tools",
+            hint="pass --model too, e.g. --model openai:gpt-5-mini --disclosure allowed_tools",
+        )
     else:
         scripted = design.scripted_model()
         if scripted is None:
@@ -370,6 +378,12 @@ def _parser() -> argparse.ArgumentParser:
         "--api-key",
         metavar="KEY",
         help="the provider's API key (default: OPENAI_API_KEY or ANTHROPIC_API_KEY)",
+    )
+    sub.add_argument(
+        "--disclosure",
+        choices=("tools", "allowed_tools", "deferred"),
+        help="how the model gets the visible tools: the tools array (default), "
+        "allowed_tools (OpenAI) or deferred (Anthropic); see docs/providers.md",
     )
     sub.add_argument(
         "--no-check",

@@ -10,7 +10,7 @@ import pytest
 import statetools as st
 from statetools.cli import main
 from statetools.models import OpenAIChatModel, OpenAIResponsesModel, ScriptedModel
-from tests.providers.provider_streams import chat_stream
+from tests.providers.provider_streams import chat_stream, responses_stream
 from tests.providers.provider_wire import (
     SEARCH,
     WireServer,
@@ -200,4 +200,59 @@ def test_the_cli_passes_api_key_to_the_model(
         "  model: Hello.\n"
         "finished (answer) after 1 model calls\n"
         "answer: Hello.\n"
+    )
+
+
+def test_the_cli_runs_a_model_in_the_disclosure_mode_given(
+    wire: WireServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{wire.url}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    wire.stream(responses_stream(response(output_message("Hello.")), ["Hello."]))
+    design = tmp_path / "d.yaml"
+    design.write_text(
+        "kind: playbook\nname: p\ndescription: d\ntools: [tests.providers.provider_wire:SEARCH]\n"
+        "prompt: hi\n"
+    )
+
+    status = main(
+        ["run", str(design), "--model", "openai:gpt-5-mini", "--disclosure", "allowed_tools"],
+        io.StringIO(),
+    )
+
+    assert status == 0
+    assert wire.bodies[0]["tool_choice"] == {
+        "type": "allowed_tools",
+        "mode": "auto",
+        "tools": [{"type": "function", "name": "search"}],
+    }
+
+
+def test_the_cli_refuses_a_mode_the_provider_does_not_have(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    design = tmp_path / "d.yaml"
+    design.write_text(
+        "kind: playbook\nname: p\ndescription: d\ntools: [tests.providers.provider_wire:SEARCH]\n"
+        "prompt: hi\n"
+    )
+
+    status = main(
+        [
+            "run",
+            str(design),
+            "--model",
+            "anthropic:claude-test",
+            "--api-key",
+            "k",
+            "--disclosure",
+            "allowed_tools",
+        ],
+        io.StringIO(),
+    )
+
+    assert (status, capsys.readouterr().err) == (
+        2,
+        "statetools run: error: AnthropicModel(disclosure=...): unknown disclosure mode "
+        "'allowed_tools' Hint: use 'tools' or 'deferred'\n",
     )
