@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from statetools.errors import ProviderError
 from statetools.models._provider import plain_json
 from statetools.models.base import ModelRequest, ToolChange, ToolDefinition
 
@@ -59,6 +60,13 @@ def deferred_tools(
         else:
             item["defer_loading"] = True
         wire.append(item)
+    if wire and last_loaded is None:
+        raise ProviderError(
+            "deferred disclosure needs a tool visible at the start: Anthropic requires "
+            "at least one tool that is not deferred",
+            path="AnthropicModel(disclosure='deferred')",
+            hint="make a tool visible in the first request, or use disclosure='tools'",
+        )
     if cache_control is not None and last_loaded is not None:
         last_loaded["cache_control"] = dict(cache_control)
     return wire

@@ -379,3 +379,24 @@ def test_responses_sends_a_tool_that_appears_at_run_time_as_additional_tools(
         {"type": "function_call_output", "call_id": "call_2", "output": "opened T-1: P"},
     ]
     assert result.output == "Opened."
+
+
+def test_deferred_without_a_tool_visible_at_the_start_is_a_clear_error(
+    wire: WireServer,
+) -> None:
+    later = (
+        st.PlaybookTool("later", "Later.")
+        .with_tool(st.Tool.create("late", "Late.", lambda: "x"))
+        .unlocked_when(lambda view: False)
+    )
+
+    with pytest.raises(st.ProviderError) as caught:
+        st.ToolLoop(deferred_model(wire)).run("Hi.", tools=[later])
+
+    assert str(caught.value) == (
+        "AnthropicModel(disclosure='deferred'): deferred disclosure needs a tool visible at "
+        "the start: Anthropic requires at least one tool that is not deferred Hint: make a "
+        "tool visible in the first request, or use disclosure='tools'"
+    )
+    assert wire.requests == []
+    assert caught.value.result is not None
