@@ -104,6 +104,7 @@ class Scenario:
     tools: Callable[[World], list[Any]]
     steps: list[Any]
     options: Callable[[World], dict[str, Any]] = lambda world: {}
+    output_type: Any = None
 
 
 def _playbook_and_machine(world: World) -> list[Any]:
@@ -240,6 +241,44 @@ def _facade_in_machine(world: World) -> list[Any]:
     return [machine]
 
 
+def _searchable(world: World) -> list[Any]:
+    def create_issue(title: str) -> str:
+        """Open a new issue."""
+        return f"opened {title}"
+
+    def list_commits(branch: str) -> str:
+        """Commits of a branch."""
+        return f"commits of {branch}"
+
+    github = st.UnfoldingTool.searchable(
+        "github", "Find GitHub tools.", [create_issue, list_commits]
+    )
+    return [github, tool("other")]
+
+
+def _layered(world: World) -> list[Any]:
+    def create_employee(name: str, salary: float) -> str:
+        """Create a new employee. The name must be unique."""
+        return f"created {name}"
+
+    return [*st.layered(create_employee, tool("other"))]
+
+
+def _agentic(world: World) -> list[Any]:
+    # The nested model is outside the run (like a provider): kept in the world.
+    nested = world.objects.setdefault(
+        ("model", "nested"),
+        st.models.ScriptedModel([("a", {}), "helped", ("a", {}), "helped again"]),
+    )
+    helper = st.SimpleAgenticTool("helper", "Helps.").with_tools(tool("a")).with_model(nested)
+    return [helper, tool("other")]
+
+
+@attrs.frozen
+class Answer:
+    text: str
+
+
 SCENARIOS: dict[str, Scenario] = {
     "playbook-and-machine": Scenario(
         _playbook_and_machine,
@@ -336,6 +375,38 @@ SCENARIOS: dict[str, Scenario] = {
     "when-conditions": Scenario(
         _when,
         [("a", {}), ("b", {}), ("a", {}), ("b", {}), ("c", {}), "Done."],
+    ),
+    "searchable-facade": Scenario(
+        _searchable,
+        [
+            ("github", {"query": "new issue"}),
+            ("create_issue", {"title": "bug"}),
+            ("github", {"names": ["list_commits"]}),
+            ("list_commits", {"branch": "main"}),
+            "Done.",
+        ],
+    ),
+    "layered": Scenario(
+        _layered,
+        [
+            ("create_employee", {"name": "Ann"}),
+            ("tool_detail", {"name": "create_employee"}),
+            ("create_employee", {"name": "Ann", "salary": 1.0}),
+            "Done.",
+        ],
+    ),
+    "agentic-tool": Scenario(
+        _agentic,
+        [("helper", {"task": "t"}), ("other", {}), ("helper", {"task": "u"}), "Done."],
+    ),
+    "unknown-tools-in-a-row": Scenario(
+        _strategy,
+        [("nope", {}), ("nah", {}), ("search", {}), ("nope", {}), ("nah", {}), "Done."],
+    ),
+    "output-correction": Scenario(
+        _strategy,
+        [("search", {}), "not json", '{"text": "Done."}'],
+        output_type=Answer,
     ),
     "facade-in-a-machine": Scenario(
         _facade_in_machine,

@@ -11,7 +11,7 @@ import pytest
 import statetools as st
 from statetools.loop.events import InjectionSkipped
 from statetools.models import ScriptedModel
-from tests.disclosure.resume_designs import SCENARIOS, AddHelp, Scenario, World
+from tests.disclosure.resume_designs import SCENARIOS, AddHelp, Answer, Scenario, World
 
 
 def make_loop(model: ScriptedModel, world: World, scenario: Scenario) -> st.ToolLoop:
@@ -45,13 +45,13 @@ def test_resume_after_any_turn_matches_an_uninterrupted_run(kind: str, stop_afte
     context = {"tenant": "acme"}
     world = World()
     full = make_loop(ScriptedModel(scenario.steps), world, scenario).run(
-        "go", tools=scenario.tools(world), context=context
+        "go", tools=scenario.tools(world), context=context, output_type=scenario.output_type
     )
 
     world = World()
     with pytest.raises(st.ScriptExhaustedError) as caught:
         make_loop(ScriptedModel(scenario.steps[:stop_after]), world, scenario).run(
-            "go", tools=scenario.tools(world), context=context
+            "go", tools=scenario.tools(world), context=context, output_type=scenario.output_type
         )
     first = caught.value.result
     assert first is not None
@@ -63,6 +63,7 @@ def test_resume_after_any_turn_matches_an_uninterrupted_run(kind: str, stop_afte
         st.messages_from_json(saved_messages),
         tools=scenario.tools(world),
         context=context,
+        output_type=scenario.output_type,
         state=st.DisclosureState.from_json(saved_state),
     )
 
@@ -79,8 +80,13 @@ def test_every_scenario_runs_to_its_answer_without_errors_it_did_not_mean() -> N
     for name, scenario in SCENARIOS.items():
         world = World()
         loop = make_loop(ScriptedModel(scenario.steps), world, scenario)
-        result = loop.run("go", tools=scenario.tools(world), context={"tenant": "acme"})
-        assert result.output == "Done.", name
+        result = loop.run(
+            "go",
+            tools=scenario.tools(world),
+            context={"tenant": "acme"},
+            output_type=scenario.output_type,
+        )
+        assert result.output in ("Done.", Answer("Done.")), name
 
 
 def test_a_bad_state_is_a_spec_error() -> None:
