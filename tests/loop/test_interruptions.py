@@ -178,3 +178,27 @@ def test_errors_that_end_a_run_also_set_last_result_and_outcome() -> None:
     assert loop.last_result.outcome == "MaxIterationsExceeded"
     fine = st.ToolLoop(ScriptedModel(["Hi."]))
     assert fine.run("go") is fine.last_result
+
+
+def test_ctrl_c_during_the_sync_run_raises_keyboard_interrupt_with_the_run() -> None:
+    import signal
+
+    async def press_ctrl_c() -> str:
+        """Wait for the user."""
+        signal.raise_signal(signal.SIGINT)  # asyncio.run cancels the run's task
+        await asyncio.sleep(60)
+        return "never"
+
+    tool = st.Tool.from_function(press_ctrl_c)
+    loop = st.ToolLoop(ScriptedModel([[("press_ctrl_c", {}), ("echo", {"text": "b"})]]))
+
+    with pytest.raises(KeyboardInterrupt) as caught:
+        loop.run("go", tools=[tool, ECHO])
+
+    result = caught.value.result  # type: ignore[attr-defined]
+    assert result is loop.last_result
+    assert result.outcome == "cancelled"
+    assert result.messages[2:] == (
+        st.ToolMessage("call_1", "press_ctrl_c", NOT_RUN, True),
+        st.ToolMessage("call_2", "echo", NOT_RUN, True),
+    )
