@@ -289,6 +289,16 @@ def _edge_attrs(edge: Edge) -> dict[str, str]:
         result["lhead"] = edge.lhead
     if edge.taken:
         result.update(color=PATH, fontcolor=PATH, penwidth="2")
+    if edge.taken_lines and edge.label:
+        lines = edge.label.split("\n")
+        shown = [
+            f'<font color="{PATH}">{_text(line)}</font>'
+            if index in edge.taken_lines
+            else _text(line)
+            for index, line in enumerate(lines)
+        ]
+        result["label"] = f"<{'<br/>'.join(shown)}>"
+        result["fontcolor"] = INK
     return result
 
 

@@ -63,10 +63,22 @@ def node_id(kind: str, *parts: str) -> str:
 
 @attrs.frozen
 class Step:
-    """A call of the trace: its number and how it went."""
+    """A call of the trace: its turn, its place among the turn's calls, and how it went.
 
-    number: int
+    Numbered as the transcript numbers turns: ``8.1`` is the first call of turn 8.
+
+    >>> Step(8, 1, "ok").number
+    '8.1'
+    """
+
+    turn: int
+    call: int
     outcome: Literal["ok", "error", "blocked"]
+
+    @property
+    def number(self) -> str:
+        """``turn.call``, e.g. ``8.1``."""
+        return f"{self.turn}.{self.call}"
 
 
 @attrs.define
@@ -106,6 +118,8 @@ class Edge:
     tail_port: str | None = None
     lhead: str | None = None
     taken: bool = False
+    taken_lines: frozenset[int] = frozenset()
+    """Lines of a several-line label that the run took (the others are not highlighted)."""
 
 
 @attrs.define
@@ -144,7 +158,7 @@ class _Marks:
     """What a trace says happened: steps per tool, transitions, current states."""
 
     steps: dict[str, list[Step]]
-    transitions: dict[tuple[str, str, str, str], list[int]]
+    transitions: dict[tuple[str, str, str, str], list[str]]
     current: dict[str, str]
     unlocked: set[str]
 
@@ -156,22 +170,26 @@ def _marks(trace: Trace | Sequence[Event] | Sequence[dict[str, Any]] | None) -> 
     if isinstance(trace, Sequence) and trace and isinstance(trace[0], dict):
         events = Trace.from_json(list(trace))  # type: ignore[arg-type]
     steps: dict[str, list[Step]] = {}
-    transitions: dict[tuple[str, str, str, str], list[int]] = {}
+    transitions: dict[tuple[str, str, str, str], list[str]] = {}
     current: dict[str, str] = {}
     unlocked: set[str] = set()
-    number = 0
+    calls: dict[int, int] = {}
+    """Calls seen so far in each turn."""
+    number = ""
     last_tool = ""
     for event in events:
-        if isinstance(event, ToolCalled):
-            number += 1
-            last_tool = event.name
-            outcome: Literal["ok", "error"] = "error" if event.outcome == "error" else "ok"
-            steps.setdefault(event.name, []).append(Step(number, outcome))
-        elif isinstance(event, CallBlocked):
-            number += 1
-            steps.setdefault(event.name, []).append(Step(number, "blocked"))
-        elif isinstance(event, ToolNotFound):
-            number += 1
+        if isinstance(event, ToolCalled | CallBlocked | ToolNotFound):
+            calls[event.iteration] = calls.get(event.iteration, 0) + 1
+            step = Step(event.iteration, calls[event.iteration], "ok")
+            number = step.number
+            if isinstance(event, ToolCalled):
+                last_tool = event.name
+                failed = event.outcome == "error"
+                steps.setdefault(event.name, []).append(
+                    attrs.evolve(step, outcome="error") if failed else step
+                )
+            elif isinstance(event, CallBlocked):
+                steps.setdefault(event.name, []).append(attrs.evolve(step, outcome="blocked"))
         elif isinstance(event, StateEntered):
             key = (event.machine, event.previous, event.state, last_tool)
             transitions.setdefault(key, []).append(number)
@@ -308,19 +326,28 @@ class _Builder:
     # conditions -------------------------------------------------------------------------
 
     def condition(
-        self, condition: Condition, target: str, cluster: Cluster | None, tool: str
+        self,
+        condition: Condition,
+        target: str,
+        cluster: Cluster | None,
+        tool: str,
+        sure: bool = True,
     ) -> None:
+        """Draw ``condition`` into ``target``. ``sure``: when the tool was reached, this
+        part must have held (not so under an ``or``, whose leaves the trace cannot tell)."""
         match condition:
             case AllOf(conditions=parts) | AnyOf(conditions=parts) if len(parts) == 1:
-                self.condition(parts[0], target, cluster, tool)
+                self.condition(parts[0], target, cluster, tool, sure)
             case AllOf(conditions=parts) | AnyOf(conditions=parts):
                 self.extra += 1
                 op = "and" if isinstance(condition, AllOf) else "or"
                 gate = node_id("gate", tool, str(self.extra))
                 self.add(Node(gate, "gate", op, tooltip=describe(condition)), cluster)
-                self.scene.edges.append(Edge(gate, target, "condition"))
+                fired = self.fired(condition, tool)
+                self.scene.edges.append(Edge(gate, target, "condition", taken=fired))
+                inner_sure = sure and isinstance(condition, AllOf)
                 for part in parts:
-                    self.condition(part, gate, cluster, tool)
+                    self.condition(part, gate, cluster, tool, inner_sure)
             case After(tools=names, count=count):
                 for name in names:
                     source, port = self.tool_endpoint(name)
@@ -340,7 +367,25 @@ class _Builder:
                 self.extra += 1
                 leaf = node_id("leaf", tool, str(self.extra))
                 self.add(Node(leaf, "leaf", describe(condition)), cluster)
-                self.scene.edges.append(Edge(leaf, target, "condition"))
+                taken = sure and self.reached(tool)
+                self.scene.edges.append(Edge(leaf, target, "condition", taken=taken))
+
+    def fired(self, condition: Condition, tool: str) -> bool:
+        """Whether the run saw ``condition`` (of ``tool``) hold: the tool unlocked or
+        was called, and the calls the condition counts on happened."""
+        return self.reached(tool) and self._held(condition)
+
+    def _held(self, condition: Condition) -> bool:
+        """Within a condition whose tool was reached: calls are known from the trace; any
+        other leaf (artifact, state, predicate) is taken to have held."""
+        match condition:
+            case AllOf(conditions=parts):
+                return all(self._held(part) for part in parts)
+            case AnyOf(conditions=parts):
+                return any(self._held(part) for part in parts)
+            case After(tools=names):
+                return all(self.called(name) for name in names)
+        return True
 
     def reached(self, tool: str) -> bool:
         return self.marks is not None and (tool in self.marks.unlocked or self.called(tool))
@@ -386,30 +431,33 @@ class _Builder:
         for tool in definition.tools:
             self.placed.add(tool.name)
         merged: dict[tuple[str, str], list[str]] = {}
-        taken: dict[tuple[str, str], bool] = {}
+        taken: dict[tuple[str, str], set[int]] = {}
         for transition in definition.transitions:
             label = transition.tool
             if transition.label:
                 label = f"{label} [{transition.label}]"
-            steps: list[int] = []
+            steps: list[str] = []
             if self.marks is not None:
                 key = (name, transition.source, transition.target, transition.tool)
                 steps = self.marks.transitions.get(key, [])
             if steps:
-                label = f"{', '.join(str(step) for step in steps)}: {label}"
+                label = f"{', '.join(steps)}: {label}"
             pair = (transition.source, transition.target)
             lines = merged.setdefault(pair, [])
             if label not in lines:
                 lines.append(label)
-            taken[pair] = taken.get(pair, False) or bool(steps)
+            if steps:
+                taken.setdefault(pair, set()).add(lines.index(label))
         for (source, target), lines in merged.items():
+            took = frozenset(taken.get((source, target), ()))
             self.scene.edges.append(
                 Edge(
                     node_id("state", name, source),
                     node_id("state", name, target),
                     "transition",
                     "\n".join(lines),
-                    taken=taken[(source, target)],
+                    taken=bool(took),
+                    taken_lines=took if len(lines) > 1 else frozenset(),
                 )
             )
 

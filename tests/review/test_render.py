@@ -169,14 +169,14 @@ def test_trace_numbers_and_colours_the_path() -> None:
     graph = st.disclosure_graph(research(), order())
     dot = to_dot(graph, trace=traced_run())
     search = line_of(dot, "tool_search ")
-    assert '<font color="#2563eb">1</font>' in search
+    assert '<font color="#2563eb">1.1</font>' in search
     assert 'fillcolor="#dbeafe"' in search
     assert "penwidth=2" in search
     report = line_of(dot, "tool_report ")
-    assert '<font color="#dc2626">2 (blocked)</font>, <font color="#2563eb">5</font>' in report
+    assert '<font color="#dc2626">2.1 (blocked)</font>, <font color="#2563eb">5.1</font>' in report
     transition = line_of(dot, "state_order__DRAFT -> state_order__SENT")
     assert transition == (
-        'state_order__DRAFT -> state_order__SENT [label="4: confirm" color="#2563eb" '
+        'state_order__DRAFT -> state_order__SENT [label="4.1: confirm" color="#2563eb" '
         'fontcolor="#2563eb" fontsize=11 penwidth=2]'
     )
     current = line_of(dot, "state_order__SENT ")
@@ -217,10 +217,10 @@ def test_mermaid() -> None:
 def test_mermaid_of_a_machine_with_a_trace() -> None:
     text = to_mermaid(st.disclosure_graph(research(), order()), trace=traced_run())
     assert '    start_order((" "))' in text
-    assert '    state_order__DRAFT("<b>DRAFT</b><br/>confirm (4)")' in text
+    assert '    state_order__DRAFT("<b>DRAFT</b><br/>confirm (4.1)")' in text
     assert '    state_order__DONE[["<b>DONE</b>"]]' in text
-    assert '  state_order__DRAFT -->|"4: confirm"| state_order__SENT' in text
-    assert '    tool_report["report<br/>2 (blocked), 5"]' in text
+    assert '  state_order__DRAFT -->|"4.1: confirm"| state_order__SENT' in text
+    assert '    tool_report["report<br/>2.1 (blocked), 5.1"]' in text
     assert "  class state_order__SENT current" in text
     assert text.endswith("  linkStyle 0,1,3,4,5 stroke:#2563eb,stroke-width:2px\n")
 
