@@ -4,6 +4,7 @@ locked calls."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 
 import statetools as st
 from statetools.models import AnthropicModel, OpenAIChatModel, OpenAIResponsesModel
+from tests.providers.provider_streams import anthropic_stream
 from tests.providers.provider_wire import (
     DESK_VISIBLE,
     SEARCH,
@@ -400,3 +402,36 @@ def test_deferred_without_a_tool_visible_at_the_start_is_a_clear_error(
     )
     assert wire.requests == []
     assert caught.value.result is not None
+
+
+@pytest.mark.parametrize("beta", [False, True], ids=["deferred", "deferred-beta"])
+def test_a_streamed_deferred_run_sends_the_same_bodies_with_stream(
+    wire: WireServer, beta: bool
+) -> None:
+    reply_desk_run(wire)
+    plain = st.ToolLoop(deferred_model(wire, beta_tool_changes=beta)).run(
+        "Help.", tools=desk_design()
+    )
+    plain_bodies = wire.bodies
+    wire.requests.clear()
+    for turn in SCRIPT:
+        body = anthropic_message(*(tool_use(i, n, json.loads(a)) for i, n, a in turn))
+        wire.stream(anthropic_stream(body, []))
+    wire.stream(anthropic_stream(anthropic_message(text("Done.")), ["Do", "ne."]))
+
+    async def main() -> st.LoopResult:
+        stream = st.ToolLoop(deferred_model(wire, beta_tool_changes=beta)).stream(
+            "Help.", tools=desk_design()
+        )
+        async for _ in stream:
+            pass
+        return stream.result
+
+    result = asyncio.run(main())
+
+    assert [{k: v for k, v in b.items() if k != "stream"} for b in wire.bodies] == plain_bodies
+    assert all(b["stream"] is True for b in wire.bodies)
+    assert [r.headers.get("anthropic-beta") for r in wire.requests] == [
+        "mid-conversation-tool-changes-2026-07-01" if beta else None
+    ] * 4
+    assert result.messages == plain.messages

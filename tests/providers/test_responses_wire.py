@@ -238,3 +238,27 @@ def test_an_unknown_disclosure_mode_is_refused_with_the_modes() -> None:
         "OpenAIResponsesModel(disclosure=...): unknown disclosure mode 'deferred' "
         "Hint: use 'tools' or 'allowed_tools'"
     )
+
+
+def test_a_timeout_raises_provider_error_and_keeps_the_history(wire: WireServer) -> None:
+    wire.reply(response(output_message("too late")), delay=5.0)
+
+    with pytest.raises(st.ProviderError) as caught:
+        st.ToolLoop(model_for(wire, timeout=0.2, max_retries=0)).run("Hi")
+
+    assert (caught.value.status, caught.value.message) == (
+        None,
+        "OpenAI request timed out (timeout=0.2s per attempt)",
+    )
+    assert caught.value.result is not None
+    assert caught.value.result.messages == (st.UserMessage("Hi"),)
+
+
+def test_a_401_is_not_retried_and_names_the_key_variable(wire: WireServer) -> None:
+    wire.reply(openai_error("Incorrect API key provided", "invalid_request_error"), status=401)
+
+    with pytest.raises(st.ProviderError) as caught:
+        st.ToolLoop(model_for(wire)).run("Hi")
+
+    assert (caught.value.status, caught.value.hint) == (401, "check the API key (OPENAI_API_KEY)")
+    assert len(wire.requests) == 1
