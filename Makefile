@@ -48,6 +48,7 @@ test: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy --strict statetools
+	$(VENV)/bin/lint-imports
 	$(VENV)/bin/pytest
 
 setup: system-deps $(STAMP)
@@ -64,4 +65,4 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache .import_linter_cache

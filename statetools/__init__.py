@@ -12,7 +12,7 @@ Show the model only the tools it needs now, and reveal more as the work proceeds
 from typing import TYPE_CHECKING, Any
 
 from statetools import models, testing
-from statetools.disclosure.agentic import SimpleAgenticTool
+from statetools.blackboard import Blackboard
 from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.conditions import (
     After,
@@ -26,9 +26,11 @@ from statetools.disclosure.conditions import (
     When,
 )
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
+from statetools.disclosure.items import as_tool, tools_from_instance
 from statetools.disclosure.layered import layered
 from statetools.disclosure.machine import StateMachineTool, Transition
 from statetools.disclosure.playbook import PlaybookTool
+from statetools.disclosure.scan import tools_from_module
 from statetools.disclosure.scheduler import Blocked, Changes, Injected, Scheduler, StateChange
 from statetools.disclosure.state import DisclosureState
 from statetools.disclosure.unfolding import Unfolded, UnfoldingTool
@@ -45,7 +47,7 @@ from statetools.errors import (
     StatetoolsError,
     ToolNotFoundError,
 )
-from statetools.loop.blackboard import Blackboard
+from statetools.loop.agentic import SimpleAgenticTool
 from statetools.loop.events import (
     Event,
     Listener,
@@ -53,16 +55,6 @@ from statetools.loop.events import (
     TextDelta,
     ToolCallStarted,
     Trace,
-)
-from statetools.loop.messages import (
-    AssistantMessage,
-    Message,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    UserMessage,
-    messages_from_json,
-    messages_to_json,
 )
 from statetools.loop.result import LoopResult
 from statetools.loop.strategies import (
@@ -73,6 +65,16 @@ from statetools.loop.strategies import (
 )
 from statetools.loop.streaming import RunStream
 from statetools.loop.toolloop import ToolLoop
+from statetools.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+    messages_from_json,
+    messages_to_json,
+)
 from statetools.review import (
     Diagram,
     Exploration,
@@ -86,10 +88,9 @@ from statetools.review import (
 from statetools.spec import Design, dump_playbook, load_design, load_playbook
 from statetools.tools.classes import tool_provider, unfolding_tools
 from statetools.tools.context import ToolCallContext
-from statetools.tools.decorators import as_tool, llm_tool, tools_from_instance
+from statetools.tools.decorators import llm_tool
 from statetools.tools.examples import example_arguments
 from statetools.tools.result import ToolResult
-from statetools.tools.scan import tools_from_module
 from statetools.tools.schema import InputSchema, Param, Parameter
 from statetools.tools.tool import BaseTool, Tool, ToolMetadata
 from statetools.tools.wrappers import (

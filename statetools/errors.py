@@ -12,10 +12,7 @@ conversation is lost::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from statetools.loop.result import LoopResult
+from typing import Any
 
 
 class StatetoolsError(Exception):
@@ -62,7 +59,10 @@ class RunError(StatetoolsError):
     ScriptExhaustedError 1
     """
 
-    result: LoopResult | None = None
+    result: Any = None
+    """The run's :class:`~statetools.LoopResult` so far (None until the loop sets it).
+
+    Typed loosely because the errors sit below the loop that builds the result."""
 
 
 class MaxIterationsExceeded(RunError):

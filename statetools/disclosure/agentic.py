@@ -1,10 +1,15 @@
-"""Agentic tools: calling one runs a nested tool loop with its own model."""
+"""Agentic tools: calling one runs a nested tool loop with its own model.
+
+The loop sits a layer above; a run hands its loop factory down in the call's
+:class:`~statetools.ToolCallContext` (``loop_factory``), and
+:class:`statetools.SimpleAgenticTool` brings its own for calls outside a run.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Self
 
 import attrs
 
@@ -12,7 +17,7 @@ from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.playbook import AgentOptions, SystemPrompt, agent_model, agent_schema
 from statetools.errors import DefinitionError, RunError
 from statetools.tools.calling import failure
-from statetools.tools.context import ToolCallContext
+from statetools.tools.context import LoopFactory, ToolCallContext
 from statetools.tools.result import ToolResult
 from statetools.tools.schema import Parameter
 from statetools.tools.tool import BaseTool, parse_arguments
@@ -20,22 +25,21 @@ from statetools.tools.validation import argument_problems, make_validator
 
 
 @attrs.frozen(init=False)
-class SimpleAgenticTool(BaseTool):
+class AgenticTool(BaseTool):
     """A tool that delegates its task to a nested loop over its own tools and model.
 
     The tools may include playbooks and state machines; they are disclosed inside the
     nested conversation by the same scheduler as at the top level. The nested run's
     :class:`~statetools.loop.result.LoopResult` is kept as the result's ``value``.
 
-    >>> from statetools.models import ScriptedModel
-    >>> def search(query: str) -> str:
-    ...     '''Search the web.'''
-    ...     return "Tides follow the moon."
-    >>> model = ScriptedModel([("search", {"query": "tides"}), "The moon causes tides."])
-    >>> helper = SimpleAgenticTool("researcher", "Researches a topic").with_tools(search)
-    >>> helper.with_model(model).call({"task": "Why are there tides?"}).text
-    'The moon causes tides.'
-    """
+    The nested loop comes from :meth:`default_loop_factory` or, inside a run, from the
+    run (``ToolCallContext.loop_factory``); :class:`statetools.SimpleAgenticTool` is the
+    one to build by hand.
+
+    >>> AgenticTool("researcher", "Researches a topic").call({"task": "tides"})
+    Traceback (most recent call last):
+    statetools.errors.DefinitionError: tool 'researcher': agentic tool 'researcher' has no model Hint: call .with_model(model)
+    """  # noqa: E501
 
     items: tuple[Any, ...]
     agent: AgentOptions
@@ -60,7 +64,7 @@ class SimpleAgenticTool(BaseTool):
             end_on_final_state=end_on_final_state,
         )
 
-    def _evolve(self, **changes: Any) -> SimpleAgenticTool:
+    def _evolve(self, **changes: Any) -> Self:
         values = {
             "name": self.name,
             "description": self.description,
@@ -69,9 +73,9 @@ class SimpleAgenticTool(BaseTool):
             "end_on_final_state": self.end_on_final_state,
             **changes,
         }
-        return SimpleAgenticTool(**values)
+        return type(self)(**values)
 
-    def with_tools(self, *items: Any) -> SimpleAgenticTool:
+    def with_tools(self, *items: Any) -> Self:
         """Add tools, playbooks or state machines to the nested loop."""
         return self._evolve(items=(*self.items, *items))
 
@@ -81,7 +85,7 @@ class SimpleAgenticTool(BaseTool):
         predicate: Callable[[Any], bool] | None = None,
         *,
         id_attribute: str = "id",
-    ) -> SimpleAgenticTool:
+    ) -> Self:
         """In the nested loop, the ``@llm_tool`` methods of ``source`` are declared as
         tools and run on the latest ``source`` object a tool returned.
 
@@ -92,7 +96,7 @@ class SimpleAgenticTool(BaseTool):
 
     def with_tool_chaining_from_any(
         self, predicate: Callable[[Any], bool] | None = None, *, id_attribute: str = "id"
-    ) -> SimpleAgenticTool:
+    ) -> Self:
         """In the nested loop, any returned object with ``@llm_tool`` methods lends them
         as tools (a newer object replaces the previous one's tools).
 
@@ -101,12 +105,12 @@ class SimpleAgenticTool(BaseTool):
         """
         return self.with_tools(Chaining.any(predicate, id_attribute=id_attribute))
 
-    def with_model(self, model: Any) -> SimpleAgenticTool:
+    def with_model(self, model: Any) -> Self:
         """The model of the nested loop: a Model or a string such as
         ``"openai:gpt-4o-mini"``."""
         return self._evolve(agent=attrs.evolve(self.agent, model=agent_model(model)))
 
-    def with_system_prompt(self, prompt: SystemPrompt) -> SimpleAgenticTool:
+    def with_system_prompt(self, prompt: SystemPrompt) -> Self:
         """The system prompt of the nested loop: text, or a function of the run context
         (a :class:`ToolCallContext`) called when the nested run starts.
 
@@ -121,21 +125,21 @@ class SimpleAgenticTool(BaseTool):
         """
         return self._evolve(agent=attrs.evolve(self.agent, system_prompt=prompt))
 
-    def with_max_iterations(self, max_iterations: int) -> SimpleAgenticTool:
+    def with_max_iterations(self, max_iterations: int) -> Self:
         """The model-call limit of the nested loop."""
         return self._evolve(agent=attrs.evolve(self.agent, max_iterations=max_iterations))
 
-    def with_parameter(self, parameter: Parameter) -> SimpleAgenticTool:
+    def with_parameter(self, parameter: Parameter) -> Self:
         """An input of the tool (default: one ``task`` string)."""
         return self._evolve(
             agent=attrs.evolve(self.agent, parameters=(*self.agent.parameters, parameter))
         )
 
-    def with_description(self, description: str) -> SimpleAgenticTool:
+    def with_description(self, description: str) -> Self:
         """The same tool with another description."""
         return self._evolve(description=description)
 
-    def with_note(self, note: str) -> SimpleAgenticTool:
+    def with_note(self, note: str) -> Self:
         """The same tool with ``". note"`` appended to its description."""
         return self._evolve(description=f"{self.description.rstrip().rstrip('.')}. {note}")
 
@@ -173,8 +177,6 @@ class SimpleAgenticTool(BaseTool):
         context: ToolCallContext | Mapping[str, Any] | None = None,
     ) -> ToolResult:
         """Run the nested loop on the task and return its final answer."""
-        from statetools.loop.toolloop import ToolLoop
-
         if self.agent.model is None:
             raise DefinitionError(
                 f"agentic tool '{self.name}' has no model",
@@ -193,7 +195,7 @@ class SimpleAgenticTool(BaseTool):
         system_prompt = self._system_prompt(context)
         if isinstance(system_prompt, ToolResult):
             return system_prompt
-        loop = ToolLoop(
+        loop = self._loop_factory(context)(
             self.agent.model,
             max_iterations=self.agent.max_iterations,
             system_prompt=system_prompt,
@@ -210,8 +212,25 @@ class SimpleAgenticTool(BaseTool):
             )
         return ToolResult(content=str(result.output), value=result, has_value=True)
 
+    def default_loop_factory(self) -> LoopFactory | None:
+        """The loop this tool runs in when it brings its own (None: the run's loop)."""
+        return None
 
-def agentic_from_definition(definition: Any) -> SimpleAgenticTool:
-    """The agentic tool of a playbook or state machine that has a model."""
+    def _loop_factory(self, context: ToolCallContext | Mapping[str, Any] | None) -> LoopFactory:
+        factory = self.default_loop_factory()
+        if factory is None and isinstance(context, ToolCallContext):
+            factory = context.loop_factory
+        if factory is None:
+            raise DefinitionError(
+                f"agentic tool '{self.name}' has no loop to run its task in",
+                path=f"tool '{self.name}'",
+                hint="call it inside a ToolLoop run, or build it as statetools.SimpleAgenticTool",
+            )
+        return factory
+
+
+def agentic_from_definition(definition: Any) -> AgenticTool:
+    """The agentic tool of a playbook or state machine that has a model (it runs in the
+    loop of the run that calls it)."""
     inner = attrs.evolve(definition, agent=AgentOptions())
-    return SimpleAgenticTool(definition.name, definition.description, (inner,), definition.agent)
+    return AgenticTool(definition.name, definition.description, (inner,), definition.agent)

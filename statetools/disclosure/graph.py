@@ -36,13 +36,13 @@ from statetools.disclosure.conditions import (
     When,
     describe,
 )
+from statetools.disclosure.items import as_tool
 from statetools.disclosure.machine import StateMachineTool, Transition
 from statetools.disclosure.playbook import PlaybookTool
 from statetools.disclosure.returns import return_links
 from statetools.disclosure.shown import Shown
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError
-from statetools.tools.decorators import as_tool
 from statetools.tools.tool import BaseTool
 
 NODE_KINDS = ("tool", "state", "machine", "playbook", "gate", "facade")

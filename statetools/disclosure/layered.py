@@ -17,13 +17,13 @@ from typing import Any, ClassVar
 
 import attrs
 
+from statetools.disclosure.items import as_tool
 from statetools.disclosure.machine import StateMachineTool
 from statetools.disclosure.playbook import PlaybookTool
 from statetools.disclosure.unfold_call import Unfolded
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context, parse_arguments
-from statetools.tools.decorators import as_tool
 from statetools.tools.detail import detail_text
 from statetools.tools.result import ToolResult
 from statetools.tools.schema import InputSchema, Parameter

@@ -8,9 +8,9 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
+from statetools.disclosure.items import as_tool
 from statetools.disclosure.playbook import AgentOptions, SystemPrompt, agent_model
 from statetools.errors import DefinitionError
-from statetools.tools.decorators import as_tool
 from statetools.tools.result import ToolResult
 from statetools.tools.schema import Parameter
 from statetools.tools.tool import BaseTool

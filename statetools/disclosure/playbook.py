@@ -18,9 +18,9 @@ from statetools.disclosure.conditions import (
     OnBlackboard,
     When,
 )
+from statetools.disclosure.items import as_tool
 from statetools.errors import DefinitionError
 from statetools.tools.context import ToolCallContext
-from statetools.tools.decorators import as_tool
 from statetools.tools.schema import JsonSchema, Parameter
 from statetools.tools.tool import BaseTool
 

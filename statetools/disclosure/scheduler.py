@@ -17,6 +17,7 @@ import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+from statetools.blackboard import Blackboard
 from statetools.disclosure.bindings import Bindings, Plan, Resolver
 from statetools.disclosure.conditions import holds, unmet_sentences
 from statetools.disclosure.facades import Facades, unfolded_value
@@ -28,8 +29,7 @@ from statetools.disclosure.state import DisclosureState
 from statetools.disclosure.unfolding import Unfolded
 from statetools.disclosure.view import CallRecord, SchedulerView, state_reason, type_keys
 from statetools.errors import DefinitionError, SpecError
-from statetools.loop.blackboard import Blackboard
-from statetools.loop.messages import ToolCall
+from statetools.messages import ToolCall
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 

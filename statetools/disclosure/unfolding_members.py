@@ -8,7 +8,7 @@ from typing import Any
 
 from statetools.errors import DefinitionError
 from statetools.tools.classes import unfolding_spec
-from statetools.tools.decorators import as_tool, attribute_names, marked_methods
+from statetools.tools.decorators import attribute_names, marked_methods
 from statetools.tools.tool import BaseTool, Tool
 
 
@@ -16,6 +16,7 @@ def inner_tool(item: Any) -> BaseTool:
     """``item`` as a facade's inner tool: tools and functions as with ``as_tool``;
     playbooks and state machines that have a model become their agentic tool."""
     from statetools.disclosure.agentic import agentic_from_definition
+    from statetools.disclosure.items import as_tool
     from statetools.disclosure.machine import StateMachineTool
     from statetools.disclosure.playbook import PlaybookTool
 

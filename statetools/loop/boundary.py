@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from statetools.loop.messages import (
+from statetools.messages import (
     AssistantMessage,
     Message,
     SystemMessage,

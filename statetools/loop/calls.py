@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 from statetools.disclosure.scheduler import Blocked, Changes, Injected
 from statetools.loop.boundary import clean_text
 from statetools.loop.events import CallBlocked, ToolAnswered, ToolCalled, ToolNotFound
-from statetools.loop.messages import ToolCall, ToolMessage
 from statetools.loop.run import injection_events, unknown_tool_message
 from statetools.loop.strategies import InjectionContext
+from statetools.messages import ToolCall, ToolMessage
 from statetools.tools.calling import failure
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from statetools.loop.events import Trace
-from statetools.loop.messages import Message
+from statetools.messages import Message
 from statetools.models.base import Usage
 
 if TYPE_CHECKING:

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from statetools.blackboard import Blackboard
 from statetools.disclosure.scheduler import Changes, Injected, Scheduler
 from statetools.disclosure.state import DisclosureState
 from statetools.errors import RunError
-from statetools.loop.blackboard import Blackboard
 from statetools.loop.catalogue import CatalogueKeeper
 from statetools.loop.events import (
     Event,
@@ -27,10 +27,10 @@ from statetools.loop.events import (
     ToolsUnlocked,
     Trace,
 )
-from statetools.loop.messages import AssistantMessage, Message, ToolMessage
 from statetools.loop.result import LoopResult
 from statetools.loop.strategies import restored_tool
 from statetools.loop.streaming import take_run_sink
+from statetools.messages import AssistantMessage, Message, ToolMessage
 from statetools.models.base import ToolDefinition, Usage
 from statetools.tools.context import ToolCallContext
 from statetools.tools.tool import BaseTool

@@ -7,8 +7,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
-from statetools.loop.blackboard import Blackboard
-from statetools.loop.messages import Message, ToolCall
+from statetools.blackboard import Blackboard
+from statetools.messages import Message, ToolCall
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 

@@ -33,12 +33,12 @@ from statetools.loop.events import (
     OutputRejected,
     RunStarted,
 )
-from statetools.loop.messages import AssistantMessage, Message, SystemMessage, UserMessage
 from statetools.loop.output import OutputProblem, correction_message, parse_output
 from statetools.loop.result import LoopResult
 from statetools.loop.run import Run
 from statetools.loop.strategies import ToolInjectionStrategy, chain
 from statetools.loop.streaming import IterationSink, RunStream, ask_model
+from statetools.messages import AssistantMessage, Message, SystemMessage, UserMessage
 from statetools.models.base import Model, ModelRequest, ModelResponse, ToolDefinition
 from statetools.tools.context import RUN_ID_KEY, RunEnd, ToolCallContext
 from statetools.tools.result import ToolResult
@@ -236,7 +236,7 @@ class ToolLoop:
         messages = self._initial_messages(prompt)
         run_end = RunEnd()
         run_context = (
-            ToolCallContext(context or {})
+            ToolCallContext(context or {}, loop_factory=ToolLoop)
             .merge({RUN_ID_KEY: self.id_factory()})
             .with_run_end(run_end)
         )

@@ -45,11 +45,11 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from statetools.blackboard import Blackboard
 from statetools.disclosure.scheduler import Blocked, Scheduler
-from statetools.loop.blackboard import Blackboard
-from statetools.loop.messages import ToolCall
 from statetools.loop.run import unknown_tool_message
 from statetools.mcp.convert import wire_content
+from statetools.messages import ToolCall
 from statetools.tools.calling import failure
 from statetools.tools.context import RUN_ID_KEY, RunEnd, ToolCallContext
 from statetools.tools.result import ToolResult

@@ -7,7 +7,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 import attrs
 
-from statetools.loop.messages import AssistantMessage, Message
+from statetools.messages import AssistantMessage, Message
 from statetools.tools.definition import ToolDefinition as ToolDefinition
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "other"]

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from statetools.errors import ProviderError
-from statetools.loop.messages import (
+from statetools.messages import (
     AssistantMessage,
     Message,
     SystemMessage,

@@ -10,7 +10,7 @@ from typing import Any, TypeAlias
 import yaml
 
 from statetools.errors import ProviderError, ScriptExhaustedError, SpecError
-from statetools.loop.messages import AssistantMessage, ToolCall
+from statetools.messages import AssistantMessage, ToolCall
 from statetools.models.base import ModelCapabilities, ModelRequest, ModelResponse, StopReason, Usage
 
 CallStep: TypeAlias = tuple[str, Mapping[str, Any]]

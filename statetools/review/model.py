@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
@@ -36,14 +36,32 @@ MAX_TERMS = 512
 """Conditions whose disjunctive normal form is larger are treated as "may hold"."""
 
 
+@runtime_checkable
+class LoadedDesign(Protocol):
+    """A design read from a file (:class:`statetools.spec.Design`, a layer above the
+    analyses): it is analysed through its ``tools``."""
+
+    @property
+    def definitions(self) -> tuple[Any, ...]:
+        """The playbooks and machines of the file."""
+        ...
+
+    @property
+    def tools(self) -> list[Any]:
+        """What a run of the design gets as ``tools=``."""
+        ...
+
+    def run_context(self) -> dict[str, Any]:
+        """A fresh context for one run."""
+        ...
+
+
 def as_graph(items: Any) -> DisclosureGraph:
     """``items`` if it is a DisclosureGraph, else the graph compiled from it (tools,
     definitions, a list of them, or a design loaded with ``st.load_design``)."""
-    from statetools.spec import Design
-
     if isinstance(items, DisclosureGraph):
         return items
-    if isinstance(items, Design):
+    if isinstance(items, LoadedDesign):
         return disclosure_graph(*items.tools)
     return disclosure_graph(items)
 

@@ -27,6 +27,7 @@ from typing import Any
 import attrs
 
 from statetools.disclosure.graph import disclosure_graph
+from statetools.disclosure.items import as_tool
 from statetools.disclosure.machine import StateMachineTool
 from statetools.disclosure.playbook import PlaybookTool
 from statetools.errors import SpecError, StatetoolsError
@@ -39,7 +40,6 @@ from statetools.spec.problems import RawProblem, problems_of, spec_error
 from statetools.spec.references import is_import_path
 from statetools.spec.safeyaml import gc_paused
 from statetools.spec.source import SourceLike, read_source
-from statetools.tools.decorators import as_tool
 from statetools.tools.tool import BaseTool
 
 ToolRegistry = Sequence[Any] | Mapping[str, Any]

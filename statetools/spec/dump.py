@@ -38,6 +38,7 @@ from statetools.disclosure.conditions import (
     OnBlackboard,
     When,
 )
+from statetools.disclosure.items import as_tool
 from statetools.disclosure.machine import StateMachineTool, Transition
 from statetools.disclosure.playbook import AgentOptions, PlaybookTool
 from statetools.disclosure.unfolding import UnfoldingTool
@@ -45,7 +46,6 @@ from statetools.errors import SpecError
 from statetools.spec.design import Design
 from statetools.spec.enums import is_yaml_enum
 from statetools.spec.references import SchemaOnlyTool, import_path_of
-from statetools.tools.decorators import as_tool
 from statetools.tools.tool import BaseTool, Tool
 
 

@@ -33,6 +33,7 @@ from statetools.disclosure.conditions import (
     OnBlackboard,
     When,
 )
+from statetools.disclosure.items import as_tool
 from statetools.disclosure.machine import StateMachineTool
 from statetools.disclosure.playbook import PlaybookTool
 from statetools.disclosure.unfolding import UnfoldingTool
@@ -52,7 +53,6 @@ from statetools.spec.forms import (
 from statetools.spec.problems import QUOTE_LIMIT, Invalid, Several, shorten
 from statetools.spec.references import import_object, is_import_path
 from statetools.spec.values import converter, describe_value, text_value
-from statetools.tools.decorators import as_tool
 from statetools.tools.tool import TOOL_NAME_PATTERN, BaseTool
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import attrs
 
-from statetools.loop.messages import AssistantMessage
+from statetools.messages import AssistantMessage
 
 VOLATILE_FIELDS = frozenset({"type", "at", "duration", "run_id", "call_id", "iteration"})
 """Event fields never written: they differ between identical runs or are implied by

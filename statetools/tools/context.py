@@ -3,14 +3,43 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
 if TYPE_CHECKING:
-    from statetools.loop.blackboard import Blackboard
+    from statetools.blackboard import Blackboard
+
+
+class NestedLoop(Protocol):
+    """A loop an agentic tool runs its task in (a :class:`~statetools.ToolLoop` is one)."""
+
+    async def arun(
+        self, prompt: str, *, tools: Sequence[Any], context: Mapping[str, Any] | None = None
+    ) -> Any:
+        """Run ``prompt`` over ``tools``; return the run's result (with ``.output``)."""
+        ...
+
+
+class LoopFactory(Protocol):
+    """Builds the nested loop of an agentic tool; the ``ToolLoop`` class is one.
+
+    A run hands its factory down to the tools it calls (``ToolCallContext.loop_factory``),
+    so agentic tools, which sit below the loop, never import it.
+    """
+
+    def __call__(
+        self,
+        model: Any,
+        *,
+        max_iterations: int,
+        system_prompt: str | None,
+        end_on_final_state: bool,
+    ) -> NestedLoop:
+        """A loop over ``model`` with these options."""
+        ...
 
 
 def _freeze(values: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -40,12 +69,16 @@ class ToolCallContext(Mapping[str, Any]):
     >>> board = Blackboard()
     >>> ToolCallContext({"tenant": "acme"}, blackboard=board).blackboard is board
     True
+
+    Inside a run, ``loop_factory`` builds nested loops for agentic tools (the running
+    loop's class); outside a run it is None.
     """
 
     _values: Mapping[str, Any] = attrs.field(factory=dict, converter=_freeze, alias="values")
     blackboard: Blackboard | None = attrs.field(default=None, kw_only=True, repr=False)
     run_end: RunEnd | None = attrs.field(default=None, kw_only=True, repr=False)
     """Inside a run, where tools register what to close when the run ends."""
+    loop_factory: LoopFactory | None = attrs.field(default=None, kw_only=True, repr=False)
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]
@@ -80,10 +113,12 @@ class ToolCallContext(Mapping[str, Any]):
             return self
         board = other.blackboard if isinstance(other, ToolCallContext) else None
         end = other.run_end if isinstance(other, ToolCallContext) else None
+        factory = other.loop_factory if isinstance(other, ToolCallContext) else None
         return ToolCallContext(
             {**self._values, **other},
             blackboard=board if board is not None else self.blackboard,
             run_end=end if end is not None else self.run_end,
+            loop_factory=factory if factory is not None else self.loop_factory,
         )
 
     def with_blackboard(self, blackboard: Blackboard | None) -> ToolCallContext:
@@ -92,7 +127,12 @@ class ToolCallContext(Mapping[str, Any]):
         >>> ToolCallContext({"a": 1}).with_blackboard(Blackboard()).blackboard is not None
         True
         """
-        return ToolCallContext(self._values, blackboard=blackboard, run_end=self.run_end)
+        return ToolCallContext(
+            self._values,
+            blackboard=blackboard,
+            run_end=self.run_end,
+            loop_factory=self.loop_factory,
+        )
 
     def with_run_end(self, run_end: RunEnd | None) -> ToolCallContext:
         """The same entries (and blackboard) with ``run_end`` as the run's closer.
@@ -100,7 +140,12 @@ class ToolCallContext(Mapping[str, Any]):
         >>> ToolCallContext({"a": 1}).with_run_end(RunEnd()).run_end is not None
         True
         """
-        return ToolCallContext(self._values, blackboard=self.blackboard, run_end=run_end)
+        return ToolCallContext(
+            self._values,
+            blackboard=self.blackboard,
+            run_end=run_end,
+            loop_factory=self.loop_factory,
+        )
 
     def __or__(self, other: Mapping[str, Any]) -> ToolCallContext:
         if not isinstance(other, Mapping):

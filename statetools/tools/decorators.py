@@ -1,4 +1,4 @@
-"""``@llm_tool`` for functions and methods, and tools from an object's methods."""
+"""``@llm_tool`` for functions and methods, and tools from functions and methods."""
 
 from __future__ import annotations
 
@@ -123,21 +123,20 @@ def _first_parameter(fn: Callable[..., Any]) -> str | None:
     return parameters[0] if parameters else None
 
 
-def as_tool(obj: Any) -> BaseTool:
+def tool_from(obj: Any) -> BaseTool:
     """``obj`` as a tool: tools pass through; ``@llm_tool`` functions and plain functions
-    (described by their docstring) are converted with ``Tool.from_function``.
+    (described by their docstring) are converted with ``Tool.from_function``. Objects of
+    ``@unfolding_tools`` classes become facades one layer up, in
+    :func:`statetools.as_tool`.
 
     >>> def now() -> str:
     ...     '''The current time.'''
     ...     return "12:00"
-    >>> as_tool(now).call().text
+    >>> tool_from(now).call().text
     '12:00'
     """
     if isinstance(obj, BaseTool):
         return obj
-    facade = _facade_of(obj)
-    if facade is not None:
-        return facade
     spec = tool_spec(obj)
     if spec is not None and inspect.isfunction(obj) and _first_parameter(obj) in ("self", "cls"):
         raise DefinitionError(
@@ -169,56 +168,3 @@ def marked_methods(cls: type) -> Iterator[tuple[str, LlmToolSpec]]:
         spec = tool_spec(inspect.getattr_static(cls, attribute, None))
         if spec is not None:
             yield attribute, spec
-
-
-def _facade_of(obj: Any) -> BaseTool | None:
-    """The facade of an instance of an ``@unfolding_tools`` class (None for anything else)."""
-    from statetools.tools.classes import unfolding_spec
-
-    if isinstance(obj, type) or unfolding_spec(type(obj)) is None:
-        return None
-    from statetools.disclosure.unfolding import UnfoldingTool
-
-    return UnfoldingTool.from_instance(obj)
-
-
-def tools_from_instance(obj: Any) -> list[BaseTool]:
-    """Tools for every ``@llm_tool`` method of ``obj``, bound to it, in definition order.
-
-    Static and class methods are included. For an instance of an ``@unfolding_tools``
-    class the list holds one :class:`~statetools.UnfoldingTool` instead. Raises
-    :class:`~statetools.DefinitionError` when ``obj`` has no such method.
-
-    >>> class Cart:
-    ...     def __init__(self):
-    ...         self.items = []
-    ...     @llm_tool("Add an item to the cart")
-    ...     def add(self, item: str) -> str:
-    ...         self.items.append(item)
-    ...         return f"{len(self.items)} items"
-    ...     @llm_tool("Empty the cart")
-    ...     def clear(self) -> str:
-    ...         self.items.clear()
-    ...         return "empty"
-    >>> [t.name for t in tools_from_instance(Cart())]
-    ['add', 'clear']
-    """
-    if isinstance(obj, type):
-        raise DefinitionError(
-            f"tools_from_instance needs an instance, got the class {obj.__qualname__}",
-            hint=f"pass an object: tools_from_instance({obj.__qualname__}(...))",
-        )
-    facade = _facade_of(obj)
-    if facade is not None:
-        return [facade]
-    cls = type(obj)
-    tools: list[BaseTool] = [
-        Tool.from_function(getattr(obj, attribute)) for attribute, _ in marked_methods(cls)
-    ]
-    if not tools:
-        raise DefinitionError(
-            f"{cls.__qualname__} has no @llm_tool methods",
-            path=cls.__qualname__,
-            hint="mark the methods the model may call with @llm_tool('description')",
-        )
-    return tools

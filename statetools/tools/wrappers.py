@@ -21,12 +21,12 @@ import attrs
 from statetools.errors import DefinitionError, StatetoolsError
 from statetools.tools.calling import failure
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
-from statetools.tools.decorators import as_tool
+from statetools.tools.decorators import tool_from
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import Arguments, BaseTool, Context
 
 if TYPE_CHECKING:
-    from statetools.loop.blackboard import Blackboard
+    from statetools.blackboard import Blackboard
 
 
 @runtime_checkable
@@ -212,7 +212,7 @@ class OneShotPerLoopTool(WrapperTool):
         delegate: Any = None,
         **fields: Any,
     ) -> None:
-        inner = as_tool(delegate if delegate is not None else tool)
+        inner = tool_from(delegate if delegate is not None else tool)
         self.__attrs_init__(delegate=inner, advice=advice, **_wrapper_fields(inner, fields))
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
@@ -332,7 +332,7 @@ class ArtifactSinkingTool(WrapperTool):
         delegate: Any = None,
         **fields: Any,
     ) -> None:
-        inner = as_tool(delegate if delegate is not None else tool)
+        inner = tool_from(delegate if delegate is not None else tool)
         if sink is None or not isinstance(sink, ArtifactSink):
             raise DefinitionError(
                 f"ArtifactSinkingTool needs a sink, got {sink!r}",

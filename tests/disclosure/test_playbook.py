@@ -150,6 +150,23 @@ def test_unlocked_by_without_a_tool_is_a_definition_error() -> None:
         st.PlaybookTool("p", "d").with_tools(search).unlocked_by(search)
 
 
+def test_an_agentic_playbook_runs_in_the_loop_the_run_hands_down() -> None:
+    """The agentic tool of a definition sits below the loop: it runs in the loop the
+    run passes in its context, and outside a run it says so."""
+    graph = st.disclosure_graph(research().with_model(ScriptedModel(["done"])))
+    agentic = graph.entries["research"].tool
+    assert type(agentic).__name__ == "AgenticTool"
+    with pytest.raises(st.DefinitionError) as caught:
+        agentic.call({"task": "t"})
+    assert str(caught.value) == (
+        "tool 'research': agentic tool 'research' has no loop to run its task in "
+        "Hint: call it inside a ToolLoop run, or build it as statetools.SimpleAgenticTool"
+    )
+    inside = agentic.call({"task": "t"}, st.ToolCallContext(loop_factory=st.ToolLoop))
+    assert inside.text == "done"
+    assert isinstance(inside.value, st.LoopResult)
+
+
 def test_agentic_playbook_runs_a_nested_loop() -> None:
     inner = ScriptedModel([("search", {"query": "q"}), ("analyze", {}), "inner answer"])
     outer = ScriptedModel([("research", {"task": "study q"}), "outer answer"])
