@@ -42,8 +42,9 @@ class Plan:
     add: tuple[BaseTool, ...] = ()
     remove: tuple[str, ...] = ()
     over_limit: tuple[str, ...] = ()
-    no_id: tuple[tuple[str, str], ...] = ()
-    """(tool name template, reason) of tools whose object has no id."""
+    not_added: tuple[tuple[str, str], ...] = ()
+    """(name, reason) of tools left out: a provider object without an id (the name is
+    a template), a chaining predicate that failed."""
 
 
 class Bindings:
@@ -94,18 +95,25 @@ class Bindings:
         if found:
             plans.append(self._discover(found))
         bound = False
+        failed: list[tuple[str, str]] = []
         for key, rule in self.graph.chains.items():
-            if rule.accepts(value):
+            verdict = rule.verdict(value)
+            if verdict is True:
                 self.instances[key] = value
                 bound = True
+            elif verdict:  # the predicate failed: say so for each tool it would bind
+                names = [n for n, k in self.graph.chained.items() if k == key]
+                failed.extend((name, verdict) for name in names)
         any_rule = self.graph.chain_any
-        if (
-            any_rule is not None
-            and not (bound or found)
-            and self._offers_tools(value)
-            and any_rule.accepts(value)
-        ):
-            plans.append(self._rebind_any(value))
+        if any_rule is not None and not (bound or found) and self._offers_tools(value):
+            verdict = any_rule.verdict(value)
+            if verdict is True:
+                plans.append(self._rebind_any(value))
+            elif verdict:
+                names = [spec.name or attribute for attribute, spec in marked_methods(type(value))]
+                failed.extend((name, verdict) for name in names)
+        if failed:
+            plans.append(Plan("chaining", not_added=tuple(failed)))
         return plans
 
     def _offers_tools(self, value: Any) -> bool:

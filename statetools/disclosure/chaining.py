@@ -92,15 +92,23 @@ class Chaining:
         >>> Chaining(int, lambda n: n > 0).accepts(3), Chaining(int).accepts("3")
         (True, False)
         """
+        return self.verdict(value) is True
+
+    def verdict(self, value: Any) -> bool | str:
+        """Whether ``value`` binds, or the text of why its predicate failed (logged).
+
+        >>> Chaining(int, lambda n: 1 / n > 0).verdict(0)
+        'the chaining predicate failed: ZeroDivisionError: division by zero'
+        """
         if self.source is not None and not isinstance(value, self.source):
             return False
         if self.predicate is None:
             return True
         try:
             return bool(self.predicate(value))
-        except Exception:
+        except Exception as exc:
             logger.warning("chaining predicate failed for %r", value, exc_info=True)
-            return False
+            return f"the chaining predicate failed: {type(exc).__name__}: {exc}"
 
     def declared_tools(self) -> tuple[ChainedTool, ...]:
         """The source's methods as tools declared before any instance exists."""

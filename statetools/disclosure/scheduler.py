@@ -524,7 +524,7 @@ class Scheduler:
             tuple(skipped),
             plan.over_limit,
             self._bindings.limit if plan.over_limit else 0,
-            plan.no_id,
+            plan.not_added,
         )
 
     def _transition(self, machine: str, tool: str, result: ToolResult) -> StateChange | None:

@@ -219,3 +219,21 @@ def test_guidance_without_a_tool_that_binds_asks_for_one() -> None:
     assert result.messages[2].content == (
         "Tool 'greet' needs a User first. Call a tool that returns one."
     )
+
+
+def test_a_chaining_predicate_that_fails_is_an_injection_skipped_event_too() -> None:
+    def picky(user: User) -> bool:
+        raise ValueError("no rule for " + user.name)
+
+    loop = st.ToolLoop(ScriptedModel([("get_user", {"name": "ann"}), ("greet", {}), "ok"]))
+    result = loop.with_tool_chaining_from(User, picky).run("go", tools=[get_user])
+    skipped = [(e.name, e.reason) for e in result.trace.of_type(InjectionSkipped)]
+    assert skipped == [
+        ("greet", "the chaining predicate failed: ValueError: no rule for ann"),
+    ]
+    assert result.messages[4].content == "Tool 'greet' needs a User first. Call first: get_user."
+
+    loop = st.ToolLoop(ScriptedModel([("get_user", {"name": "bob"}), "ok"]))
+    result = loop.with_tool_chaining_from_any(picky).run("go", tools=[get_user])
+    skipped = [(e.name, e.reason) for e in result.trace.of_type(InjectionSkipped)]
+    assert skipped == [("greet", "the chaining predicate failed: ValueError: no rule for bob")]
