@@ -43,6 +43,7 @@ from statetools.models.base import (
     ToolDefinition,
     Usage,
 )
+from statetools.models.lenient_json import lenient_loads
 from statetools.models.wire_cache import WireTools
 from statetools.tools.tool import parse_arguments
 
@@ -326,10 +327,14 @@ class AnthropicModel:
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Send ``request`` and return the answer; raise ProviderError on failure."""
         try:
-            create = (await self._clients.acquire()).messages.create
-            message: AnthropicMessage = await create(**self._arguments(create, request))
+            create = (await self._clients.acquire()).messages.with_raw_response.create
+            raw = await create(**self._arguments(create, request))
         except self._sdk.AnthropicError as exc:
             raise self._failure(exc) from exc
+        try:
+            message: AnthropicMessage = await raw.parse()
+        except (ValueError, RecursionError):  # a number or nesting past Python's limits
+            message = self._sdk.types.Message.model_validate(lenient_loads(await raw.text()))
         return from_anthropic_message(message)
 
     async def stream(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:

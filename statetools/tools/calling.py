@@ -8,6 +8,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
+
 from statetools.tools.context import ToolCallContext
 from statetools.tools.convert import to_json_text
 from statetools.tools.result import ToolResult
@@ -57,6 +59,19 @@ def parse_arguments(name: str, arguments: Arguments) -> dict[str, Any] | str:
     return _beyond_limits(name, value) or dict(value)
 
 
+@attrs.frozen
+class Unreadable:
+    """Stands for a value of a provider's response that Python could not decode: an
+    integer past the digit limit (``what="number"``) or nesting past the recursion
+    limit (``"nesting"``). Arguments holding one are refused as invalid.
+
+    >>> parse_arguments("echo", {"text": Unreadable("number")})[:50]
+    "Invalid arguments for tool 'echo': a number is lon"
+    """
+
+    what: str
+
+
 MAX_ARGUMENT_DEPTH = 64
 """How deeply a tool's arguments may nest (objects and arrays)."""
 
@@ -91,6 +106,8 @@ def _beyond_limits(name: str, arguments: Mapping[str, Any]) -> str | None:
     while pending and budget:
         budget -= 1
         value, depth = pending.pop()
+        if isinstance(value, Unreadable):
+            return _too_long_number(name) if value.what == "number" else _too_deep(name)
         if isinstance(value, int) and not isinstance(value, bool):
             if value.bit_length() > digits_bits:
                 return _too_long_number(name)

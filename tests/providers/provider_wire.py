@@ -28,6 +28,13 @@ class Reply:
 
 
 @dataclass(frozen=True)
+class RawBody:
+    """A reply body sent exactly as written (JSON that ``json.dumps`` cannot produce)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class Recorded:
     method: str
     path: str
@@ -117,7 +124,11 @@ class WireServer:
                 reply = server._next(recorded)
                 if reply.delay and server.stopping.wait(reply.delay):
                     return
-                payload, kind = json.dumps(reply.body).encode(), "application/json"
+                body = reply.body
+                payload = (
+                    body.text.encode() if isinstance(body, RawBody) else json.dumps(body).encode()
+                )
+                kind = "application/json"
                 if reply.events is not None:
                     payload, kind = sse(reply.events), "text/event-stream"
                 try:
