@@ -43,10 +43,13 @@ def test_a_tools_own_timeout_wins_over_the_loops_and_a_sync_handler_is_abandoned
         "sync_slow", "Slow, synchronously.", stuck, metadata={"timeout": 0.05}
     )
     quick = st.Tool.create("quick", "Quick.", lambda: "done", metadata={"timeout": 0.5})
-    model = ScriptedModel([[("sync_slow", {}), ("quick", {})], "ok"])
+    def answer(request: object) -> str:
+        release.set()  # the abandoned thread ends; run() waits for worker threads at its end
+        return "ok"
+
+    model = ScriptedModel([[("sync_slow", {}), ("quick", {})], answer])
 
     result = st.ToolLoop(model, tool_timeout=30).run("go", tools=[sync_slow, quick])
-    release.set()
 
     assert result.messages[2:4] == (
         st.ToolMessage("call_1", "sync_slow", "Tool 'sync_slow' timed out after 0.05 s.", True),
