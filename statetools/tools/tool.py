@@ -59,6 +59,10 @@ def check_tool_name(name: object) -> str:
     return name
 
 
+MAX_TIMEOUT = 10.0**9
+"""Timeouts above this many seconds (about 32 years) count as this: never in practice."""
+
+
 def check_timeout(value: object, where: str) -> float | None:
     """``value`` if it is a usable timeout in seconds (or None), else DefinitionError.
 
@@ -67,13 +71,14 @@ def check_timeout(value: object, where: str) -> float | None:
     """
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise DefinitionError(
-            f"invalid timeout {value!r}",
-            path=where,
-            hint="give the timeout in seconds, a number greater than 0 (or none)",
-        )
-    return float(value)
+    if not isinstance(value, bool) and isinstance(value, int | float) and value > 0:
+        return float(min(value, MAX_TIMEOUT))
+    shown = "a huge number" if isinstance(value, int) and abs(value) > 10**20 else repr(value)
+    raise DefinitionError(
+        f"invalid timeout {shown}",
+        path=where,
+        hint="give the timeout in seconds, a number greater than 0 (or none)",
+    )
 
 
 def _timeout(value: Any) -> float | None:

@@ -43,6 +43,7 @@ def test_a_tools_own_timeout_wins_over_the_loops_and_a_sync_handler_is_abandoned
         "sync_slow", "Slow, synchronously.", stuck, metadata={"timeout": 0.05}
     )
     quick = st.Tool.create("quick", "Quick.", lambda: "done", metadata={"timeout": 0.5})
+
     def answer(request: object) -> str:
         release.set()  # the abandoned thread ends; run() waits for worker threads at its end
         return "ok"
@@ -76,6 +77,13 @@ def test_an_invalid_timeout_is_a_definition_error(bad: object) -> None:
     )
     with pytest.raises(st.DefinitionError, match=r"metadata\.timeout: invalid timeout"):
         st.ToolMetadata(timeout=bad)  # type: ignore[arg-type]
+
+
+def test_a_timeout_past_a_billion_seconds_counts_as_a_billion() -> None:
+    assert st.ToolMetadata(timeout=10**400).timeout == 1e9
+    assert st.ToolLoop(ScriptedModel([]), tool_timeout=float("inf")).tool_timeout == 1e9
+    with pytest.raises(st.DefinitionError, match=r"^metadata\.timeout: invalid timeout a huge"):
+        st.ToolMetadata(timeout=-(10**400))
 
 
 def test_sync_handlers_run_in_worker_threads_so_concurrent_runs_overlap() -> None:
