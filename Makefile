@@ -43,6 +43,7 @@ bench: setup
 	$(PY) benchmarks/scheduler.py --write
 	$(PY) benchmarks/loading.py --write
 	$(PY) benchmarks/concurrency.py --write
+	$(PY) benchmarks/mcp_listing.py --write
 
 test: setup
 	$(VENV)/bin/ruff format --check .

@@ -64,11 +64,13 @@ def tools_of(server: MCPServer | None, listing: Listing) -> list[MCPTool]:
         remote = str(wire["name"])
         annotations = wire.get("annotations") or {}
         schema = wire.get("inputSchema") or {"type": "object", "properties": {}}
-        description = str(wire.get("description") or "").strip()
+        description = str(wire.get("description") or "")
         tools.append(
             MCPTool(
                 name=tool_name(remote, prefix),
-                description=description or str(wire.get("title") or remote),
+                description=description
+                if description.strip()
+                else str(wire.get("title") or remote),
                 input_schema=schema,
                 metadata=ToolMetadata(category=category_of(annotations)),
                 server=server,
