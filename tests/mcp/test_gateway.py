@@ -256,3 +256,34 @@ def test_2025_era_http_clients_are_kept_apart_by_their_mcp_session(http_url: str
         ["search"],
     ]
     assert "ToolListChangedNotification" in changes
+
+
+def test_an_http_mcp_server_as_a_facade_follows_its_list_changed(http_url: str) -> None:
+    remote = st.mcp.MCPServer.http(
+        http_url, headers={st.mcp.SESSION_HEADER: "run-1"}, name="remote"
+    )
+
+    async def wait_for_change(request: object) -> tuple[str, dict[str, Any]]:
+        for _ in range(200):
+            if remote.stale:
+                break
+            await asyncio.sleep(0.01)
+        return ("remote", {})
+
+    model = st.models.ScriptedModel(
+        [
+            ("remote", {}),
+            ("search", {"q": "tides"}),
+            wait_for_change,
+            ("summarize", {}),
+            "Done.",
+        ]
+    )
+    result = asyncio.run(st.ToolLoop(model).arun("hi", tools=[remote.facade()]))
+    assert [(m.name, m.content, m.is_error) for m in result.messages if m.role == "tool"] == [
+        ("remote", "Tools now available: search.", False),
+        ("search", "2 notes about tides\n[now available: summarize]", False),
+        ("remote", "Tools now available: search, summarize.", False),
+        ("summarize", "Tides follow the moon.", False),
+    ]
+    assert remote._link is None
