@@ -23,6 +23,7 @@ from statetools.disclosure.conditions import holds, unmet_sentences
 from statetools.disclosure.facades import Facades, unfolded_value
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.outcomes import Blocked, Changes, Injected, StateChange, announcement
+from statetools.disclosure.resume import restore_added_tools
 from statetools.disclosure.search import SearchCall
 from statetools.disclosure.shown import Shown
 from statetools.disclosure.state import DisclosureState
@@ -103,7 +104,14 @@ class Scheduler:
         self._folding = self._facades.active
         self._bindings = Bindings(graph, discovery_limit)
         self._facades.replay(restored.unfolds)
-        self._not_restored = self._restore(restored, instances, restore)
+        added, self._not_restored = restore_added_tools(
+            restored,
+            self._bindings,
+            lambda name: self._known(name) or name in self._removed,
+            instances,
+            restore,
+        )
+        self._dynamic.update(added)
         fresh = state is None or state == DisclosureState(iteration=state.iteration)
         if fresh and graph.initial_visible is not None:
             names: Iterable[str] = graph.initial_visible
@@ -150,34 +158,6 @@ class Scheduler:
 
     def _known(self, name: str) -> bool:
         return name in self.graph.entries or name in self._facades.built
-
-    def _restore(
-        self,
-        state: DisclosureState,
-        instances: Resolver | None,
-        restore: Callable[[str], BaseTool | None] | None,
-    ) -> tuple[tuple[str, str], ...]:
-        """Bring back the bound objects and the tools added at run time; returns
-        ``(name, reason)`` of the tools that could not be restored."""
-        found, missing = self._bindings.restore(state.objects, instances)
-        where = "by ToolLoop(instances=...)" if instances is not None else "(no instances=)"
-        gone = ", ".join(label for _, label in missing)
-        lost: list[tuple[str, str]] = []
-        if any(role in self.graph.chains for role, _ in missing):
-            why = f"not restored on resume: {gone} not found {where}"
-            lost.extend((name, why) for name in self._bindings.unbound_names())
-        for name in state.visible_order:
-            if self._known(name) or name in self._removed:
-                continue
-            tool = found.get(name) or (restore(name) if restore is not None else None)
-            if tool is not None:
-                self._dynamic[name] = tool
-            elif missing:
-                lost.append((name, f"not restored on resume: {gone} not found {where}"))
-            else:
-                why = "not restored on resume: no injection strategy gives it back"
-                lost.append((name, f"{why} (a tool(name) method)"))
-        return tuple(lost)
 
     def _tool_of(self, name: str) -> BaseTool:
         dynamic = self._dynamic.get(name)
