@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Any
 
 import attrs
+import cattrs
 
 from statetools.errors import SpecError
 from statetools.tools.convert import make_json_converter
@@ -85,16 +86,66 @@ class DisclosureState:
 
     @classmethod
     def from_json(cls, text: str | Mapping[str, Any]) -> DisclosureState:
-        """A state from :meth:`to_json`'s text (or the decoded dict)."""
+        """A state from :meth:`to_json`'s text (or the decoded dict).
+
+        Raises :class:`~statetools.SpecError` naming each field that is wrong.
+
+        >>> try:
+        ...     DisclosureState.from_json('{"call_counts": {"search": "two"}}')
+        ... except SpecError as error:
+        ...     print(error.problems)
+        ("state.call_counts['search']: expected an integer, got str",)
+        """
         try:
-            data = json.loads(text) if isinstance(text, str) else dict(text)
-            return _converter.structure(data, cls)
+            data = json.loads(text) if isinstance(text, str) else text
+        except (ValueError, RecursionError) as exc:
+            raise _not_a_state([("state", f"not JSON ({exc})")]) from exc
+        if not isinstance(data, Mapping):
+            found = "null" if data is None else type(data).__name__
+            raise _not_a_state([("state", f"expected a JSON object, got {found}")])
+        try:
+            return _converter.structure(dict(data), cls)
         except Exception as exc:
-            raise SpecError(
-                f"not a disclosure state: {exc}",
-                path="DisclosureState",
-                hint="pass the text of result.state.to_json()",
-            ) from exc
+            lines = cattrs.transform_error(exc, path="state", format_exception=_described)
+            raise _not_a_state([_located(line) for line in lines]) from exc
 
 
 _converter = make_json_converter(forbid_extra_keys=True)
+
+
+def _exactly(kind: type[Any], name: str) -> Any:
+    def structure(value: Any, _: Any) -> Any:
+        if type(value) is not kind:
+            raise TypeError(f"expected {name}, got {type(value).__name__}")
+        return value
+
+    return structure
+
+
+_converter.register_structure_hook(str, _exactly(str, "text"))
+_converter.register_structure_hook(int, _exactly(int, "an integer"))
+_converter.register_structure_hook(bool, _exactly(bool, "true or false"))
+
+
+def _described(exc: BaseException, _type: Any) -> str:
+    if isinstance(exc, KeyError):
+        return "required field missing"
+    if isinstance(exc, cattrs.ForbiddenExtraKeysError):
+        return f"unknown fields: {', '.join(sorted(map(str, exc.extra_fields)))}"
+    return str(exc) or type(exc).__name__
+
+
+def _located(line: str) -> tuple[str, str]:
+    """``"expected text @ state.x"`` -> ``("state.x", "expected text")``."""
+    message, _, path = line.rpartition(" @ ")
+    return (path, message) if message else ("state", line)
+
+
+def _not_a_state(problems: list[tuple[str, str]]) -> SpecError:
+    path, message = problems[0]
+    return SpecError(
+        message,
+        path=path,
+        hint="pass the text of result.state.to_json()",
+        problems=tuple(f"{where}: {what}" for where, what in problems),
+    )

@@ -92,3 +92,42 @@ def test_a_saved_state_naming_a_state_the_machine_lacks_is_refused() -> None:
         "Hint: its states are DRAFT, DONE; resume with the state saved from this design"
     )
     assert model.requests == []
+
+
+STATE_HINT = "Hint: pass the text of result.state.to_json()"
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            '{"call_counts": {"search": "two"}}',
+            "state.call_counts['search']: expected an integer, got str",
+        ),
+        (
+            '{"call_counts": {"search": true}}',
+            "state.call_counts['search']: expected an integer, got bool",
+        ),
+        (
+            '{"machine_states": {"order": 3}}',
+            "state.machine_states['order']: expected text, got int",
+        ),
+        ('{"iteration": "two"}', "state.iteration: expected an integer, got str"),
+        ('{"colour": 1}', "state: unknown fields: colour"),
+        ("[1]", "state: expected a JSON object, got list"),
+        ("null", "state: expected a JSON object, got null"),
+        ("not json", "state: not JSON (Expecting value: line 1 column 1 (char 0))"),
+    ],
+)
+def test_a_corrupt_saved_state_is_a_spec_error_naming_the_field(text: str, problem: str) -> None:
+    with pytest.raises(st.SpecError) as caught:
+        st.DisclosureState.from_json(text)
+    assert str(caught.value) == f"{problem} {STATE_HINT}"
+    assert caught.value.problems == (problem,)
+
+
+def test_a_saved_state_still_round_trips() -> None:
+    state = st.DisclosureState(
+        call_counts={"search": 2}, machine_states={"order": "DONE"}, iteration=3
+    )
+    assert st.DisclosureState.from_json(state.to_json()) == state
