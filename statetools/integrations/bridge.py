@@ -1,0 +1,152 @@
+"""What every bridge shares: one run's scheduler, and the answer to each tool call.
+
+A framework asks :class:`BridgeRun` which tools to offer before each model request
+(:meth:`BridgeRun.offer`) and hands it every tool call the model makes
+(:meth:`BridgeRun.answer`). A call of a locked or unknown tool never runs: its answer
+is the guidance text our own loop gives (what to call first). A call that ran is
+recorded, and its answer carries the announcement line of what it unlocked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
+from statetools.disclosure.scheduler import Blocked, Changes, Scheduler
+from statetools.disclosure.state import DisclosureState
+from statetools.errors import DefinitionError
+from statetools.loop.run import unknown_tool_message
+from statetools.messages import ToolCall
+from statetools.tools.calling import failure
+from statetools.tools.result import ToolResult
+from statetools.tools.tool import BaseTool
+
+__all__ = ["Answer", "BridgeRun", "compile_items", "registered_tools"]
+
+
+def compile_items(items: Sequence[Any] | DisclosureGraph) -> DisclosureGraph:
+    """The graph of a bridge's items, compiled once (a prebuilt graph is used as is).
+
+    >>> from statetools.tools.tool import Tool
+    >>> list(compile_items([Tool.create("ping", "Ping.", lambda: "pong")]).entries)
+    ['ping']
+    """
+    if isinstance(items, DisclosureGraph):
+        return items
+    if len(items) == 1 and isinstance(items[0], DisclosureGraph):
+        return items[0]
+    if not items:
+        raise DefinitionError(
+            "a bridge needs at least one tool",
+            path="items",
+            hint="pass the tools and definitions as one list: StatetoolsCapability([...])",
+        )
+    return disclosure_graph(*items)
+
+
+def registered_tools(graph: DisclosureGraph) -> list[BaseTool]:
+    """Every tool the graph registers, in registration order (facades included): what a
+    framework must know so that a call of a hidden one still reaches the bridge.
+
+    >>> from statetools.tools.tool import Tool
+    >>> [t.name for t in registered_tools(compile_items([Tool.create("a", "A.", lambda: "")]))]
+    ['a']
+    """
+    return [entry.tool for entry in graph.entries.values()]
+
+
+@attrs.frozen
+class Answer:
+    """What a bridge tells the model about one call: ``text`` (with the announcement
+    line when the call unlocked something), whether it is an error, whether the tool
+    ran, and what changed."""
+
+    text: str
+    is_error: bool
+    ran: bool
+    changes: Changes = attrs.field(factory=Changes)
+    blocked: str | None = None
+    """The guidance text when the tool exists but may not run now."""
+
+
+class BridgeRun:
+    """One run's disclosure inside another framework (never shared between runs).
+
+    >>> from statetools.disclosure.playbook import PlaybookTool
+    >>> from statetools.tools.tool import Tool
+    >>> search = Tool.create("search", "Search.", lambda: "found")
+    >>> analyze = Tool.create("analyze", "Analyze.", lambda: "ok")
+    >>> research = PlaybookTool("r", "Research").with_tool(search).with_tool(analyze)
+    >>> run = BridgeRun(compile_items([research.unlocked_by(search)]))
+    >>> run.offer()
+    ('search',)
+    >>> asyncio.run(run.answer(ToolCall("c1", "analyze"))).text
+    "Tool 'analyze' is locked. Call first: search."
+    >>> asyncio.run(run.answer(ToolCall("c2", "search"))).text
+    'found\\n[now available: analyze]'
+    """
+
+    def __init__(
+        self,
+        graph: DisclosureGraph,
+        state: DisclosureState | None = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.graph = graph
+        self.scheduler = Scheduler(graph, state)
+        self.context: Mapping[str, Any] = context or {}
+        self.version = 0
+        """Counts the calls recorded; a saved copy of the state says which one it is."""
+
+    def offer(self) -> tuple[str, ...]:
+        """Start a model request: re-check the turn's conditions and return the names
+        of the tools to offer, in order."""
+        self.scheduler.begin_turn()
+        self.scheduler.iteration += 1
+        return self.scheduler.shown().names
+
+    def tool(self, name: str) -> BaseTool | None:
+        """The statetools tool of that name, visible or not (None if unknown)."""
+        entry = self.graph.entries.get(name)
+        if entry is not None:
+            return entry.tool
+        resolved = self.scheduler.resolve(name)
+        return resolved if isinstance(resolved, BaseTool) else None
+
+    def enabled(self, name: str) -> bool:
+        """Whether ``name`` is visible now."""
+        return name in self.scheduler.shown().names
+
+    async def answer(self, call: ToolCall) -> Answer:
+        """Run ``call`` if it may run now, record it, and say what the model is told."""
+        resolved = self.scheduler.resolve(call.name)
+        if resolved is None:
+            text = unknown_tool_message(call.name, self.scheduler.shown().names)
+            return Answer(text, True, False)
+        if isinstance(resolved, Blocked):
+            return Answer(resolved.reason, True, False, blocked=resolved.reason)
+        result = await _run(resolved, call, self.context)
+        changes = self.scheduler.record(call, result)
+        self.version += 1
+        text = result.text
+        if changes.announcement:
+            text = f"{text}\n{changes.announcement}"
+        return Answer(text, result.is_error, True, changes)
+
+    def snapshot(self) -> DisclosureState:
+        """The run's disclosure state, serializable (``.to_json()``)."""
+        return self.scheduler.snapshot()
+
+
+async def _run(tool: BaseTool, call: ToolCall, context: Mapping[str, Any]) -> ToolResult:
+    try:
+        return await tool.acall(dict(call.arguments), context)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # a BaseTool subclass that raised
+        return failure(call.name, exc)

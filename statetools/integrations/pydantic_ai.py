@@ -1,0 +1,188 @@
+"""statetools disclosure inside a pydantic-ai agent (``pip install 'statetools[pydantic-ai]'``).
+
+One capability is the whole setup::
+
+    from pydantic_ai import Agent
+    from statetools.integrations.pydantic_ai import StatetoolsCapability
+
+    agent = Agent(model, capabilities=[StatetoolsCapability([research_playbook])])
+
+The capability contributes a toolset with every tool of the definition, so a call of a
+hidden tool reaches statetools (and gets "locked ... Call first: ...") instead of
+pydantic-ai's unknown-tool answer; ``before_model_request`` narrows each request to
+the tools visible now. Each run of the agent gets its own disclosure state
+(``for_run``), so concurrent runs of one agent never share it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic_ai import RunContext
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.models import ModelRequestContext
+from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
+from pydantic_core import SchemaValidator, core_schema
+
+from statetools.disclosure.graph import DisclosureGraph
+from statetools.integrations.bridge import BridgeRun, compile_items, registered_tools
+from statetools.messages import ToolCall
+from statetools.tools.tool import BaseTool
+
+__all__ = ["StatetoolsCapability", "StatetoolsToolset"]
+
+_ANY_ARGUMENTS = SchemaValidator(core_schema.dict_schema(core_schema.str_schema()))
+"""Arguments reach statetools as the model sent them: a tool validates its own (and a
+locked tool answers with its guidance text whatever the arguments)."""
+
+
+class StatetoolsToolset(AbstractToolset[Any]):
+    """A pydantic-ai toolset with every tool of a statetools definition.
+
+    Each run gets its own disclosure state. Calls are enforced (a locked tool never
+    runs; the model gets the guidance text) and recorded (unlocks, state changes,
+    facades); the answer carries the announcement line. On its own it lists every
+    tool; :class:`StatetoolsCapability` adds the per-request filtering.
+
+    >>> from pydantic_ai import Agent
+    >>> from pydantic_ai.models.test import TestModel
+    >>> ping = Tool.create("ping", "Ping.", lambda: "pong")
+    >>> agent = Agent(TestModel(), toolsets=[StatetoolsToolset([ping])])
+    >>> agent.run_sync("go").output
+    '{"ping":"pong"}'
+    """
+
+    def __init__(
+        self,
+        items: Sequence[Any] | DisclosureGraph,
+        *,
+        id: str | None = None,
+        max_retries: int = 1,
+        run: BridgeRun | None = None,
+    ) -> None:
+        self.graph = compile_items(items)
+        self._id = id
+        self.max_retries = max_retries
+        self.run = run
+        """This run's disclosure (None on the toolset given to the agent)."""
+        self._tools: dict[str, ToolsetTool[Any]] = {}
+
+    @property
+    def id(self) -> str | None:
+        return self._id
+
+    def bound(self, run: BridgeRun) -> StatetoolsToolset:
+        """This toolset for one run (the tool definitions are shared)."""
+        toolset = StatetoolsToolset(self.graph, id=self._id, max_retries=self.max_retries, run=run)
+        toolset._tools = self._tools
+        return toolset
+
+    async def for_run(self, ctx: RunContext[Any]) -> AbstractToolset[Any]:
+        return self if self.run is not None else self.bound(BridgeRun(self.graph))
+
+    def _toolset_tool(self, tool: BaseTool) -> ToolsetTool[Any]:
+        made = self._tools.get(tool.name)
+        if made is None:
+            definition = tool.definition
+            made = ToolsetTool(
+                toolset=self,
+                tool_def=ToolDefinition(
+                    name=definition.name,
+                    description=definition.description,
+                    parameters_json_schema=dict(definition.input_schema),
+                ),
+                max_retries=self.max_retries,
+                args_validator=_ANY_ARGUMENTS,
+            )
+            self._tools[tool.name] = made
+        return made
+
+    def owns(self, name: str) -> bool:
+        """Whether ``name`` is a tool of this toolset (registered, or added in a run)."""
+        return name in self.graph.entries or name in self._tools
+
+    async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+        tools = {tool.name: self._toolset_tool(tool) for tool in registered_tools(self.graph)}
+        if self.run is not None:  # tools built or discovered during the run
+            for tool in self.run.scheduler.shown().tools:
+                if tool.name not in tools:
+                    tools[tool.name] = self._toolset_tool(tool)
+        return tools
+
+    async def call_tool(
+        self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
+    ) -> Any:
+        run = self.run
+        if run is None:  # called outside a run (for_run was not asked): a run of its own
+            run = self.run = BridgeRun(self.graph)
+        answer = await run.answer(ToolCall(ctx.tool_call_id or name, name, tool_args))
+        return answer.text
+
+
+class StatetoolsCapability(AbstractCapability[Any]):
+    """statetools disclosure for a pydantic-ai agent: ``Agent(model, capabilities=[cap])``.
+
+    Contributes a :class:`StatetoolsToolset` (every tool, enforced and recorded) and
+    narrows each model request to the tools visible now; the agent's own tools are
+    left as they are. Each run gets its own state.
+
+    >>> from pydantic_ai import Agent
+    >>> from pydantic_ai.models.function import AgentInfo, FunctionModel
+    >>> from pydantic_ai.messages import ModelResponse, TextPart
+    >>> seen = []
+    >>> def model(messages, info: AgentInfo) -> ModelResponse:
+    ...     seen.append([t.name for t in info.function_tools])
+    ...     return ModelResponse(parts=[TextPart("done")])
+    >>> search = Tool.create("search", "Search.", lambda: "found")
+    >>> analyze = Tool.create("analyze", "Analyze.", lambda: "ok")
+    >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(
+    ...     analyze).unlocked_by(search)
+    >>> agent = Agent(FunctionModel(model), capabilities=[StatetoolsCapability([research])])
+    >>> agent.run_sync("go").output, seen
+    ('done', [['search']])
+    """
+
+    def __init__(
+        self,
+        items: Sequence[Any] | DisclosureGraph,
+        *,
+        id: str | None = None,
+        max_retries: int = 1,
+        toolset: StatetoolsToolset | None = None,
+    ) -> None:
+        self.toolset = toolset or StatetoolsToolset(items, id=id, max_retries=max_retries)
+        self.graph = self.toolset.graph
+
+    @property
+    def run(self) -> BridgeRun | None:
+        """This run's disclosure (None on the capability given to the agent)."""
+        return self.toolset.run
+
+    async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
+        if self.toolset.run is not None:
+            return self
+        bound = self.toolset.bound(BridgeRun(self.graph))
+        return StatetoolsCapability(self.graph, toolset=bound)
+
+    def get_toolset(self) -> StatetoolsToolset:
+        return self.toolset
+
+    async def before_model_request(
+        self, ctx: RunContext[Any], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
+        run = self.toolset.run
+        if run is None:
+            return request_context
+        visible = run.offer()
+        parameters = request_context.model_request_parameters
+        owns = self.toolset.owns
+        ours = {tool.name: tool for tool in parameters.function_tools if owns(tool.name)}
+        tools = [tool for tool in parameters.function_tools if tool.name not in ours]
+        tools.extend(ours[name] for name in visible if name in ours)
+        return dataclasses.replace(
+            request_context,
+            model_request_parameters=dataclasses.replace(parameters, function_tools=tools),
+        )

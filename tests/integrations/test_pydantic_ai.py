@@ -1,0 +1,141 @@
+"""The pydantic-ai bridge inside a real pydantic-ai agent, driven by FunctionModel."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pydantic_ai import Agent
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+import statetools as st
+from statetools.integrations.pydantic_ai import StatetoolsCapability, StatetoolsToolset
+from tests.integrations.scenario import ANSWERS, LOCKED, RAN, REQUESTS, SCRIPT, design
+
+
+class Recorder:
+    """A FunctionModel that follows SCRIPT in each run (runs told apart by prompt) and
+    notes each request's tools and the tool results it read."""
+
+    def __init__(self, script: list[Any] = SCRIPT) -> None:
+        self.script = script
+        self.tools: dict[str, list[list[str]]] = {}
+        self.answers: dict[str, list[str]] = {}
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        prompt = next(
+            str(part.content) for part in messages[0].parts if isinstance(part, UserPromptPart)
+        )
+        self.tools.setdefault(prompt, []).append([t.name for t in info.function_tools])
+        last = messages[-1]
+        if isinstance(last, ModelRequest):
+            for part in last.parts:
+                if isinstance(part, ToolReturnPart):
+                    self.answers.setdefault(prompt, []).append(str(part.content))
+        step = self.script[sum(isinstance(m, ModelResponse) for m in messages)]
+        if isinstance(step, str):
+            return ModelResponse(parts=[TextPart(step)])
+        name, arguments = step
+        return ModelResponse(
+            parts=[ToolCallPart(name, arguments, tool_call_id=f"c{len(messages)}")]
+        )
+
+
+def test_each_request_carries_the_visible_tools_and_a_locked_call_gets_our_text() -> None:
+    ran: list[str] = []
+    model = Recorder()
+    agent = Agent(FunctionModel(model), capabilities=[StatetoolsCapability(design(ran))])
+    result = agent.run_sync("order")
+    assert result.output == "All done."
+    assert model.tools["order"] == REQUESTS
+    assert model.answers["order"] == ANSWERS
+    assert ran == RAN  # analyze, called while locked, never ran
+
+
+def test_the_agents_own_tools_stay_and_runs_keep_separate_states() -> None:
+    ran: list[str] = []
+    model = Recorder()
+    agent = Agent(FunctionModel(model), capabilities=[StatetoolsCapability(design(ran))])
+
+    @agent.tool_plain
+    def note(text: str) -> str:
+        """Take a note."""
+        return "noted"
+
+    async def both() -> list[Any]:
+        return await asyncio.gather(agent.run("first"), agent.run("second"))
+
+    outputs = [r.output for r in asyncio.run(both())]
+    assert outputs == ["All done.", "All done."]
+    expected = [["note", *tools] for tools in REQUESTS]
+    assert model.tools == {"first": expected, "second": expected}
+    assert model.answers == {"first": ANSWERS, "second": ANSWERS}
+    assert sorted(ran) == sorted(RAN * 2)
+    assert agent.run_sync("third").output == "All done."  # a later run starts fresh
+    assert model.tools["third"] == expected
+
+
+def test_iter_goes_through_the_same_hooks() -> None:
+    ran: list[str] = []
+    model = Recorder()
+    agent = Agent(FunctionModel(model), capabilities=[StatetoolsCapability(design(ran))])
+
+    async def walk() -> str:
+        async with agent.iter("iter") as run:
+            async for _node in run:
+                pass
+        assert run.result is not None
+        return run.result.output
+
+    assert asyncio.run(walk()) == "All done."
+    assert model.tools["iter"] == REQUESTS
+    assert model.answers["iter"] == ANSWERS
+
+
+def test_a_call_of_an_unknown_tool_gets_the_list_of_tools() -> None:
+    ran: list[str] = []
+    model = Recorder([("serach", {"q": "x"}), "ok"])
+    agent = Agent(FunctionModel(model), capabilities=[StatetoolsCapability(design(ran))])
+    agent.run_sync("typo")
+    # pydantic-ai answers names it does not know itself (every registered tool is known)
+    assert model.answers["typo"][0].startswith("Unknown tool name: 'serach'")
+    assert ran == []
+
+
+def test_the_plain_toolset_enforces_without_filtering() -> None:
+    ran: list[str] = []
+    model = Recorder([("analyze", {}), "ok"])
+    agent = Agent(FunctionModel(model), toolsets=[StatetoolsToolset(design(ran))])
+    agent.run_sync("plain")
+    assert model.tools["plain"][0] == [
+        "search",
+        "analyze",
+        "add_item",
+        "confirm",
+        "ship",
+        "github",
+        "whoami",
+        "list_issues",
+    ]
+    assert model.answers["plain"] == [LOCKED]
+    assert ran == []
+
+
+def test_a_tool_that_raises_is_an_answer_not_the_end_of_the_run() -> None:
+    def boom() -> str:
+        raise RuntimeError("disk full")
+
+    model = Recorder([("boom", {}), "ok"])
+    tool = st.Tool.create("boom", "Fails.", boom)
+    agent = Agent(FunctionModel(model), capabilities=[StatetoolsCapability([tool])])
+    assert agent.run_sync("fail").output == "ok"
+    assert model.answers["fail"] == ["Tool 'boom' failed: disk full"]
