@@ -202,3 +202,21 @@ def test_ctrl_c_during_the_sync_run_raises_keyboard_interrupt_with_the_run() -> 
         st.ToolMessage("call_1", "press_ctrl_c", NOT_RUN, True),
         st.ToolMessage("call_2", "echo", NOT_RUN, True),
     )
+
+
+def test_asyncio_timeout_around_a_run_still_raises_timeout_error() -> None:
+    model = Hanging()
+    loop = st.ToolLoop(model)
+
+    async def main() -> None:
+        async with asyncio.timeout(0.05):
+            await loop.arun("go")
+
+    with pytest.raises(TimeoutError) as caught:
+        asyncio.run(main())
+
+    cancelled = caught.value.__context__
+    assert isinstance(cancelled, asyncio.CancelledError)
+    assert cancelled.result is loop.last_result  # type: ignore[attr-defined]
+    assert loop.last_result is not None
+    assert loop.last_result.outcome == "cancelled"
