@@ -8,14 +8,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import io
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO, cast
 
 from statetools.cli_mcp import add_mcp_commands
+from statetools.cli_output import Output
+from statetools.cli_tables import show_exploration, show_report, show_tokens
 from statetools.cli_transcript import Transcript, Watched
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.scheduler import Scheduler
@@ -67,23 +71,6 @@ def _graph(design: Design) -> DisclosureGraph:
     )
 
 
-def _progress(stream: TextIO) -> Callable[[Progress], None] | None:
-    if not stream.isatty():
-        return None
-
-    def show(progress: Progress) -> None:
-        stream.write(f"\rexploring: {progress.states:,} states, depth {progress.depth}   ")
-        stream.flush()
-
-    return show
-
-
-def _clear_progress(stream: TextIO) -> None:
-    if stream.isatty():
-        stream.write("\r" + " " * 60 + "\r")
-        stream.flush()
-
-
 # -- commands ------------------------------------------------------------------------
 
 
@@ -96,25 +83,29 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
         token_budget=None if args.token_budget == 0 else args.token_budget,
         provider=args.provider,
     )
-    out.write(report.to_json() + "\n" if args.format == "json" else report.to_text() + "\n")
+    if args.format == "json":
+        out.write(report.to_json() + "\n")
+    else:
+        show_report(Output.of(out), report)
     return 1 if report.errors else 0
 
 
 def cmd_explore(args: argparse.Namespace, out: TextIO) -> int:
     """Visible sets, minimum turns per tool and tokens per set."""
     design = _design(args.file)
-    try:
+    output = Output.of(out)
+    with output.progress("exploring") as update:
+
+        def progress(step: Progress) -> None:
+            update(f"{step.states:,} states, turn {step.depth}")
+
         exploration = explore(
-            _graph(design),
-            provider=args.provider,
-            max_states=args.max_states,
-            progress=_progress(sys.stderr),
+            _graph(design), provider=args.provider, max_states=args.max_states, progress=progress
         )
-    finally:
-        _clear_progress(sys.stderr)
-    out.write(
-        exploration.to_json() + "\n" if args.format == "json" else exploration.to_text() + "\n"
-    )
+    if args.format == "json":
+        out.write(exploration.to_json() + "\n")
+    else:
+        show_exploration(output, exploration)
     return 0
 
 
@@ -125,20 +116,17 @@ def _visible_tools(design: Design) -> list[BaseTool]:
 def cmd_tokens(args: argparse.Namespace, out: TextIO) -> int:
     """Tokens of the first visible set (and, with --vs-flat, of every tool at once)."""
     design = _design(args.file)
-    first = _visible_tools(design)
-    first_tokens = tools_tokens(first, args.provider)
-    out.write(
-        f"first visible set: {len(first)} tools, {first_tokens:,} tokens "
-        f"({args.provider}, o200k_base)\n"
-    )
-    if args.vs_flat:
-        flat = flat_tools(_graph(design))
-        flat_tokens = tools_tokens(flat, args.provider)
-        saved = 1 - first_tokens / flat_tokens if flat_tokens else 0.0
-        out.write(
-            f"flat (every tool at once, no facades): {len(flat)} tools, {flat_tokens:,} tokens\n"
-        )
-        out.write(f"first request saves {saved:.1%} of the flat tool tokens\n")
+    output = Output.of(out)
+    with output.progress("counting tokens") as update:
+        first = _visible_tools(design)
+        update(f"first visible set: {len(first):,} tools")
+        rows = [("first visible set", len(first), tools_tokens(first, args.provider))]
+        if args.vs_flat:
+            flat = flat_tools(_graph(design))
+            update(f"every tool at once: {len(flat):,} tools")
+            label = "flat (every tool at once, no facades)"
+            rows.append((label, len(flat), tools_tokens(flat, args.provider)))
+    show_tokens(output, args.provider, rows)
     if args.prefix_breaks:
         _write_prefix_breaks(prefix_breaks(_graph(design)), out)
     return 0
@@ -249,14 +237,16 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError("no prompt", hint="add 'prompt:' to the file or pass --prompt TEXT")
     if not args.no_check:
         _preflight(design)
-    transcript = Transcript(out)
+    output = Output.of(out)
+    transcript = Transcript(output)
     loop = ToolLoop(
         Watched(model, transcript, args.provider),
         system_prompt=design.system_prompt,
         max_iterations=args.max_iterations,
         check_design=False,
     )
-    out.write(f"user: {prompt}\n")
+    output.line(f"user: {prompt}", "user")
+    transcript.legend()
     error: StatetoolsError | None = None
 
     async def streamed() -> LoopResult:
@@ -268,7 +258,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     try:
         result = asyncio.run(streamed())
         trace = result.trace
-        out.write(f"answer: {result.output}\n")
+        if not transcript.shown(str(result.output)):  # the final answer is printed once
+            output.line(f"answer: {result.output}", "answer")
     except StatetoolsError as exc:
         partial = getattr(exc, "result", None)
         if partial is None:
@@ -278,7 +269,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         Path(args.save_trace).write_text(
             json.dumps(trace.to_json(), indent=1) + "\n", encoding="utf-8"
         )
-        out.write(f"trace saved to {args.save_trace}\n")
+        output.line(f"trace saved to {args.save_trace}", "note")
     if error is not None:
         raise error
     return 0
@@ -407,8 +398,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     try:
         return int(args.handler(args, stream))
     except StatetoolsError as exc:
+        if _broken_pipe(exc):  # the reader went away while a listener or model wrote
+            return _quiet_exit(stream)
         sys.stderr.write(f"statetools {args.command}: error: {exc}\n")
         return 2
+    except BrokenPipeError:  # the reader went away (e.g. `statetools run ... | head`)
+        return _quiet_exit(stream)
     except OSError as exc:  # a file that cannot be read or written
         where = f"{exc.filename}: " if exc.filename else ""
         sys.stderr.write(f"statetools {args.command}: error: {where}{exc.strerror or exc}\n")
@@ -416,9 +411,27 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
-    except BrokenPipeError:  # the reader went away (e.g. `statetools run ... | head`)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+
+
+def _broken_pipe(error: BaseException) -> bool:
+    """Whether ``error`` was caused, at any depth, by the reader closing the pipe."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, BrokenPipeError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _quiet_exit(stream: TextIO) -> int:
+    """Exit 0 without a word: later writes (and the interpreter's final flush) of the
+    closed stream go to /dev/null instead of raising again."""
+    # a test's StringIO has no file descriptor: nothing will flush it
+    with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+    return 0
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, TextIO, cast
 
+from statetools.cli_output import Output
 from statetools.loop.events import (
     ConversationRestarted,
     Event,
@@ -30,6 +31,17 @@ from statetools.models.base import (
 from statetools.review.tokens import tools_tokens
 
 
+def _cut(line: str, width: int) -> str:
+    """``line`` cut to ``width`` characters at a word boundary, marked ``...``."""
+    if len(line) <= width:
+        return line
+    head = line[: width - 3]
+    space = head.rfind(" ")
+    if space > width // 2:
+        head = head[:space]
+    return head.rstrip() + "..."
+
+
 class Transcript:
     """Prints a run's events as a readable transcript, in the order of the stream.
 
@@ -42,47 +54,75 @@ class Transcript:
     """
 
     WIDTH = 240
+    """Plain text cuts result lines longer than this (at a word boundary)."""
+    LEGEND = "(< a call's result, x an error, + tools added, - tools hidden, > a state entered)"
 
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-        self.pending: list[str] = []
+    def __init__(self, out: TextIO | Output) -> None:
+        self.output = out if isinstance(out, Output) else Output(out)
+        self.pending: list[tuple[str, str]] = []
         self.requests: deque[str] = deque()
         """Lines about requests (see :class:`Watched`), printed after their turn line."""
         self.streaming = False
+        self.last_text = ""
+        """The model's text of the last response (the final answer, at the end)."""
+        self.last_result = ""
+        """The text of the last tool result (the answer of a return_direct tool)."""
+
+    @property
+    def out(self) -> TextIO:
+        """The stream written to."""
+        return self.output.out
+
+    def legend(self) -> None:
+        """The line that explains the markers."""
+        self.output.line(self.LEGEND, "legend")
 
     def __call__(self, event: StreamEvent) -> None:
         if isinstance(event, TextDelta):
             if not self.streaming:
-                self.out.write("  model: ")
+                self.output.write("  model: ", "model")
                 self.streaming = True
-            self.out.write(event.text)
-            self.out.flush()
+                self.last_text = ""
+            self.last_text += event.text
+            self.output.write(event.text, "model")
             return
-        if isinstance(event, ModelResponded) and self.streaming:
-            self.out.write("\n")
-            self.streaming = False
-            event = ModelResponded(event.iteration, "", event.tool_calls, event.stop_reason)
+        if isinstance(event, ModelResponded):
+            if self.streaming:
+                self.output.write("\n")
+                self.streaming = False
+                event = ModelResponded(event.iteration, "", event.tool_calls, event.stop_reason)
+            else:
+                self.last_text = event.text
         line = self._line(cast(Event, event))
         if line is None:
             return
-        if isinstance(event, ToolsHidden | StateEntered | ToolsInjected | ToolsRemoved):
-            self.pending.append(line)
-            return
-        self.out.write(line + "\n")
-        if isinstance(event, IterationStarted) and self.requests:
-            self.out.write(self.requests.popleft())
+        kind = _KINDS.get(type(event), "")
         if isinstance(event, ToolAnswered):
-            for later in self.pending:
-                self.out.write(later + "\n")
+            self.last_result = event.text
+            kind = "failed" if event.is_error else kind
+        if isinstance(event, ToolsHidden | StateEntered | ToolsInjected | ToolsRemoved):
+            self.pending.append((line, kind))
+            return
+        self.output.line(line, kind)
+        if isinstance(event, IterationStarted) and self.requests:
+            self.output.line(self.requests.popleft().rstrip("\n"), "visible")
+        if isinstance(event, ToolAnswered):
+            for later, later_kind in self.pending:
+                self.output.line(later, later_kind)
             self.pending.clear()
-        self.out.flush()
+        self.output.flush()
+
+    def shown(self, answer: str) -> bool:
+        """Whether ``answer`` was already printed (as the model's text or a tool result)."""
+        return bool(answer.strip()) and answer.strip() in (
+            self.last_text.strip(),
+            self.last_result.strip(),
+        )
 
     def _short(self, text: str) -> str:
-        lines = [
-            line if len(line) <= self.WIDTH else line[: self.WIDTH - 3] + "..."
-            for line in text.splitlines()
-        ]
-        return "\n      ".join(lines)
+        if self.output.rich:  # a terminal wraps long lines to its width, indented
+            return "\n  ".join(text.splitlines())
+        return "\n      ".join(_cut(line, self.WIDTH) for line in text.splitlines())
 
     def _line(self, event: Event) -> str | None:
         match event:
@@ -108,6 +148,19 @@ class Transcript:
             case RunFinished(outcome=outcome, iterations=iterations):
                 return f"finished ({outcome}) after {iterations} model calls"
         return None
+
+
+_KINDS: dict[type, str] = {
+    IterationStarted: "turn",
+    ModelResponded: "calls",
+    ToolAnswered: "answered",
+    ToolsHidden: "change",
+    ToolsInjected: "change",
+    ToolsRemoved: "change",
+    StateEntered: "change",
+    ConversationRestarted: "note",
+    RunFinished: "note",
+}
 
 
 class Watched:

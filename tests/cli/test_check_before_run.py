@@ -69,8 +69,8 @@ def test_no_check_runs_it_anyway(design: Path) -> None:
 
     assert status == 0
     assert out.getvalue().splitlines()[-2:] == [
+        "  model: Because of the moon.",
         "finished (answer) after 1 model calls",
-        "answer: Because of the moon.",
     ]
 
 

@@ -90,8 +90,9 @@ def test_run_prints_the_transcript_and_saves_the_trace(tmp_path: Path) -> None:
     status, text = run_cli("run", RESEARCH, "--save-trace", str(trace_file))
     assert status == 0
     lines = text.splitlines()
-    assert lines[:9] == [
+    assert lines[:10] == [
         "user: Why are some tides higher than others?",
+        "(< a call's result, x an error, + tools added, - tools hidden, > a state entered)",
         "turn 1",
         "  visible (1 tool, 54 tokens): search",
         "  model calls: search",

@@ -1,0 +1,106 @@
+"""The reports of ``statetools check``, ``explore`` and ``tokens`` as tables on a terminal.
+
+Off a terminal the commands print the reports' own plain text (``Report.to_text()``,
+``Exploration.to_text()``); on one, :func:`show_report` and :func:`show_exploration`
+draw the same content as rich tables.
+
+>>> import io
+>>> from statetools.cli_output import Output
+>>> from statetools.review.findings import Finding, Report
+>>> out = io.StringIO()
+>>> show_report(Output.of(out), Report((Finding("ST008", "error", "Empty.", "facade:f"),)))
+>>> print(out.getvalue(), end="")
+facade:f: ST008 error [empty-facade] Empty.
+1 error, 0 warnings
+"""
+
+from __future__ import annotations
+
+from statetools.cli_output import Output
+from statetools.review.explore import Exploration
+from statetools.review.findings import Report
+
+
+def show_report(output: Output, report: Report) -> None:
+    """A check report: one row per finding, then the summary."""
+    if not output.rich or not report.findings:
+        output.line(report.to_text())
+        return
+    output.table(
+        ("where", "code", "severity", "rule", "message"),
+        [
+            (
+                f"{f.source}\n{f.path}" if f.source else f.path,
+                f.code,
+                f.severity,
+                f.rule,
+                f.message,
+            )
+            for f in report.findings
+        ],
+    )
+    summary = report.to_text().splitlines()[-1]
+    output.line(summary, "error" if report.errors else "warning" if report.warnings else "")
+
+
+def show_exploration(output: Output, exploration: Exploration) -> None:
+    """An exploration: the summary, the visible sets, the tools with their fewest turns."""
+    if not output.rich:
+        output.line(exploration.to_text())
+        return
+    summary = exploration.to_text().split("\n\n", 1)[0]
+    for line in summary.splitlines():
+        output.line(line)
+    numbers = ("turns", "tools", "tokens")
+    tokens = exploration.tool_tokens
+    output.table(
+        ("turns", "tools", "tokens", "after"),
+        [
+            (str(s.turns), str(len(s.tools)), f"{s.tokens:,}", _after(s.path))
+            for s in exploration.visible_sets
+        ],
+        title="visible sets",
+        right=numbers,
+    )
+    output.table(
+        ("tool", "turns", "tokens", "after"),
+        [
+            (
+                name,
+                str(turns),
+                f"{tokens[name]:,}",
+                _after(exploration.paths[name]),
+            )
+            for name, turns in exploration.min_turns.items()
+        ],
+        title="tools",
+        right=numbers,
+    )
+    if exploration.never_visible:
+        output.line(f"never visible: {', '.join(exploration.never_visible)}", "warning")
+    if exploration.dead_ends:
+        ends = "; ".join(_after(path) for path in exploration.dead_ends)
+        output.line(f"no tools left after: {ends}", "warning")
+
+
+def show_tokens(output: Output, provider: str, rows: list[tuple[str, int, int]]) -> None:
+    """Token counts of tool sets: ``(set, tools, tokens)`` rows, the first one the first
+    visible set; with a second row (every tool at once), what disclosure saves."""
+    if output.rich:
+        output.table(
+            ("tool set", "tools", f"tokens ({provider}, o200k_base)"),
+            [(label, str(tools), f"{tokens:,}") for label, tools, tokens in rows],
+            right=("tools", f"tokens ({provider}, o200k_base)"),
+        )
+    else:
+        for index, (label, tools, tokens) in enumerate(rows):
+            suffix = f" ({provider}, o200k_base)" if index == 0 else ""
+            output.line(f"{label}: {tools} tools, {tokens:,} tokens{suffix}")
+    if len(rows) > 1:
+        first, flat = rows[0][2], rows[1][2]
+        saved = 1 - first / flat if flat else 0.0
+        output.line(f"first request saves {saved:.1%} of the flat tool tokens", "note")
+
+
+def _after(path: tuple[str, ...]) -> str:
+    return ", ".join(path) if path else "(start)"
