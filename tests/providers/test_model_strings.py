@@ -195,11 +195,11 @@ def test_the_cli_passes_api_key_to_the_model(
     assert wire.bodies[0]["stream"] is True
     assert out.getvalue() == (
         "user: hi\n"
+        "(< a call's result, x an error, + tools added, - tools hidden, > a state entered)\n"
         "turn 1\n"
         "  visible (1 tool, 45 tokens): search\n"
         "  model: Hello.\n"
         "finished (answer) after 1 model calls\n"
-        "answer: Hello.\n"
     )
 
 
