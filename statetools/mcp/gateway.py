@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
@@ -113,12 +114,15 @@ class _Sessions:
     """The sessions of one server lifespan (one in-process client, one stdio process,
     or one HTTP server), by key."""
 
-    def __init__(self, items: Sequence[Any], context: ContextSource) -> None:
+    def __init__(
+        self, items: Sequence[Any], context: ContextSource, max_sessions: int = 1000
+    ) -> None:
         self.items = items
         self.context = context
+        self.max_sessions = max_sessions
         self.run_end = RunEnd()
         self.run_id = f"mcp-gateway-{id(self)}"
-        self.sessions: dict[str | None, _Session] = {}
+        self.sessions: OrderedDict[str | None, _Session] = OrderedDict()
 
     def _context(self) -> ToolCallContext:
         values = self.context() if callable(self.context) else (self.context or {})
@@ -136,6 +140,10 @@ class _Sessions:
         session = self.sessions.get(key)
         if session is None:
             session = self.sessions[key] = _Session(self.items, self._context())
+            while len(self.sessions) > self.max_sessions:
+                self.sessions.popitem(last=False)  # the least recently used session
+        else:
+            self.sessions.move_to_end(key)
         return session
 
 
@@ -145,12 +153,15 @@ def disclosure_server(
     name: str = "statetools",
     context: ContextSource = None,
     instructions: str | None = None,
+    max_sessions: int = 1000,
 ) -> Server[Any]:
     """An MCP server (the SDK's low-level ``Server``) that serves ``definition_or_items``
     (one definition, or a list as for ``tools=[...]``) with progressive disclosure.
 
     ``context`` (a mapping, or a function returning a fresh one per session) is the
-    :class:`~statetools.ToolCallContext` of every call. Pass the result to
+    :class:`~statetools.ToolCallContext` of every call. Over HTTP at most
+    ``max_sessions`` sessions are kept; the least recently used one is forgotten first
+    (its client starts again from the first visible set). Pass the result to
     ``mcp.Client(...)`` in tests, or serve it with ``statetools serve``.
     """
     items: Sequence[Any] = (
@@ -162,7 +173,7 @@ def disclosure_server(
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server[Any]) -> AsyncIterator[_Sessions]:
-        sessions = _Sessions(items, context)
+        sessions = _Sessions(items, context, max_sessions)
         try:
             yield sessions
         finally:

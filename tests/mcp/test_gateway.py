@@ -287,3 +287,24 @@ def test_an_http_mcp_server_as_a_facade_follows_its_list_changed(http_url: str) 
         ("summarize", "Tides follow the moon.", False),
     ]
     assert remote._link is None
+
+
+def test_http_sessions_are_kept_up_to_a_limit_least_recently_used_first() -> None:
+    from types import SimpleNamespace
+
+    from statetools.mcp.gateway import _Sessions
+
+    sessions = _Sessions([notes_design()], None, max_sessions=2)
+
+    def request(**headers: str) -> Any:
+        return SimpleNamespace(request=SimpleNamespace(headers=headers))
+
+    ann = sessions.of(request(**{"statetools-session": "ann"}))
+    bob = sessions.of(request(**{"mcp-session-id": "bob"}))
+    assert sessions.of(request(**{"statetools-session": "ann"})) is ann
+    sessions.of(request(**{"statetools-session": "cy"}))
+    assert list(sessions.sessions) == ["ann", "cy"]
+    assert sessions.of(request(**{"mcp-session-id": "bob"})) is not bob
+    fresh = [sessions.of(request()) for _ in range(2)]
+    assert fresh[0] is not fresh[1]
+    assert list(sessions.sessions) == ["cy", "bob"]
