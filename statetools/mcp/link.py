@@ -70,25 +70,37 @@ class Link:
         if type(root).__name__ == "ToolListChangedNotification":
             self._on_change()
 
-    async def _listen(self, client: mcp.Client) -> None:
+    async def _drain(self, subscription: Any) -> None:
         with contextlib.suppress(Exception):
-            async with client.listen(tools_list_changed=True) as subscription:
-                async for event in subscription:
-                    if isinstance(event, ToolsListChanged):
-                        self._on_change()
+            async for event in subscription:
+                if isinstance(event, ToolsListChanged):
+                    self._on_change()
+
+    async def _subscribe(self, client: mcp.Client, stack: contextlib.AsyncExitStack) -> Any:
+        """The acknowledged ``tools/list_changed`` subscription, if the server has one."""
+        tools = client.server_capabilities.tools
+        if (
+            tools is None
+            or not tools.list_changed
+            or client.protocol_version not in MODERN_PROTOCOL_VERSIONS
+        ):
+            return None
+        try:
+            return await stack.enter_async_context(client.listen(tools_list_changed=True))
+        except Exception:  # a server that will not listen still serves its tools
+            return None
 
     async def _hold(self) -> None:
         listener: asyncio.Task[None] | None = None
         try:
-            async with self._factory(self._notified) as client:
+            async with (
+                self._factory(self._notified) as client,
+                contextlib.AsyncExitStack() as stack,
+            ):
                 self._client = client
-                tools = client.server_capabilities.tools
-                if (
-                    tools is not None
-                    and tools.list_changed
-                    and client.protocol_version in MODERN_PROTOCOL_VERSIONS
-                ):
-                    listener = asyncio.create_task(self._listen(client))
+                subscription = await self._subscribe(client, stack)
+                if subscription is not None:
+                    listener = asyncio.create_task(self._drain(subscription))
                 self._ready.set()
                 await self._stop.wait()
                 if listener is not None:
