@@ -434,6 +434,7 @@ class Scheduler:
             and call.name in self.graph.facades
         ):
             self._unfold(unfolded, record)
+            self._move(call.name, result, record)  # unfolding counts as the facade's call
             if unfolded.direct is not None:
                 direct = unfolded.direct
                 self._note(ToolCall(call.id, direct.name, direct.arguments), direct.result, record)
@@ -451,6 +452,10 @@ class Scheduler:
                         record.affected |= self.graph.dependents_of_artifact(key)
             for plan in self._bindings.observe(result.value):
                 record.injected.append(self._apply(plan))
+        self._move(name, result, record)
+
+    def _move(self, name: str, result: ToolResult, record: CallRecord) -> None:
+        """Take the transition a successful call of ``name`` fires in its machine."""
         entry = self.graph.entries.get(name)
         if entry is not None and entry.machine is not None:
             change = self._transition(entry.machine, name, result)
