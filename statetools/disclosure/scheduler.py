@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from statetools.blackboard import Blackboard
 from statetools.disclosure.bindings import Bindings, Plan, Resolver
-from statetools.disclosure.conditions import holds, unmet_sentences
+from statetools.disclosure.conditions import unmet_sentences
 from statetools.disclosure.facades import Facades, unfolded_value
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.outcomes import Blocked, Changes, Injected, StateChange, announcement
@@ -29,6 +29,7 @@ from statetools.disclosure.shown import Shown
 from statetools.disclosure.state import DisclosureState
 from statetools.disclosure.unfolding import Unfolded
 from statetools.disclosure.view import CallRecord, SchedulerView, state_reason, type_keys
+from statetools.disclosure.visibility import own_rules_hold, shows, usable
 from statetools.errors import DefinitionError, SpecError
 from statetools.messages import ToolCall
 from statetools.tools.result import ToolResult
@@ -84,7 +85,6 @@ class Scheduler:
         self.blackboard = blackboard if blackboard is not None else Blackboard()
         self.context: Mapping[str, Any] = context or {}
         self.iteration = restored.iteration
-        self._view = SchedulerView(self)
         self._counts: dict[str, int] = dict(restored.call_counts)
         self._machine_states = {name: m.initial_state() for name, m in graph.machines.items()}
         _check_machine_states(graph, restored)
@@ -101,6 +101,15 @@ class Scheduler:
         self._declared: dict[str, tuple[str, BaseTool]] = {}
         """Declared (locked) variants of tools, by name: (reason, tool with the line)."""
         self._facades = Facades(graph)
+        self._view = SchedulerView(
+            counts=self._counts,
+            machines=self._machine_states,
+            artifacts=self._artifacts,
+            blackboard=self._blackboard_keys,
+            removed=self._removed,
+            facades=self._facades,
+            context=self.context,
+        )
         self._folding = self._facades.active
         self._bindings = Bindings(graph, discovery_limit)
         self._facades.replay(restored.unfolds)
@@ -166,43 +175,17 @@ class Scheduler:
         return self._facades.tool_of(name) if self._folding else self.graph.entries[name].tool
 
     def _available(self, name: str) -> bool:
-        if not self._folding:
-            return self._usable(name)
-        return self._usable(name) and not self._facades.replaced(name)
+        """Shown now (the rule of :mod:`~statetools.disclosure.visibility`, which
+        ``explore()`` shares); tools added at run time always are."""
+        return name in self._dynamic or shows(self.graph.entries, name, self._view)
 
     def _usable(self, name: str, scoped: bool = True) -> bool:
-        """Available, counting an unfolded facade as usable (its tools may show).
-
-        The facades around a tool only need to be usable themselves, not in scope: an
-        exclusive facade nested in others keeps its tools when it puts the others away.
-        """
-        if name in self._dynamic:
-            return True
-        if name in self._removed:
-            return False
-        if self._folding:
-            facades = self._facades
-            if scoped and not facades.in_scope(name):
-                return False
-            parent = facades.enclosing(name)
-            if parent is not None and (
-                name not in facades.revealed or not self._usable(parent, scoped=False)
-            ):
-                return False
-            if name not in self.graph.entries:
-                return True  # built by a selectable facade
-        return self._own_rules_hold(name)
+        """Available, counting an unfolded facade as usable (its tools may show)."""
+        return name in self._dynamic or usable(self.graph.entries, name, self._view, scoped=scoped)
 
     def _own_rules_hold(self, name: str) -> bool:
         """Whether a registered tool's own state and condition let it show."""
-        entry = self.graph.entries[name]
-        if (
-            entry.machine is not None
-            and not entry.is_global
-            and self._machine_states[entry.machine] not in entry.states
-        ):
-            return False
-        return entry.condition is None or holds(entry.condition, self._view)
+        return own_rules_hold(self.graph.entries[name], self._view)
 
     def explain(self, name: str) -> str | None:
         """Why ``name`` cannot be called now (the text the model gets), or None if it can."""
@@ -359,7 +342,7 @@ class Scheduler:
         for name in sorted(names, key=order):
             if name not in entries and name not in built:
                 continue
-            now = self._usable(name) if not self._folding else self._available(name)
+            now = self._available(name)
             if now and name not in visible:
                 tool = built.get(name)
                 self._show(name, tool if tool is not None else entries[name].tool)

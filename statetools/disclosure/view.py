@@ -1,39 +1,86 @@
-"""What the scheduler hands to conditions, and what one recorded call changes."""
+"""What the scheduler hands to conditions and to the visibility rule, and what one
+recorded call changes."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from statetools.disclosure.conditions import type_key
+from statetools.disclosure.conditions import Condition, holds, type_key
+from statetools.disclosure.facades import Facades
 from statetools.disclosure.outcomes import Injected, StateChange
 
 if TYPE_CHECKING:
     from statetools.disclosure.graph import DisclosureGraph
-    from statetools.disclosure.scheduler import Scheduler
 
 
 class SchedulerView:
-    """The ConditionView the scheduler hands to conditions."""
+    """The run's state as conditions (a ConditionView) and the visibility rule (a
+    :class:`~statetools.disclosure.visibility.Moment`) read it. It holds the scheduler's
+    own containers, so it always sees the current state."""
 
-    def __init__(self, scheduler: Scheduler) -> None:
-        self._s = scheduler
+    __slots__ = (
+        "_artifacts",
+        "_blackboard",
+        "_counts",
+        "_facades",
+        "_machines",
+        "_removed",
+        "context",
+    )
+
+    def __init__(
+        self,
+        *,
+        counts: Mapping[str, int],
+        machines: Mapping[str, str],
+        artifacts: set[str],
+        blackboard: set[str],
+        removed: set[str],
+        facades: Facades,
+        context: Mapping[str, Any],
+    ) -> None:
+        self._counts = counts
+        self._machines = machines
+        self._artifacts = artifacts
+        self._blackboard = blackboard
+        self._removed = removed
+        self._facades = facades
+        self.context = context
+
+    # ConditionView
 
     def calls(self, tool: str) -> int:
-        return self._s._counts.get(tool, 0)
+        return self._counts.get(tool, 0)
 
     def machine_state(self, machine: str) -> str | None:
-        return self._s._machine_states.get(machine)
+        return self._machines.get(machine)
 
     def seen_artifact(self, key: str) -> bool:
-        return key in self._s._artifacts
+        return key in self._artifacts
 
     def seen_on_blackboard(self, key: str) -> bool:
-        return key in self._s._blackboard_keys
+        return key in self._blackboard
 
-    @property
-    def context(self) -> Mapping[str, Any]:
-        return self._s.context
+    # Moment
+
+    def holds(self, condition: Condition) -> bool:
+        return holds(condition, self)
+
+    def removed(self, name: str) -> bool:
+        return name in self._removed
+
+    def in_scope(self, name: str) -> bool:
+        return not self._facades.active or self._facades.in_scope(name)
+
+    def enclosing(self, name: str) -> str | None:
+        return self._facades.enclosing(name) if self._facades.active else None
+
+    def revealed(self, name: str) -> bool:
+        return name in self._facades.revealed
+
+    def replaced(self, name: str) -> bool:
+        return self._facades.active and self._facades.replaced(name)
 
 
 class CallRecord:

@@ -292,13 +292,15 @@ def search(
             break  # the rest of the queue is one turn too deep
         deepest = max(deepest, depth)
         callable_now: dict[str, None] = {}
+        shows_any = False
         for assignment in space.assignments(state):
             tools = space.visible(state, assignment)
-            callable_now.update(dict.fromkeys(tools))
+            shows_any = shows_any or bool(tools)
+            callable_now.update(dict.fromkeys(space.callable_tools(state, assignment)))
             found.setdefault(tools, path)
             for name in tools:
                 first.setdefault(name, path)
-        if not callable_now and not space.may_end(state):
+        if not shows_any and not space.may_end(state):
             dead_ends.append(path)
         expanded += 1
         if progress is not None and expanded % 500 == 0:

@@ -9,7 +9,7 @@ the scheduler; what analysis cannot decide is taken both ways (see ``explore``).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 from statetools.disclosure.conditions import (
@@ -20,6 +20,7 @@ from statetools.disclosure.conditions import (
     InState,
     OnArtifact,
 )
+from statetools.disclosure.visibility import shows, usable
 from statetools.errors import StatetoolsError
 from statetools.review.model import DesignView, free_key, leaves
 
@@ -140,52 +141,18 @@ class Space:
         return len(chosen) == len(definition.categories)
 
     def visible(self, state: AbstractState, free: Mapping[str, bool]) -> tuple[str, ...]:
-        """The tools visible in ``state``, in registration order.
+        """The tools visible in ``state``, in registration order, by the scheduler's own
+        rule (:mod:`statetools.disclosure.visibility`) asked about this abstract state."""
+        moment = _Moment(self, state, free)
+        entries = self.design.entries
+        return tuple(name for name in entries if shows(entries, name, moment))
 
-        A tool shows when it is usable (its condition holds, its machine state is
-        active, its facade revealed it and that facade is usable too, whatever the
-        exclusive scope, and an exclusive facade in force holds it) and it is not a
-        facade that unfolded.
-        """
-        scope = self.scopes.get(state.exclusive) if state.exclusive else None
-        usable: dict[str, bool] = {}
-
-        def opens(name: str) -> bool:
-            """Usable as the facade around a tool (an exclusive scope does not matter)."""
-            known = usable.get(name)
-            if known is None:
-                known = usable[name] = self._usable(name, state, free, opens)
-            return known
-
-        def shows(name: str) -> bool:
-            if scope is not None and name not in scope and name != state.exclusive:
-                return False
-            return opens(name)
-
-        return tuple(
-            name
-            for name in self.design.entries
-            if shows(name) and not (name in self.design.facades and self._replaced(name, state))
-        )
-
-    def _usable(
-        self,
-        name: str,
-        state: AbstractState,
-        free: Mapping[str, bool],
-        parent_usable: Callable[[str], bool],
-    ) -> bool:
-        chain = self.chains[name]
-        if chain and not (self._revealed(name, chain[0], state) and parent_usable(chain[0])):
-            return False
-        entry = self.design.entries[name]
-        if (
-            entry.machine is not None
-            and not entry.is_global
-            and state.machines[self.position[entry.machine]] not in entry.states
-        ):
-            return False
-        return entry.condition is None or self.holds(entry.condition, state, free)
+    def callable_tools(self, state: AbstractState, free: Mapping[str, bool]) -> tuple[str, ...]:
+        """The tools a call may reach in ``state``: the visible ones, and facades that
+        unfolded (called again, they list their tools; the call counts like any)."""
+        moment = _Moment(self, state, free)
+        entries = self.design.entries
+        return tuple(name for name in entries if usable(entries, name, moment))
 
     def after(self, state: AbstractState, tool: str) -> list[tuple[AbstractState, str]]:
         """The states a successful call of ``tool`` may lead to, each with the call as a
@@ -229,3 +196,40 @@ class Space:
             if transition.guard is None:
                 return targets
         return [current, *(t for t in targets if t != current)]
+
+
+class _Moment:
+    """An abstract state as the visibility rule asks about it."""
+
+    __slots__ = ("_free", "_scope", "_space", "_state")
+
+    def __init__(self, space: Space, state: AbstractState, free: Mapping[str, bool]) -> None:
+        self._space = space
+        self._state = state
+        self._free = free
+        self._scope = space.scopes.get(state.exclusive) if state.exclusive else None
+
+    def machine_state(self, machine: str) -> str | None:
+        position = self._space.position.get(machine)
+        return None if position is None else self._state.machines[position]
+
+    def holds(self, condition: Condition) -> bool:
+        return self._space.holds(condition, self._state, self._free)
+
+    def removed(self, name: str) -> bool:
+        return False  # only a run's injection strategies remove tools
+
+    def in_scope(self, name: str) -> bool:
+        scope = self._scope
+        return scope is None or name in scope or name == self._state.exclusive
+
+    def enclosing(self, name: str) -> str | None:
+        chain = self._space.chains[name]
+        return chain[0] if chain else None
+
+    def revealed(self, name: str) -> bool:
+        chain = self._space.chains[name]
+        return bool(chain) and self._space._revealed(name, chain[0], self._state)
+
+    def replaced(self, name: str) -> bool:
+        return name in self._space.design.facades and self._space._replaced(name, self._state)

@@ -1,0 +1,109 @@
+"""The visibility rule: whether a tool shows at one moment of a run.
+
+The scheduler asks it about the run's concrete state; :func:`~statetools.explore` asks
+it about each abstract state it searches. Both answer the same :class:`Moment`
+questions their own way (counts or their bounds, the facades unfolded so far) and then
+call these functions, so analysis and runs cannot disagree on the rule itself.
+
+A registered tool shows when all of:
+
+- it was not removed from the run;
+- no exclusive facade put it away (it is inside the one in force, or is that one);
+- the facade around it (if any) revealed it and is usable itself, whatever the
+  exclusive scope (an exclusive facade nested in others keeps its tools);
+- its machine is in one of its states (unless it is a global tool of the machine);
+- its condition holds;
+- it is not a facade that unfolded and so gave way to its tools.
+
+>>> class Fresh:
+...     def machine_state(self, machine): return "DRAFT"
+...     def holds(self, condition): return False
+...     def removed(self, name): return False
+...     def in_scope(self, name): return True
+...     def enclosing(self, name): return None
+...     def revealed(self, name): return False
+...     def replaced(self, name): return False
+>>> search = Tool.create("search", "Search", lambda: "found")
+>>> analyze = Tool.create("analyze", "Analyze", lambda: "ok")
+>>> graph = disclosure_graph(
+...     PlaybookTool("p", "P").with_tool(search).with_tool(analyze).unlocked_by(search)
+... )
+>>> [name for name in graph.entries if shows(graph.entries, name, Fresh())]
+['search']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
+
+from statetools.disclosure.conditions import Condition
+
+if TYPE_CHECKING:
+    from statetools.disclosure.graph import ToolEntry
+
+
+class Moment(Protocol):
+    """What the rule needs to know about one moment of a run."""
+
+    def machine_state(self, machine: str) -> str | None:
+        """The current state of ``machine``."""
+        ...
+
+    def holds(self, condition: Condition) -> bool:
+        """Whether ``condition`` holds now."""
+        ...
+
+    def removed(self, name: str) -> bool:
+        """Whether ``name`` was removed from the run."""
+        ...
+
+    def in_scope(self, name: str) -> bool:
+        """False when an exclusive facade unfolded and ``name`` is not inside it."""
+        ...
+
+    def enclosing(self, name: str) -> str | None:
+        """The facade around ``name`` (None at the top level)."""
+        ...
+
+    def revealed(self, name: str) -> bool:
+        """Whether the facade around ``name`` (or a search above it) opened it."""
+        ...
+
+    def replaced(self, name: str) -> bool:
+        """Whether ``name`` is a facade that unfolded and gave way to its tools."""
+        ...
+
+
+def own_rules_hold(entry: ToolEntry, moment: Moment) -> bool:
+    """Whether a registered tool's machine state and condition let it show."""
+    if (
+        entry.machine is not None
+        and not entry.is_global
+        and moment.machine_state(entry.machine) not in entry.states
+    ):
+        return False
+    return entry.condition is None or moment.holds(entry.condition)
+
+
+def usable(
+    entries: Mapping[str, ToolEntry], name: str, moment: Moment, *, scoped: bool = True
+) -> bool:
+    """Whether ``name`` may be called now, counting an unfolded facade as usable (its
+    tools may show). ``scoped=False`` ignores the exclusive scope (asked of the facades
+    around a tool). A tool that is not registered (built by a selectable facade) needs
+    only its facades."""
+    if moment.removed(name) or (scoped and not moment.in_scope(name)):
+        return False
+    parent = moment.enclosing(name)
+    if parent is not None and not (
+        moment.revealed(name) and usable(entries, parent, moment, scoped=False)
+    ):
+        return False
+    entry = entries.get(name)
+    return entry is None or own_rules_hold(entry, moment)
+
+
+def shows(entries: Mapping[str, ToolEntry], name: str, moment: Moment) -> bool:
+    """Whether ``name`` is among the tools sent to the model now."""
+    return usable(entries, name, moment) and not moment.replaced(name)
