@@ -24,9 +24,10 @@ class SchedulerView:
         "_blackboard",
         "_counts",
         "_facades",
-        "_machines",
-        "_removed",
         "context",
+        "facades",
+        "machines",
+        "removed",
     )
 
     def __init__(
@@ -41,12 +42,13 @@ class SchedulerView:
         context: Mapping[str, Any],
     ) -> None:
         self._counts = counts
-        self._machines = machines
         self._artifacts = artifacts
         self._blackboard = blackboard
-        self._removed = removed
+        self.removed = removed
+        self.machines = machines
         self._facades = facades
         self.context = context
+        self.facades = facades.active
 
     # ConditionView
 
@@ -54,7 +56,7 @@ class SchedulerView:
         return self._counts.get(tool, 0)
 
     def machine_state(self, machine: str) -> str | None:
-        return self._machines.get(machine)
+        return self.machines.get(machine)
 
     def seen_artifact(self, key: str) -> bool:
         return key in self._artifacts
@@ -67,20 +69,17 @@ class SchedulerView:
     def holds(self, condition: Condition) -> bool:
         return holds(condition, self)
 
-    def removed(self, name: str) -> bool:
-        return name in self._removed
-
     def in_scope(self, name: str) -> bool:
-        return not self._facades.active or self._facades.in_scope(name)
+        return self._facades.in_scope(name)
 
     def enclosing(self, name: str) -> str | None:
-        return self._facades.enclosing(name) if self._facades.active else None
+        return self._facades.enclosing(name)
 
     def revealed(self, name: str) -> bool:
         return name in self._facades.revealed
 
     def replaced(self, name: str) -> bool:
-        return self._facades.active and self._facades.replaced(name)
+        return self._facades.replaced(name)
 
 
 class CallRecord:

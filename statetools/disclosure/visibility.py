@@ -16,9 +16,8 @@ A registered tool shows when all of:
 - it is not a facade that unfolded and so gave way to its tools.
 
 >>> class Fresh:
-...     def machine_state(self, machine): return "DRAFT"
+...     machines, removed, facades = {}, (), False
 ...     def holds(self, condition): return False
-...     def removed(self, name): return False
 ...     def in_scope(self, name): return True
 ...     def enclosing(self, name): return None
 ...     def revealed(self, name): return False
@@ -34,7 +33,7 @@ A registered tool shows when all of:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from statetools.disclosure.conditions import Condition
@@ -44,18 +43,27 @@ if TYPE_CHECKING:
 
 
 class Moment(Protocol):
-    """What the rule needs to know about one moment of a run."""
+    """What the rule needs to know about one moment of a run: the machines' current
+    states, the names removed from the run, whether the design has facades at all
+    (without, the facade questions are never asked), and the answers below."""
 
-    def machine_state(self, machine: str) -> str | None:
-        """The current state of ``machine``."""
+    @property
+    def machines(self) -> Mapping[str, str]:
+        """Machine name -> its current state."""
+        ...
+
+    @property
+    def removed(self) -> Container[str]:
+        """Names removed from the run."""
+        ...
+
+    @property
+    def facades(self) -> bool:
+        """Whether the design has facades."""
         ...
 
     def holds(self, condition: Condition) -> bool:
         """Whether ``condition`` holds now."""
-        ...
-
-    def removed(self, name: str) -> bool:
-        """Whether ``name`` was removed from the run."""
         ...
 
     def in_scope(self, name: str) -> bool:
@@ -80,7 +88,7 @@ def own_rules_hold(entry: ToolEntry, moment: Moment) -> bool:
     if (
         entry.machine is not None
         and not entry.is_global
-        and moment.machine_state(entry.machine) not in entry.states
+        and moment.machines.get(entry.machine) not in entry.states
     ):
         return False
     return entry.condition is None or moment.holds(entry.condition)
@@ -93,17 +101,20 @@ def usable(
     tools may show). ``scoped=False`` ignores the exclusive scope (asked of the facades
     around a tool). A tool that is not registered (built by a selectable facade) needs
     only its facades."""
-    if moment.removed(name) or (scoped and not moment.in_scope(name)):
+    if name in moment.removed:
         return False
-    parent = moment.enclosing(name)
-    if parent is not None and not (
-        moment.revealed(name) and usable(entries, parent, moment, scoped=False)
-    ):
-        return False
+    if moment.facades:
+        if scoped and not moment.in_scope(name):
+            return False
+        parent = moment.enclosing(name)
+        if parent is not None and not (
+            moment.revealed(name) and usable(entries, parent, moment, scoped=False)
+        ):
+            return False
     entry = entries.get(name)
     return entry is None or own_rules_hold(entry, moment)
 
 
 def shows(entries: Mapping[str, ToolEntry], name: str, moment: Moment) -> bool:
     """Whether ``name`` is among the tools sent to the model now."""
-    return usable(entries, name, moment) and not moment.replaced(name)
+    return usable(entries, name, moment) and not (moment.facades and moment.replaced(name))

@@ -201,23 +201,20 @@ class Space:
 class _Moment:
     """An abstract state as the visibility rule asks about it."""
 
-    __slots__ = ("_free", "_scope", "_space", "_state")
+    __slots__ = ("_free", "_scope", "_space", "_state", "facades", "machines")
+
+    removed: frozenset[str] = frozenset()  # only a run's injection strategies remove tools
 
     def __init__(self, space: Space, state: AbstractState, free: Mapping[str, bool]) -> None:
+        self.facades = bool(space.design.facades)
+        self.machines = dict(zip(space.machines, state.machines, strict=True))
         self._space = space
         self._state = state
         self._free = free
         self._scope = space.scopes.get(state.exclusive) if state.exclusive else None
 
-    def machine_state(self, machine: str) -> str | None:
-        position = self._space.position.get(machine)
-        return None if position is None else self._state.machines[position]
-
     def holds(self, condition: Condition) -> bool:
         return self._space.holds(condition, self._state, self._free)
-
-    def removed(self, name: str) -> bool:
-        return False  # only a run's injection strategies remove tools
 
     def in_scope(self, name: str) -> bool:
         scope = self._scope
