@@ -39,6 +39,7 @@ diagrams: setup
 bench: setup
 	rm -f benchmarks/RESULTS.md
 	$(PY) benchmarks/tokens.py --write
+	$(PY) benchmarks/examples_check.py --write
 	$(PY) benchmarks/overhead.py --write
 	$(PY) benchmarks/scheduler.py --write
 	$(PY) benchmarks/loading.py --write

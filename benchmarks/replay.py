@@ -51,6 +51,7 @@ from statetools.models.base import ToolDefinition
 from statetools.models.openai_chat import OpenAIChatModel, to_openai_tools
 from statetools.review.tokens import array_tokens, count_text, wire_json
 from statetools.tools.calling import Arguments, Context
+from statetools.tools.summary import words
 
 RESULT_TEXT = "ok"
 """What every replayed tool returns."""
@@ -205,9 +206,34 @@ def placeholder(schema: Mapping[str, Any]) -> Any:
     return {"integer": 1, "number": 1, "boolean": True, "null": None}.get(kind, "x")
 
 
-def candidate_arguments(tool: st.BaseTool) -> list[dict[str, Any]]:
+SEARCH_BY = ("query", "names")
+"""How the oracle searches a search facade for a tool, in order: ``query`` (the words of
+the tool's name, as a model would type them; the facade opens its best matches) and
+``names`` (the exact name; it opens only that tool). ``turn`` first asks for the exact
+names of every tool the rest of the turn calls that is not shown yet, in one search."""
+
+
+def candidate_arguments(
+    tool: st.BaseTool,
+    target: str | None = None,
+    search_by: Sequence[str] = SEARCH_BY,
+    wanted: Sequence[str] = (),
+) -> list[dict[str, Any]]:
     """The argument sets a disclosure search tries for ``tool``: one per category of a
-    by-category facade, else one placeholder set."""
+    by-category facade; for a search facade, searches for ``target`` (``search_by``,
+    see :data:`SEARCH_BY`; ``wanted``: the tools the turn still needs); else one
+    placeholder set."""
+    if isinstance(tool, st.UnfoldingTool) and tool.search is not None:
+        index = tool.search_index
+        if target is None or index.tool(target) is None:
+            return []
+        batch = [n for n in dict.fromkeys([target, *wanted]) if index.tool(n) is not None]
+        by = {
+            "turn": {"names": batch},
+            "query": {"query": " ".join(words(target))},
+            "names": {"names": [target]},
+        }
+        return [by[way] for way in search_by]
     if isinstance(tool, st.UnfoldingTool) and tool.category_parameter is not None:
         return [{tool.category_parameter: category} for category, _ in tool.categories]
     value = placeholder(tool.input_schema)
@@ -262,6 +288,8 @@ async def disclosure_path(
     *,
     max_depth: int = MAX_DISCLOSURE_DEPTH,
     max_states: int = MAX_SEARCH_STATES,
+    search_by: Sequence[str] = SEARCH_BY,
+    wanted: Sequence[str] = (),
 ) -> list[tuple[str, dict[str, Any]]] | None:
     """The fewest calls from ``state`` after which ``target`` is visible, breadth first
     (visible order breaks ties); [] if it is visible already, None if no path of at most
@@ -275,7 +303,7 @@ async def disclosure_path(
         following = []
         for snapshot, path in frontier:
             for tool in st.Scheduler(graph, snapshot).visible():
-                for arguments in candidate_arguments(tool):
+                for arguments in candidate_arguments(tool, target, search_by, wanted):
                     trial = st.Scheduler(graph, snapshot)
                     if not await simulate(trial, tool.name, arguments):
                         continue
@@ -302,9 +330,14 @@ class Oracle:
     stops the turn (with a failure) as soon as the run differs from its plan."""
 
     def __init__(
-        self, graph: st.DisclosureGraph, calls: Sequence[Call], state: st.DisclosureState | None
+        self,
+        graph: st.DisclosureGraph,
+        calls: Sequence[Call],
+        state: st.DisclosureState | None,
+        search_by: Sequence[str] = SEARCH_BY,
     ) -> None:
         self.graph = graph
+        self.search_by = tuple(search_by)
         self.pending: deque[Call] = deque(calls)
         self.plan: deque[tuple[str, dict[str, Any]]] = deque()
         self.shadow = st.Scheduler(graph, state)
@@ -341,7 +374,14 @@ class Oracle:
                 return "done"
             target = self.pending[0]
             if target.name not in expected:
-                path = await disclosure_path(self.graph, self.shadow.snapshot(), target.name)
+                shown = set(expected)
+                path = await disclosure_path(
+                    self.graph,
+                    self.shadow.snapshot(),
+                    target.name,
+                    search_by=self.search_by,
+                    wanted=[c.name for c in self.pending if c.name not in shown],
+                )
                 if path is None:
                     return self._stop(f"no disclosure path reaches '{target.name}'")
                 self.plan.extend(path)
@@ -512,6 +552,7 @@ class Replay:
         *,
         listeners: Sequence[Callable[[Event], None]] = (),
         modes: ModeMeasures | None = None,
+        search_by: Sequence[str] = SEARCH_BY,
     ) -> None:
         self.design = design
         self.graph = st.disclosure_graph(*design.tools)
@@ -524,6 +565,7 @@ class Replay:
         self.adapter = OpenAIChatModel("gpt-4o", api_key="offline")
         self.listeners = tuple(listeners)
         self.modes = modes
+        self.search_by = tuple(search_by)
 
     def _lower(self, task: Task) -> list[list[str]]:
         return [
@@ -545,7 +587,7 @@ class Replay:
         state: st.DisclosureState | None = None
         messages: list[st.Message] = []
         for number, turn in enumerate(task.turns, start=1):
-            oracle = Oracle(self.graph, turn, state)
+            oracle = Oracle(self.graph, turn, state, self.search_by)
             budget = (len(turn) + 1) * (MAX_DISCLOSURE_DEPTH + 1)
             model = ScriptedModel([oracle.step] * budget)
             first = len(events)

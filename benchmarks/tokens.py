@@ -29,10 +29,12 @@ import attrs
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import machine_line, write_section
+from alternatives import Catalogue
+from alternatives import report as alternatives_report
 from convert import BUILD, SHARED, convert_all
 from modes import measure_modes
 from modes import report as modes_report
-from replay import Replay, TaskResult, load_replay_design, read_tasks, read_tools
+from replay import SEARCH_BY, Replay, TaskResult, load_replay_design, read_tasks, read_tools
 
 import statetools as st
 from statetools.review.explore import flat_tools
@@ -43,11 +45,46 @@ CATALOGUES = ("bfcl", "tau_retail", "tau_airline", "github")
 RUNS = (
     ("BFCL multi-turn base, class facades", "bfcl", "bfcl.yaml"),
     ("BFCL multi-turn base, class facades by part", "bfcl", "bfcl_parts.yaml"),
+    ("BFCL multi-turn base, search facade", "bfcl", "bfcl_search.yaml"),
+    ("BFCL multi-turn base, search facade, one search per turn", "bfcl", "bfcl_search.yaml"),
     ("tau-bench retail, desk machine", "tau_retail", "tau_retail.yaml"),
+    ("tau-bench retail, search after identification", "tau_retail", "tau_retail_search.yaml"),
+    (
+        "tau-bench retail, search after identification, one search per turn",
+        "tau_retail",
+        "tau_retail_search.yaml",
+    ),
+    (
+        "tau-bench retail, search facade only, one search per turn",
+        "tau_retail",
+        "tau_retail_search_only.yaml",
+    ),
     ("tau-bench airline, desk machine", "tau_airline", "tau_airline.yaml"),
+    ("tau-bench airline, search after look-up", "tau_airline", "tau_airline_search.yaml"),
+    (
+        "tau-bench airline, search after look-up, one search per turn",
+        "tau_airline",
+        "tau_airline_search.yaml",
+    ),
+    (
+        "tau-bench airline, search facade only, one search per turn",
+        "tau_airline",
+        "tau_airline_search_only.yaml",
+    ),
     ("GitHub MCP server, toolset facades", "github", "github.yaml"),
+    ("GitHub MCP server, search facade", "github", "github_search.yaml"),
+    ("GitHub MCP server, search facade, one search per turn", "github", "github_search.yaml"),
 )
+SEARCH_STYLE = {"one search per turn": ("turn", "query", "names")}
+"""How the replay searches, by the end of a run's label (default: replay.SEARCH_BY)."""
 """(label, catalogue, design under benchmarks/designs/) of every run."""
+CATALOGUE_OF = {label: catalogue for label, catalogue, _ in RUNS}
+LABELS = {
+    "bfcl": "BFCL multi-turn base",
+    "tau_retail": "tau-bench retail",
+    "tau_airline": "tau-bench airline",
+    "github": "GitHub MCP server",
+}
 BELOW_FLAT = 0.80
 OF_LOWER = 2.0
 
@@ -175,7 +212,10 @@ def run_catalogue(
     name: str, tools: Path, tasks: Path, design: Path, limit: int | None = None
 ) -> tuple[Summary, list[TaskResult]]:
     """Replay every task of one catalogue (progress on a terminal)."""
-    replay = Replay(load_replay_design(design), read_tools(tools), modes=measure_modes)
+    style = next((v for k, v in SEARCH_STYLE.items() if name.endswith(k)), SEARCH_BY)
+    replay = Replay(
+        load_replay_design(design), read_tools(tools), modes=measure_modes, search_by=style
+    )
     missing = sorted(
         {t.name for t in replay.catalogue} - {t.name for t in flat_tools(replay.graph)}
     )
@@ -390,12 +430,25 @@ def main() -> None:
     summaries = []
     dump = {}
     by_mode = []
+    replayed: dict[tuple[str, Path, Path], list[tuple[str, list[TaskResult]]]] = {}
     for name, tools, tasks, design in runs:
         summary, results = run_catalogue(name, tools, tasks, design, args.limit)
         summaries.append(summary)
         by_mode.append((name, summary.flat_cost, results))
         dump[name] = [attrs.asdict(r) for r in results]
-    body = report(summaries, command) + "\n" + modes_report(by_mode)
+        key = (CATALOGUE_OF.get(name, args.name), tools, tasks)
+        replayed.setdefault(key, []).append((name.split(", ", 1)[-1], results))
+    catalogues = [
+        Catalogue(LABELS.get(key, key), key, tools, tasks, tuple(designs))
+        for (key, tools, tasks), designs in replayed.items()
+    ]
+    body = (
+        report(summaries, command)
+        + "\n"
+        + modes_report(by_mode)
+        + "\n"
+        + alternatives_report(catalogues, args.shared, command)
+    )
     print(body)
     print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     if args.json:
