@@ -18,7 +18,7 @@ import jsonschema
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import machine_line, write_section
-from convert import convert_all
+from convert import BUILD, SHARED, convert_all
 from replay import read_tools
 
 import statetools as st
@@ -57,8 +57,10 @@ def check(name: str, tools_file: Path) -> tuple[str, int, int, float, list[str]]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="update benchmarks/RESULTS.md")
+    parser.add_argument("--shared", type=Path, default=SHARED, help="the shared catalogues")
     options = parser.parse_args()
-    rows = [check(name, tools) for name, (tools, _tasks) in convert_all().items()]
+    files = convert_all(options.shared, BUILD)
+    rows = [check(name, tools) for name, (tools, _tasks) in files.items()]
     lines = [
         "### Example arguments for every catalogue tool",
         "",
