@@ -186,10 +186,14 @@ class Bindings:
         tools: dict[str, BaseTool] = {}
         missing: list[tuple[str, str]] = []
         for role, kind, identifier in refs:
-            obj = resolve(kind, identifier) if resolve is not None else None
+            label = f"{kind.rpartition('.')[2]} '{identifier}'"
+            try:
+                obj = resolve(kind, identifier) if resolve is not None else None
+            except Exception as exc:  # the resolver failed: the object is not found
+                obj, label = None, f"{label} ({type(exc).__name__}: {exc})"
             spec = provider_spec(type(obj)) if role == "discovery" else None
             if obj is None or (role == "discovery" and spec is None):
-                missing.append((role, f"{kind.rpartition('.')[2]} '{identifier}'"))
+                missing.append((role, label))
             elif spec is not None:
                 found = provider_tools(obj, spec, identifier)
                 names = tuple(tool.name for tool in found)

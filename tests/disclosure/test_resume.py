@@ -170,3 +170,21 @@ def test_a_strategy_without_a_tool_method_cannot_restore_its_tools() -> None:
             "not restored on resume: no injection strategy gives it back (a tool(name) method)",
         )
     ]
+
+
+def test_a_resolver_that_fails_restores_nothing_and_says_why() -> None:
+    def broken(kind: str, key: str) -> object:
+        raise ConnectionError("database down")
+
+    scenario, world, first = _stopped("chaining-from-a-type", 3)
+    model = ScriptedModel(["Done."])
+    second = st.ToolLoop(model, instances=broken).run(
+        list(first.messages), tools=scenario.tools(world), state=first.state
+    )
+    assert skipped(second) == [
+        (
+            "star",
+            "not restored on resume: Repo 'first' (ConnectionError: database down) not found "
+            "by ToolLoop(instances=...)",
+        )
+    ]
