@@ -61,7 +61,10 @@ class DisclosureState:
     Two counters of the tool loop travel along, so a resumed run ends where the
     unbroken one would: ``unknown_calls_in_a_row`` (calls of names that are no tool,
     since the last call of a real one) and ``output_corrected`` (the model was already
-    told once that its final answer did not fit ``output_type``).
+    told once that its final answer did not fit ``output_type``). For a model whose
+    tools cannot change within a conversation, ``conversation`` (restarts so far) and
+    ``conversation_tools`` (a digest of the tools the current conversation has) let a
+    resumed run restart exactly where the unbroken one would.
 
     >>> state = DisclosureState(call_counts={"search": 1}, iteration=2)
     >>> DisclosureState.from_json(state.to_json()) == state
@@ -78,6 +81,8 @@ class DisclosureState:
     unfolds: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=_pairs)
     unknown_calls_in_a_row: int = 0
     output_corrected: bool = False
+    conversation: int = 0
+    conversation_tools: str | None = None
     objects: tuple[tuple[str, str, str], ...] = attrs.field(default=(), converter=_triples)
 
     def to_json(self) -> str:

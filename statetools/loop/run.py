@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -74,6 +76,14 @@ def injection_events(iteration: int, injected: Injected) -> list[Event]:
     return events
 
 
+def tools_digest(definitions: Sequence[ToolDefinition]) -> str:
+    """A short digest of tool definitions (names, descriptions, schemas), to tell on
+    resume whether a conversation's tools are still the same."""
+    data = [[d.name, d.description, d.input_schema] for d in definitions]
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
 class Run:
     """The mutable bookkeeping of one run (never shared between runs)."""
 
@@ -99,10 +109,18 @@ class Run:
         """The stop reason of the latest model response."""
         self.ended: LoopResult | None = None
         """The result this run ended with."""
-        self.conversation = 0
+        self.conversation = state.conversation if state is not None else 0
         self.conversation_tools: tuple[ToolDefinition, ...] | None = None
+        self.saved_tools_digest = state.conversation_tools if state is not None else None
+        """The digest of the current conversation's tools, from a resumed state."""
         if state is not None:  # the loop's own counters are kept here, not in the scheduler
-            state = attrs.evolve(state, unknown_calls_in_a_row=0, output_corrected=False)
+            state = attrs.evolve(
+                state,
+                unknown_calls_in_a_row=0,
+                output_corrected=False,
+                conversation=0,
+                conversation_tools=None,
+            )
         self.scheduler = Scheduler.for_items(
             (*tools, *loop.chaining) if loop.chaining else tools,
             state,
@@ -152,6 +170,10 @@ class Run:
             self.scheduler.snapshot(),
             unknown_calls_in_a_row=self.misses,
             output_corrected=self.output_corrected,
+            conversation=self.conversation,
+            conversation_tools=tools_digest(self.conversation_tools)
+            if self.conversation_tools is not None
+            else self.saved_tools_digest,
         )
         result = LoopResult(
             output=output,

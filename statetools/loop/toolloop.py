@@ -35,7 +35,7 @@ from statetools.loop.events import (
 )
 from statetools.loop.output import OutputProblem, correction_message, parse_output
 from statetools.loop.result import LoopResult
-from statetools.loop.run import Run
+from statetools.loop.run import Run, tools_digest
 from statetools.loop.strategies import ToolInjectionStrategy, chain
 from statetools.loop.streaming import IterationSink, RunStream, ask_model
 from statetools.messages import AssistantMessage, Message, SystemMessage, UserMessage
@@ -326,10 +326,10 @@ class ToolLoop:
             shown = run.scheduler.shown()
             definitions = shown.definitions
             run.emit(IterationStarted(run.iterations + 1, shown.names))
-            if not self.model.capabilities.supports_dynamic_tools:
-                self._restart_if_tools_changed(run, definitions)
+            static = not self.model.capabilities.supports_dynamic_tools
+            conversation = self._conversation_for(run, definitions) if static else run.conversation
             catalogue = run.catalogue.request(definitions) if run.catalogue else None
-            request = ModelRequest(tuple(run.messages), definitions, run.conversation, catalogue)
+            request = ModelRequest(tuple(run.messages), definitions, conversation, catalogue)
             try:
                 response = await self._ask(run, request)
             except StatetoolsError:
@@ -341,6 +341,9 @@ class ToolLoop:
                     hint="the exception is the __cause__",
                 ) from exc
             run.iterations += 1
+            if static:  # the (new) conversation began with this request
+                run.conversation, run.conversation_tools = conversation, definitions
+                run.saved_tools_digest = None
             run.usage += response.usage
             run.stop_reason = response.stop_reason
             message = clean_message(response.message)
@@ -406,12 +409,16 @@ class ToolLoop:
             hint="raise max_iterations, or check that the tools let the model finish",
         )
 
-    def _restart_if_tools_changed(self, run: Run, definitions: tuple[ToolDefinition, ...]) -> None:
-        """For a model whose tools cannot change mid-conversation: start a new
-        conversation (same history, the new tools from its first request on)."""
-        if run.conversation_tools is None or run.conversation_tools == definitions:
-            run.conversation_tools = definitions
-            return
+    def _conversation_for(self, run: Run, definitions: tuple[ToolDefinition, ...]) -> int:
+        """For a model whose tools cannot change mid-conversation: the conversation
+        this request belongs to; a new one (same history, the new tools from its first
+        request on) when the tools changed. The run takes it once the model answered,
+        so a request that fails is restarted again by a resumed run."""
+        current, saved = run.conversation_tools, run.saved_tools_digest
+        if current is None and (saved is None or tools_digest(definitions) == saved):
+            return run.conversation  # the first request, or a resume with the same tools
+        if current == definitions:
+            return run.conversation
         if run.conversation >= MAX_RESTARTS:
             raise RestartLimitExceeded(
                 f"the tools changed more than {MAX_RESTARTS} times and the model cannot "
@@ -419,10 +426,6 @@ class ToolLoop:
                 path=f"iteration {run.iterations + 1}",
                 hint="use a model with dynamic tools, or a design that discloses in fewer steps",
             )
-        run.conversation += 1
-        run.conversation_tools = definitions
-        run.emit(
-            ConversationRestarted(
-                run.iterations + 1, run.conversation, tuple(d.name for d in definitions)
-            )
-        )
+        names = tuple(d.name for d in definitions)
+        run.emit(ConversationRestarted(run.iterations + 1, run.conversation + 1, names))
+        return run.conversation + 1

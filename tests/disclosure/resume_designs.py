@@ -105,6 +105,7 @@ class Scenario:
     steps: list[Any]
     options: Callable[[World], dict[str, Any]] = lambda world: {}
     output_type: Any = None
+    capabilities: st.models.ModelCapabilities | None = None
 
 
 def _playbook_and_machine(world: World) -> list[Any]:
@@ -407,6 +408,18 @@ SCENARIOS: dict[str, Scenario] = {
         _strategy,
         [("search", {}), "not json", '{"text": "Done."}'],
         output_type=Answer,
+    ),
+    "model-with-static-tools": Scenario(
+        _playbook_and_machine,
+        [
+            ("search", {"query": "q"}),
+            ("add_item", {"sku": "a"}),
+            ("analyze", {}),
+            ("confirm", {}),
+            ("summarize", {}),
+            "Done.",
+        ],
+        capabilities=st.models.ModelCapabilities(supports_dynamic_tools=False),
     ),
     "facade-in-a-machine": Scenario(
         _facade_in_machine,
