@@ -28,6 +28,8 @@ def make_json_converter(*, forbid_extra_keys: bool = False) -> cattrs.Converter:
 
 JSON_CONVERTER = make_json_converter()
 """Converter for tool arguments and results. It holds no run state, only hooks."""
+JSON_CONVERTER.register_structure_hook_func(lambda kind: kind is object, lambda value, _: value)
+# A parameter annotated ``object`` (its schema is ``{}``) takes any JSON value as it is.
 
 
 def to_jsonable(value: Any) -> Any:

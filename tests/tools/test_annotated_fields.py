@@ -1,4 +1,4 @@
-"""``Annotated[T, st.Param(...)]`` on the fields of dataclass and attrs arguments."""
+"""``Annotated[T, st.Param(...)]`` on fields of dataclass and attrs arguments; ``object``."""
 
 from __future__ import annotations
 
@@ -63,3 +63,18 @@ def test_params_with_a_schema_are_hashable_and_compare_by_schema() -> None:
     assert hash(first) == hash(st.Param("Hits", schema={"minimum": 2}))
     assert first != st.Param("Hits", schema={"minimum": 2})
     assert first == st.Param("Hits", schema={"minimum": 1})
+
+
+def describe(value: object, items: list[object], table: dict[str, object]) -> str:
+    """Describe any values."""
+    return repr((value, items, table))
+
+
+def test_parameters_annotated_object_take_any_json_value() -> None:
+    tool = st.Tool.from_function(describe)
+    assert tool.input_schema["properties"]["value"] == {}
+    result = tool.call({"value": [1, {"a": None}], "items": ["x", 2], "table": {"k": [True]}})
+    assert (result.is_error, result.text) == (
+        False,
+        "([1, {'a': None}], ['x', 2], {'k': [True]})",
+    )
