@@ -46,7 +46,7 @@ from statetools.spec.forms import (
 from statetools.spec.problems import Invalid, Several, shorten
 from statetools.spec.references import load_tools_file
 from statetools.spec.resolve import current, import_cached, resolve_tool, state_name
-from statetools.spec.safeyaml import TooMuchYaml, check_size, load_yaml
+from statetools.spec.safeyaml import RefusedYaml, check_size, load_yaml
 from statetools.spec.values import converter, describe_value, form_factory
 from statetools.tools.tool import check_timeout
 
@@ -523,7 +523,7 @@ def structure_script(value: Any, _: Any) -> Script:
         text = path.read_text(encoding="utf-8")
         check_size(len(text.encode("utf-8")), f"script file {value!r}")
         return Script(parse_script(load_yaml(text), where=value))
-    except TooMuchYaml as exc:
+    except RefusedYaml as exc:
         raise Invalid(exc.message, hint=exc.hint) from exc
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)

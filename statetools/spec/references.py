@@ -29,7 +29,7 @@ import yaml
 
 from statetools.errors import StatetoolsError
 from statetools.spec.problems import Invalid, Several, shorten
-from statetools.spec.safeyaml import TooMuchYaml, check_size, load_yaml
+from statetools.spec.safeyaml import RefusedYaml, check_size, load_yaml
 from statetools.tools.calling import Arguments, Context
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool, check_tool_name
@@ -225,7 +225,7 @@ def load_tools_file(source: str, base_dir: Path) -> list[SchemaOnlyTool]:
     try:
         check_size(len(text.encode("utf-8")), f"tools file {source!r}")
         data = load_yaml(text)
-    except TooMuchYaml as exc:
+    except RefusedYaml as exc:
         raise Invalid(exc.message, hint=exc.hint) from exc
     except yaml.YAMLError as exc:
         try:

@@ -13,7 +13,7 @@ objects otherwise spends most of its time in collections that free nothing).
 {'a': [1, 2], 'b': [1, 2]}
 >>> try:
 ...     load_yaml("a: &x [" + ", ".join(["y" * 1000] * 1000) + "]\\n" + "b: [" + ", ".join(["*x"] * 100) + "]")
-... except TooMuchYaml as exc:
+... except RefusedYaml as exc:
 ...     print(exc.message)
 the YAML expands to more than 20,000,000 characters (aliases repeat what their anchors hold)
 """  # noqa: E501
@@ -21,6 +21,7 @@ the YAML expands to more than 20,000,000 characters (aliases repeat what their a
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -40,8 +41,9 @@ Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader when PyYAML was built with it (much faster), else PyYAML's own."""
 
 
-class TooMuchYaml(ValueError):
-    """A document past a limit: what is wrong, what to do, and the line when known."""
+class RefusedYaml(ValueError):
+    """A document past a limit, or with a value YAML cannot build (a date that does not
+    exist, an integer too long): what is wrong, what to do, and the line when known."""
 
     def __init__(self, message: str, hint: str, line: int | None = None) -> None:
         super().__init__(message)
@@ -56,10 +58,10 @@ def check_size(size: int, what: str = "file", unit: str = "bytes") -> None:
     >>> check_size(9_000_000)
     Traceback (most recent call last):
     ...
-    statetools.spec.safeyaml.TooMuchYaml: the file is 9,000,000 bytes, more than the limit of 8,000,000
+    statetools.spec.safeyaml.RefusedYaml: the file is 9,000,000 bytes, more than the limit of 8,000,000
     """  # noqa: E501
     if size > MAX_SOURCE_BYTES:
-        raise TooMuchYaml(
+        raise RefusedYaml(
             f"the {what} is {size:,} {unit}, more than the limit of {MAX_SOURCE_BYTES:,}",
             "split the design into several files (tool schemas can go in a tools_from file)",
         )
@@ -92,7 +94,7 @@ def measure(text: str) -> None:
                 anchors[event.anchor] = size
         elif isinstance(event, yaml.AliasEvent):
             if event.anchor in open_anchors:
-                raise TooMuchYaml(
+                raise RefusedYaml(
                     "the YAML refers to itself (an alias inside its own anchor)",
                     f"remove the alias *{event.anchor} from inside &{event.anchor}",
                     _line(event),
@@ -100,7 +102,7 @@ def measure(text: str) -> None:
             size = anchors.get(event.anchor or "", 1)
         elif isinstance(event, yaml.CollectionStartEvent):
             if len(stack) >= MAX_DEPTH:
-                raise TooMuchYaml(
+                raise RefusedYaml(
                     f"the YAML is nested more than {MAX_DEPTH} levels deep",
                     "flatten the data",
                     _line(event),
@@ -119,7 +121,7 @@ def measure(text: str) -> None:
         if stack:
             stack[-1][0] += size
             if stack[-1][0] > MAX_EXPANDED_SIZE:
-                raise TooMuchYaml(
+                raise RefusedYaml(
                     f"the YAML expands to more than {MAX_EXPANDED_SIZE:,} characters "
                     "(aliases repeat what their anchors hold)",
                     "repeat less through aliases",
@@ -145,12 +147,49 @@ def compose(text: str) -> yaml.Node | None:
 def load_yaml(text: str) -> Any:
     """The data of the single document in ``text``, within the limits above.
 
-    Raises :class:`TooMuchYaml` past a limit and :class:`yaml.YAMLError` for syntax.
+    Raises :class:`RefusedYaml` past a limit and :class:`yaml.YAMLError` for syntax.
     """
     measure(text)
     loader = Loader(text)
     try:
         with gc_paused():
             return loader.get_single_data()
+    except (yaml.YAMLError, RecursionError):
+        raise
+    except Exception as exc:  # a scalar its tag cannot build (ValueError, AttributeError, ...)
+        what = str(exc) if isinstance(exc, ValueError) else "the value does not fit its tag"
+        if what.startswith("Exceeds the limit"):
+            what = f"an integer is longer than {sys.get_int_max_str_digits()} digits"
+        raise RefusedYaml(
+            f"YAML cannot read a value: {what}",
+            "quote the value if it is meant as text",
+            _unbuildable_line(text),
+        ) from exc
     finally:
         loader.dispose()
+
+
+def _unbuildable_line(text: str) -> int | None:
+    """The line of the first scalar whose tag cannot build its value."""
+    root = compose(text)
+    loader = Loader("")
+    pending = [] if root is None else [root]
+    seen: set[int] = set()
+    try:
+        while pending:
+            node = pending.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, yaml.ScalarNode):
+                try:
+                    loader.construct_object(node)
+                except Exception:
+                    return None if node.start_mark is None else node.start_mark.line + 1
+            elif isinstance(node, yaml.MappingNode):
+                pending.extend(part for pair in reversed(node.value) for part in reversed(pair))
+            elif isinstance(node, yaml.SequenceNode):
+                pending.extend(reversed(node.value))
+    finally:
+        loader.dispose()
+    return None

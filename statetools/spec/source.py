@@ -23,7 +23,7 @@ import yaml
 
 from statetools.spec.problems import Path as SpecPath
 from statetools.spec.problems import RawProblem, shorten, spec_error
-from statetools.spec.safeyaml import MAX_SOURCE_BYTES, TooMuchYaml, check_size, compose, load_yaml
+from statetools.spec.safeyaml import MAX_SOURCE_BYTES, RefusedYaml, check_size, compose, load_yaml
 
 SourceLike = str | os.PathLike[str] | Mapping[str, Any] | Sequence[Any]
 """What the loaders accept: a path, YAML/JSON text, or already-parsed data."""
@@ -61,7 +61,7 @@ def read_source(source: SourceLike, *, base_dir: str | os.PathLike[str] | None =
         try:
             check_size(path.stat().st_size)
             text = path.read_text(encoding="utf-8")
-        except TooMuchYaml as exc:
+        except RefusedYaml as exc:
             raise spec_error([RawProblem((), exc.message, exc.hint)], source=str(path)) from exc
         except (OSError, UnicodeDecodeError) as exc:
             reason = getattr(exc, "strerror", None) or str(exc)
@@ -107,7 +107,7 @@ def parse_yaml(text: str, *, name: str | None, base_dir: Path) -> Source:
         size = len(text.encode("utf-8")) if len(text) * 4 > MAX_SOURCE_BYTES else len(text)
         check_size(size, "text" if name is None else "file")
         data = load_yaml(text)
-    except TooMuchYaml as exc:
+    except RefusedYaml as exc:
         raise spec_error(
             [RawProblem((), exc.message, exc.hint)],
             {(): exc.line} if exc.line else None,

@@ -157,3 +157,25 @@ def test_long_keys_are_shortened_in_paths() -> None:
         f"$.{'k' * 79}… (1000 characters): unknown key '{'k' * 79}… (1000 characters)' "
         "Hint: allowed keys: name, description, tools, agent"
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "what"),
+    [
+        ("1" * 5000, "an integer is longer than 4300 digits"),
+        ("2024-13-45", "month must be in 1..12"),
+        ("!!int abc", "invalid literal for int() with base 10: 'abc'"),
+        ("!!timestamp 2024-02-30", "day is out of range for month"),
+    ],
+)
+def test_a_value_yaml_cannot_build_is_a_spec_error_with_its_line(value: str, what: str) -> None:
+    assert _error(f"kind: playbook\nname: p\ndescription: d\nx: {value}\n") == (
+        f"$ (line 4): YAML cannot read a value: {what} Hint: quote the value if it is meant as text"
+    )
+
+
+def test_a_tag_that_cannot_build_its_value_is_a_spec_error() -> None:
+    assert _error("kind: playbook\nname: p\ndescription: d\nx: !!timestamp never\n") == (
+        "$ (line 4): YAML cannot read a value: the value does not fit its tag "
+        "Hint: quote the value if it is meant as text"
+    )
