@@ -43,6 +43,7 @@ from mcp_types import CONNECTION_CLOSED, RequestParamsMeta
 from statetools.errors import StatetoolsError
 from statetools.mcp.convert import result_from_wire
 from statetools.mcp.facade import Grouping, MCPFacade
+from statetools.mcp.follow import FollowChanges
 from statetools.mcp.link import Link
 from statetools.mcp.listing import Listing
 from statetools.mcp.tool import MCPTool, tools_of
@@ -140,6 +141,9 @@ class MCPServer:
         self._runs: set[Any] = set()
         self._restarted = False
         self._dead: str | None = None
+        self._version = 0
+        self._follow = False
+        self._relisting: asyncio.Task[None] | None = None
 
     # building -----------------------------------------------------------------------
 
@@ -229,6 +233,27 @@ class MCPServer:
 
     def _mark_stale(self) -> None:
         self._stale = True
+        if self._follow:
+            with contextlib.suppress(RuntimeError):  # no running loop: list on next use
+                self._relisting = asyncio.get_running_loop().create_task(self._relist())
+
+    async def _relist(self) -> None:
+        with contextlib.suppress(Exception):  # the next use lists again and reports
+            await self.list_tools()
+
+    @property
+    def version(self) -> int:
+        """How many times the server has been listed (changes with every listing)."""
+        return self._version
+
+    def follow_changes(self) -> FollowChanges:
+        """A loop strategy that keeps tools from :meth:`list_tools` in step with the
+        server: after ``tools/list_changed`` the server is listed again in the
+        background, and after the next call the run gains its new tools and loses the
+        dropped ones (``ToolLoop(model, strategies=[server.follow_changes()])``).
+        """
+        self._follow = True
+        return FollowChanges(self)
 
     @property
     def stale(self) -> bool:
@@ -299,6 +324,7 @@ class MCPServer:
                 break
         self._listing = Listing(self.name, tuple(wire))
         self._stale = False
+        self._version += 1
         return self.cached_tools()
 
     def cached_tools(self) -> list[MCPTool]:

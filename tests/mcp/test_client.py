@@ -273,3 +273,33 @@ def test_a_search_facade_over_a_listed_server(repo: Path) -> None:
     )
     assert log[0] == "git_log"
     assert log[1].startswith("Commit history:\nCommit: ")
+
+
+def test_listed_tools_follow_the_servers_changes_with_the_strategy() -> None:
+    notes = Notes()
+    server = st.mcp.MCPServer.in_process(notes.server, name="notes")
+
+    async def grow(request: object) -> tuple[str, dict[str, str]]:
+        version = server.version
+        await notes.grow()
+        for _ in range(200):
+            if server.version > version:
+                break
+            await asyncio.sleep(0.01)
+        return ("read_note", {"key": "a"})
+
+    async def main() -> tuple[st.LoopResult, ScriptedModel]:
+        async with server:
+            tools = await server.list_tools()
+            model = ScriptedModel([("read_note", {"key": "a"}), grow, ("delete_note", {}), "ok"])
+            loop = st.ToolLoop(model, strategies=[server.follow_changes()])
+            return await loop.arun("hi", tools=tools), model
+
+    result, model = asyncio.run(main())
+    assert [r.tool_names for r in model.requests] == [
+        ["read_note", "write_note"],
+        ["read_note", "write_note"],
+        ["read_note", "write_note", "delete_note"],
+        ["read_note", "write_note", "delete_note"],
+    ]
+    assert tool_texts(result)[-1] == ("delete_note", "delete_note ok", False)
