@@ -138,6 +138,10 @@ class BridgeRun:
             text = f"{text}\n{changes.announcement}"
         return Answer(text, result.is_error, True, changes)
 
+    def answer_sync(self, call: ToolCall) -> Answer:
+        """:meth:`answer` for synchronous frameworks (not inside a running event loop)."""
+        return asyncio.run(self.answer(call))
+
     def snapshot(self) -> DisclosureState:
         """The run's disclosure state, serializable (``.to_json()``)."""
         return self.scheduler.snapshot()

@@ -1,0 +1,232 @@
+"""statetools disclosure inside a LangChain 1.x agent (``pip install 'statetools[langchain]'``).
+
+::
+
+    from langchain.agents import create_agent
+    from statetools.integrations.langchain import StatetoolsMiddleware
+
+    middleware = StatetoolsMiddleware([research_playbook])
+    agent = create_agent(model, tools=middleware.tools, middleware=[middleware])
+
+``.tools`` holds every tool of the definition, so the agent knows them all; each model
+call is narrowed to the tools visible now (``wrap_model_call``), and every call of one
+of them goes through statetools (``wrap_tool_call``): a locked tool never runs, the
+model gets the guidance text; a call that ran is recorded and its answer carries the
+announcement line. The disclosure state lives in the graph state (key ``statetools``),
+so a thread keeps it between invocations and a checkpointer saves it with the thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Annotated, Any, NotRequired
+
+from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest
+from langchain.agents.middleware.types import ModelResponse
+from langchain_core.messages import ToolMessage
+from langchain_core.tools import BaseTool as LangChainTool
+from langchain_core.tools import StructuredTool
+from langgraph.prebuilt.tool_node import ToolCallRequest
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from statetools.disclosure.graph import DisclosureGraph
+from statetools.disclosure.state import DisclosureState
+from statetools.errors import DefinitionError
+from statetools.integrations.bridge import Answer, BridgeRun, compile_items, registered_tools
+from statetools.messages import ToolCall
+from statetools.tools.tool import BaseTool
+
+__all__ = ["StatetoolsMiddleware", "StatetoolsState"]
+
+KEY = "statetools"
+CACHED_RUNS = 256
+"""Threads whose scheduler is kept in memory; others are rebuilt from the graph state."""
+
+
+def _latest(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Of two saved disclosure states, the one with more calls recorded (parallel tool
+    calls of one step each report the state after their own call)."""
+    if old is None or new is None:
+        return new if new is not None else old
+    if old.get("key") != new.get("key"):
+        return new
+    return new if new.get("version", 0) >= old.get("version", 0) else old
+
+
+class StatetoolsState(AgentState[Any]):
+    """The agent state with the run's disclosure: ``{"key", "version", "state"}``."""
+
+    statetools: NotRequired[Annotated[dict[str, Any] | None, _latest]]
+
+
+class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
+    """statetools disclosure as LangChain agent middleware.
+
+    >>> from langchain.agents import create_agent
+    >>> ping = Tool.create("ping", "Ping.", lambda: "pong")
+    >>> middleware = StatetoolsMiddleware([ping])
+    >>> [t.name for t in middleware.tools]
+    ['ping']
+    """
+
+    state_schema = StatetoolsState
+
+    def __init__(self, items: Sequence[Any] | DisclosureGraph, *, name: str | None = None) -> None:
+        super().__init__()
+        self.graph = compile_items(items)
+        self._name = name
+        self.tools: list[LangChainTool] = [_as_langchain(t) for t in registered_tools(self.graph)]
+        """Every tool of the definition, for ``create_agent(tools=...)``."""
+        self._ours = {tool.name for tool in self.tools}
+        self._runs: OrderedDict[str, BridgeRun] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._name or type(self).__name__
+
+    # state ------------------------------------------------------------------------
+
+    def before_agent(self, state: StatetoolsState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        if state.get(KEY):
+            return None
+        return {KEY: {"key": uuid.uuid4().hex, "version": 0, "state": None}}
+
+    async def abefore_agent(
+        self, state: StatetoolsState, runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        return self.before_agent(state, runtime)
+
+    def run_for(self, state: Any) -> BridgeRun:
+        """The disclosure of the thread whose graph state is ``state``."""
+        saved = state.get(KEY) if isinstance(state, dict) else getattr(state, KEY, None)
+        if not saved:
+            raise DefinitionError(
+                "the agent state has no statetools disclosure",
+                path="middleware",
+                hint="pass the middleware to create_agent(middleware=[...]), not only its tools",
+            )
+        key, version = saved["key"], saved.get("version", 0)
+        with self._lock:
+            run = self._runs.get(key)
+            if run is not None and run.version == version:
+                self._runs.move_to_end(key)
+                return run
+            text = saved.get("state")
+            run = BridgeRun(self.graph, DisclosureState.from_json(text) if text else None)
+            run.version = version
+            self._runs[key] = run
+            if len(self._runs) > CACHED_RUNS:
+                self._runs.popitem(last=False)
+            return run
+
+    # model calls ------------------------------------------------------------------
+
+    def _narrowed(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+        run = self.run_for(request.state)
+        visible = run.offer()
+        ours: dict[str, LangChainTool] = {}
+        tools: list[LangChainTool | dict[str, Any]] = []
+        for tool in request.tools:
+            if isinstance(tool, LangChainTool) and tool.name in self._ours:
+                ours[tool.name] = tool
+            else:
+                tools.append(tool)
+        for name in visible:
+            found = ours.get(name)
+            if found is None:  # added during the run (a facade built it, discovery, chaining)
+                added = run.tool(name)
+                found = _as_langchain(added) if added is not None else None
+            if found is not None:
+                tools.append(found)
+        return request.override(tools=tools)
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelResponse[Any]:
+        return handler(self._narrowed(request))
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any]:
+        return await handler(self._narrowed(request))
+
+    # tool calls -------------------------------------------------------------------
+
+    def _handles(self, request: ToolCallRequest, run: BridgeRun) -> bool:
+        name = request.tool_call["name"]
+        return name in self._ours or run.scheduler.resolve(name) is not None
+
+    def wrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
+    ) -> ToolMessage | Command[Any]:
+        run = self.run_for(request.state)
+        if not self._handles(request, run):
+            return handler(request)
+        with self._lock:  # parallel calls of one step run in threads
+            answer = run.answer_sync(_call(request))
+            return self._command(request, run, answer)
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    ) -> ToolMessage | Command[Any]:
+        run = self.run_for(request.state)
+        if not self._handles(request, run):
+            return await handler(request)
+        answer = await run.answer(_call(request))
+        return self._command(request, run, answer)
+
+    def _command(self, request: ToolCallRequest, run: BridgeRun, answer: Answer) -> Command[Any]:
+        call = request.tool_call
+        message = ToolMessage(
+            content=answer.text,
+            tool_call_id=call["id"] or "",
+            name=call["name"],
+            status="error" if answer.is_error else "success",
+        )
+        saved = request.state.get(KEY) or {}
+        update: dict[str, Any] = {"messages": [message]}
+        if answer.ran:
+            update[KEY] = {
+                "key": saved.get("key"),
+                "version": run.version,
+                "state": run.snapshot().to_json(),
+            }
+        return Command(update=update)
+
+
+def _call(request: ToolCallRequest) -> ToolCall:
+    call = request.tool_call
+    return ToolCall(call["id"] or call["name"], call["name"], dict(call["args"]))
+
+
+def _as_langchain(tool: BaseTool) -> LangChainTool:
+    """A LangChain tool carrying a statetools tool's name, description and schema; the
+    middleware answers its calls (on its own, outside the middleware, it refuses)."""
+
+    def outside(**_: Any) -> str:
+        raise DefinitionError(
+            f"tool '{tool.name}' ran outside StatetoolsMiddleware",
+            path=f"tools.{tool.name}",
+            hint="pass the middleware too: create_agent(tools=m.tools, middleware=[m])",
+        )
+
+    definition = tool.definition
+    return StructuredTool.from_function(
+        func=outside,
+        name=definition.name,
+        description=definition.description,
+        args_schema=dict(definition.input_schema),
+    )

@@ -1,0 +1,126 @@
+"""The LangChain bridge inside a real ``create_agent`` graph, driven by a chat model
+subclass that supports tools."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from langchain.agents import create_agent
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.tools import tool as langchain_tool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import Field
+
+from statetools.integrations.langchain import StatetoolsMiddleware
+from tests.integrations.scenario import ANSWERS, LOCKED, RAN, REQUESTS, SCRIPT, design
+
+
+class ScriptChat(BaseChatModel):
+    """Follows a script per conversation (told apart by the first human message) and
+    notes the tools each request carried and the tool results it read."""
+
+    script: list[Any] = SCRIPT
+    tools_seen: dict[str, list[list[str]]] = Field(default_factory=dict)
+    answers: dict[str, list[str]] = Field(default_factory=dict)
+
+    @property
+    def _llm_type(self) -> str:
+        return "script"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[Any, BaseMessage]:
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        prompt = next(str(m.content) for m in messages if isinstance(m, HumanMessage))
+        names = [t["function"]["name"] for t in kwargs.get("tools", [])]
+        self.tools_seen.setdefault(prompt, []).append(names)
+        after = messages[-1]
+        if isinstance(after, ToolMessage):
+            self.answers.setdefault(prompt, []).append(str(after.content))
+        turns = [m for m in messages if isinstance(m, AIMessage)]
+        step = self.script[len(turns)]
+        if isinstance(step, str):
+            message = AIMessage(content=step)
+        else:
+            name, arguments = step
+            call = {"name": name, "args": arguments, "id": f"c{len(messages)}", "type": "tool_call"}
+            message = AIMessage(content="", tool_calls=[call])
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def model(script: list[Any] = SCRIPT) -> ScriptChat:
+    return ScriptChat(script=script)
+
+
+def test_each_model_call_carries_the_visible_tools_and_a_locked_call_gets_our_text() -> None:
+    ran: list[str] = []
+    chat = model()
+    middleware = StatetoolsMiddleware(design(ran))
+    agent = create_agent(chat, tools=middleware.tools, middleware=[middleware])
+    result = agent.invoke({"messages": [HumanMessage("order")]})
+    assert result["messages"][-1].content == "All done."
+    assert chat.tools_seen["order"] == REQUESTS
+    assert chat.answers["order"] == ANSWERS
+    assert ran == RAN
+    blocked = result["messages"][2]
+    assert (blocked.content, blocked.status) == (LOCKED, "error")
+
+
+def test_concurrent_threads_keep_separate_states_and_own_tools_stay() -> None:
+    ran: list[str] = []
+    chat = model()
+    middleware = StatetoolsMiddleware(design(ran))
+
+    @langchain_tool
+    def note(text: str) -> str:
+        """Take a note."""
+        return "noted"
+
+    agent = create_agent(chat, tools=[note, *middleware.tools], middleware=[middleware])
+
+    async def both() -> list[Any]:
+        return await asyncio.gather(
+            agent.ainvoke({"messages": [HumanMessage("first")]}),
+            agent.ainvoke({"messages": [HumanMessage("second")]}),
+        )
+
+    results = asyncio.run(both())
+    assert [r["messages"][-1].content for r in results] == ["All done.", "All done."]
+    expected = [["note", *tools] for tools in REQUESTS]
+    assert chat.tools_seen == {"first": expected, "second": expected}
+    assert chat.answers == {"first": ANSWERS, "second": ANSWERS}
+    assert sorted(ran) == sorted(RAN * 2)
+
+
+def test_a_checkpointed_thread_keeps_its_state_between_invocations() -> None:
+    ran: list[str] = []
+    chat = model([("search", {"q": "x"}), "searched", ("analyze", {}), "analyzed"])
+    middleware = StatetoolsMiddleware(design(ran))
+    agent = create_agent(
+        chat, tools=middleware.tools, middleware=[middleware], checkpointer=InMemorySaver()
+    )
+    thread = {"configurable": {"thread_id": "t1"}}
+    agent.invoke({"messages": [HumanMessage("go")]}, thread)
+    middleware._runs.clear()  # as in another process: only the checkpoint is left
+    again = agent.invoke({"messages": [HumanMessage("more")]}, thread)
+    assert again["messages"][-1].content == "analyzed"
+    assert chat.tools_seen["go"] == [
+        ["search", "add_item", "confirm", "github"],
+        ["search", "add_item", "confirm", "github", "analyze"],
+        ["search", "add_item", "confirm", "github", "analyze"],
+        ["search", "add_item", "confirm", "github", "analyze"],
+    ]
+    assert ran == ["search", "analyze"]
