@@ -101,6 +101,7 @@ class BridgeRun:
         self.scheduler = Scheduler(graph, state)
         self.context: Mapping[str, Any] = context or {}
         self.version = 0
+        self._turn = asyncio.Lock()
         """Counts the calls recorded; a saved copy of the state says which one it is."""
 
     def offer(self) -> tuple[str, ...]:
@@ -123,7 +124,20 @@ class BridgeRun:
         return name in self.scheduler.shown().names
 
     async def answer(self, call: ToolCall) -> Answer:
-        """Run ``call`` if it may run now, record it, and say what the model is told."""
+        """Run ``call`` if it may run now, record it, and say what the model is told.
+
+        Calls of one run are answered one at a time, in the order they arrive (as our
+        own loop does): a call made locked by the one before it is refused.
+        """
+        async with self._turn:
+            return await self._answer(call)
+
+    def answer_sync(self, call: ToolCall) -> Answer:
+        """:meth:`answer` for synchronous frameworks (not inside a running event loop;
+        the caller keeps the calls of one run apart)."""
+        return asyncio.run(self._answer(call))
+
+    async def _answer(self, call: ToolCall) -> Answer:
         resolved = self.scheduler.resolve(call.name)
         if resolved is None:
             text = unknown_tool_message(call.name, self.scheduler.shown().names)
@@ -138,16 +152,14 @@ class BridgeRun:
             text = f"{text}\n{changes.announcement}"
         return Answer(text, result.is_error, True, changes)
 
-    def answer_sync(self, call: ToolCall) -> Answer:
-        """:meth:`answer` for synchronous frameworks (not inside a running event loop)."""
-        return asyncio.run(self.answer(call))
-
     def snapshot(self) -> DisclosureState:
         """The run's disclosure state, serializable (``.to_json()``)."""
         return self.scheduler.snapshot()
 
 
 async def _run(tool: BaseTool, call: ToolCall, context: Mapping[str, Any]) -> ToolResult:
+    if call.invalid_arguments is not None:
+        return ToolResult.error(call.invalid_arguments)
     try:
         return await tool.acall(dict(call.arguments), context)
     except asyncio.CancelledError:

@@ -1,0 +1,173 @@
+"""statetools disclosure inside an openai-agents run (``pip install 'statetools[openai-agents]'``).
+
+::
+
+    from agents import Agent, Runner
+    from statetools.integrations.openai_agents import StatetoolsTools
+
+    bridge = StatetoolsTools([research_playbook])
+    agent = Agent(name="helper", tools=bridge.tools)
+    result = await Runner.run(agent, "...", hooks=bridge.hooks, run_config=bridge.run_config)
+
+``.tools`` are function tools, one per tool of the definition, whose ``is_enabled`` asks
+the scheduler, so each request carries the tools visible now. Their calls go through
+statetools: a tool that is locked when it runs (a call earlier in the same response
+moved a state machine on) is refused by a tool input guardrail with the guidance text;
+a call that runs is recorded and its answer carries the announcement line.
+``.run_config`` makes a call of a hidden or unknown tool an answer to the model
+("Tool 'x' is locked. Call first: ...") instead of an error ending the run, and
+``.hooks`` start each turn (``When`` conditions and the blackboard are re-checked
+before the next request). Each run has its own disclosure state, kept with the run's
+context (the ``RunContextWrapper`` and the tool contexts made from it share it).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+from agents import (
+    Agent,
+    AgentBase,
+    FunctionTool,
+    ModelResponse,
+    RunConfig,
+    RunContextWrapper,
+    RunHooks,
+    ToolGuardrailFunctionOutput,
+    ToolInputGuardrail,
+    ToolInputGuardrailData,
+)
+from agents.run_config import ToolErrorFormatterArgs
+from agents.tool_context import ToolContext
+
+from statetools.disclosure.graph import DisclosureGraph
+from statetools.disclosure.scheduler import Blocked
+from statetools.integrations.bridge import BridgeRun, compile_items, registered_tools
+from statetools.loop.run import unknown_tool_message
+from statetools.messages import ToolCall
+from statetools.tools.calling import parse_arguments
+from statetools.tools.tool import BaseTool
+
+__all__ = ["StatetoolsTools"]
+
+
+class _Runs:
+    """The disclosure of each live run, found from any of its contexts.
+
+    A run's contexts (the wrapper and every tool context made from it) share one usage
+    object; the run's disclosure lives as long as that object does.
+    """
+
+    def __init__(self, graph: DisclosureGraph) -> None:
+        self.graph = graph
+        self._runs: dict[int, tuple[BridgeRun, list[bool]]] = {}
+
+    def of(self, context: RunContextWrapper[Any]) -> tuple[BridgeRun, list[bool]]:
+        usage = context.usage
+        found = self._runs.get(id(usage))
+        if found is None:
+            found = (BridgeRun(self.graph), [True])
+            self._runs[id(usage)] = found
+            weakref.finalize(usage, self._runs.pop, id(usage), None)
+        return found
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+
+class _Hooks(RunHooks[Any]):
+    """Marks each model response: the next request starts a new turn."""
+
+    def __init__(self, runs: _Runs) -> None:
+        self._runs = runs
+
+    async def on_llm_end(
+        self, context: RunContextWrapper[Any], agent: Agent[Any], response: ModelResponse
+    ) -> None:
+        self._runs.of(context)[1][0] = True
+
+
+class StatetoolsTools:
+    """statetools disclosure for openai-agents: ``.tools``, ``.hooks`` and ``.run_config``.
+
+    >>> bridge = StatetoolsTools([Tool.create("ping", "Ping.", lambda: "pong")])
+    >>> [t.name for t in bridge.tools], bridge.run_config.tool_not_found_behavior
+    (['ping'], 'return_error_to_model')
+    """
+
+    def __init__(self, items: Sequence[Any] | DisclosureGraph) -> None:
+        self.graph = compile_items(items)
+        self._runs = _Runs(self.graph)
+        self.guardrail: ToolInputGuardrail[Any] = ToolInputGuardrail(self._guard, name="statetools")
+        """Refuses a call of a tool that may not run now, with the guidance text."""
+        self.tools: list[FunctionTool] = [
+            self._function_tool(t) for t in registered_tools(self.graph)
+        ]
+        """Every tool of the definition, for ``Agent(tools=...)``."""
+        self.hooks = _Hooks(self._runs)
+        """Run hooks for ``Runner.run(hooks=...)``: each model response ends a turn."""
+        self.run_config = RunConfig(
+            tool_not_found_behavior="return_error_to_model",
+            tool_error_formatter=self._not_found,
+        )
+        """The run config for ``Runner.run(run_config=...)``: a call of a hidden or
+        unknown tool is answered with our text (``dataclasses.replace`` it to add your
+        own settings)."""
+
+    def run_of(self, context: RunContextWrapper[Any]) -> BridgeRun:
+        """The disclosure of the run ``context`` belongs to."""
+        return self._runs.of(context)[0]
+
+    def _enabled(self, name: str) -> Any:
+        def is_enabled(context: RunContextWrapper[Any], agent: AgentBase[Any]) -> bool:
+            run, fresh = self._runs.of(context)
+            if fresh[0]:
+                fresh[0] = False
+                run.offer()
+            return run.enabled(name)
+
+        return is_enabled
+
+    def _function_tool(self, tool: BaseTool) -> FunctionTool:
+        name = tool.name
+
+        async def invoke(context: ToolContext[Any], arguments: str) -> str:
+            parsed = parse_arguments(name, arguments or "{}")
+            call_id = context.tool_call_id
+            if isinstance(parsed, str):  # arguments that are not a JSON object
+                call = ToolCall(call_id, name, {}, invalid_arguments=parsed)
+            else:
+                call = ToolCall(call_id, name, parsed)
+            answer = await self.run_of(context).answer(call)
+            return answer.text
+
+        definition = tool.definition
+        return FunctionTool(
+            name=name,
+            description=definition.description,
+            params_json_schema=dict(definition.input_schema),
+            on_invoke_tool=invoke,
+            strict_json_schema=False,
+            is_enabled=self._enabled(name),
+            tool_input_guardrails=[self.guardrail],
+        )
+
+    def _guard(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
+        run = self.run_of(data.context)
+        resolved = run.scheduler.resolve(data.context.tool_name)
+        if isinstance(resolved, Blocked):
+            return ToolGuardrailFunctionOutput.reject_content(resolved.reason)
+        return ToolGuardrailFunctionOutput.allow()
+
+    def _not_found(self, args: ToolErrorFormatterArgs[Any]) -> str | None:
+        if args.kind != "tool_not_found":
+            return None
+        run = self.run_of(args.run_context)
+        resolved = run.scheduler.resolve(args.tool_name)
+        if resolved is None:
+            return unknown_tool_message(args.tool_name, run.scheduler.shown().names)
+        if isinstance(resolved, Blocked):
+            return resolved.reason
+        return f"Tool '{args.tool_name}' was not offered in this request; it is available now."
