@@ -14,7 +14,7 @@ from typing import Any, Self
 import attrs
 
 from statetools.disclosure.chaining import Chaining
-from statetools.disclosure.playbook import AgentOptions, SystemPrompt, agent_model, agent_schema
+from statetools.disclosure.definition import AgentOptions, SystemPrompt, agent_model, agent_schema
 from statetools.errors import DefinitionError, RunError
 from statetools.tools.calling import failure
 from statetools.tools.context import LoopFactory, ToolCallContext

@@ -8,8 +8,8 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
+from statetools.disclosure.definition import AgentOptions, Definition, SystemPrompt, agent_model
 from statetools.disclosure.items import as_tool
-from statetools.disclosure.playbook import AgentOptions, SystemPrompt, agent_model
 from statetools.errors import DefinitionError
 from statetools.tools.result import ToolResult
 from statetools.tools.schema import Parameter
@@ -38,7 +38,7 @@ class Transition:
 
 
 @attrs.frozen
-class StateMachineTool(Generic[E]):
+class StateMachineTool(Definition, Generic[E]):
     """An enum of states, the tools of each state, and the transitions between them.
 
     >>> class Order(enum.Enum):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -18,10 +18,14 @@ from statetools.disclosure.conditions import (
     OnBlackboard,
     When,
 )
+from statetools.disclosure.definition import AgentOptions as AgentOptions
+from statetools.disclosure.definition import Definition
+from statetools.disclosure.definition import SystemPrompt as SystemPrompt
+from statetools.disclosure.definition import agent_model as agent_model
+from statetools.disclosure.definition import agent_schema as agent_schema
 from statetools.disclosure.items import as_tool
 from statetools.errors import DefinitionError
-from statetools.tools.context import ToolCallContext
-from statetools.tools.schema import JsonSchema, Parameter
+from statetools.tools.schema import Parameter
 from statetools.tools.tool import BaseTool
 
 Prerequisite = Any
@@ -43,49 +47,8 @@ class PlaybookEntry:
     condition: Condition | None = None
 
 
-SystemPrompt = str | Callable[[ToolCallContext], str]
-"""A nested loop's system prompt: text, or a function of the run's context that gives
-the text when the nested run starts."""
-
-
-def _check_system_prompt(_instance: object, _attribute: object, value: Any) -> None:
-    if value is not None and not isinstance(value, str) and not callable(value):
-        raise DefinitionError(
-            f"a system prompt must be text or a function of the run context, got "
-            f"{type(value).__name__}",
-            path="system_prompt",
-            hint="pass a string, or a function (context) -> str",
-        )
-
-
 @attrs.frozen
-class AgentOptions:
-    """How a definition runs as an agentic tool (its own nested loop with ``model``)."""
-
-    model: Any = None
-    system_prompt: SystemPrompt | None = attrs.field(default=None, validator=_check_system_prompt)
-    max_iterations: int = 20
-    parameters: tuple[Parameter, ...] = ()
-
-
-def agent_model(model: Any) -> Any:
-    """The model of an agentic definition: a ``provider:name`` string becomes its model
-    now (see :func:`statetools.models.resolve`), so a bad string or a missing key is an
-    error here, not in the middle of a run; ``None`` and models stay as they are.
-
-    >>> agent_model("nope:x")
-    Traceback (most recent call last):
-    statetools.errors.StatetoolsError: model: unknown model provider 'nope' in 'nope:x' ...
-    """
-    if isinstance(model, str):
-        from statetools.models.resolve import resolve
-
-        return resolve(model)
-    return model
-
-
-@attrs.frozen
-class PlaybookTool:
+class PlaybookTool(Definition):
     """Tools that unlock as the work proceeds.
 
     Pass it in ``tools=[...]`` to disclose its tools inside the same conversation, or
@@ -250,12 +213,3 @@ class PlaybookTool:
     def conditions(self) -> dict[str, Condition]:
         """Tool name -> unlock condition, for the tools that have one."""
         return {e.tool.name: e.condition for e in self.entries if e.condition is not None}
-
-
-def agent_schema(parameters: Sequence[Parameter]) -> JsonSchema:
-    """The input schema of an agentic tool: its parameters, or one ``task`` string."""
-    from statetools.tools.schema import InputSchema
-
-    if not parameters:
-        parameters = (Parameter.string("task", "What to do, in plain words"),)
-    return InputSchema.of(*parameters)

@@ -166,11 +166,7 @@ def below(facade: UnfoldingTool) -> Iterator[BaseTool]:
 
 def member_tools(member: Any) -> list[BaseTool]:
     """The tools of an in-loop playbook or state machine inside a search facade."""
-    from statetools.disclosure.playbook import PlaybookTool
-
-    if isinstance(member, PlaybookTool):
-        return [entry.tool for entry in member.entries]
-    return list(member.tools)
+    return list(member.tools)  # a Definition's tools
 
 
 def _invalid(facade: UnfoldingTool, problems: Sequence[str]) -> str:

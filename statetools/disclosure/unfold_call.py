@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from statetools.disclosure.unfolding_members import inner_tool
 from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context, failure, parse_arguments
 from statetools.tools.result import ToolResult
@@ -118,10 +119,8 @@ def by_category(facade: UnfoldingTool, category: Any, direct: str | None) -> Unf
 
 
 def _chosen(facade: UnfoldingTool, item: Any) -> BaseTool:
-    from statetools.disclosure.unfolding_members import inner_tool
-
     if not isinstance(item, str):
-        return inner_tool(item)
+        return inner_tool(item, type(facade).from_instance)
     tool = facade.inner_tool(item)
     if tool is None:
         raise DefinitionError(

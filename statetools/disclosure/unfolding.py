@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 import attrs
 
+from statetools.disclosure.definition import Definition
 from statetools.disclosure.search import (
     SearchIndex,
     SearchOptions,
@@ -43,8 +44,12 @@ Selector = Callable[[dict[str, Any]], Iterable[Any]]
 or names of the facade's inner tools."""
 
 
+def _inner(item: Any) -> BaseTool:
+    return inner_tool(item, UnfoldingTool.from_instance)
+
+
 def _tuple(items: Iterable[Any]) -> tuple[BaseTool, ...]:
-    return tuple(inner_tool(item) for item in items)
+    return tuple(_inner(item) for item in items)
 
 
 def _categories(
@@ -194,7 +199,7 @@ class UnfoldingTool(BaseTool):
         everywhere: list[str] = []
         for category, items in categories.items():
             for item in items:
-                tool = inner_tool(item)
+                tool = _inner(item)
                 if tools.setdefault(tool.name, tool) != tool:
                     raise DefinitionError(
                         f"two different tools are named '{tool.name}'", path=f"facade '{name}'"
@@ -277,13 +282,10 @@ class UnfoldingTool(BaseTool):
         - create_issue: Open a new issue.
         Tools now available: create_issue.
         """
-        from statetools.disclosure.machine import StateMachineTool
-        from statetools.disclosure.playbook import PlaybookTool
-
         tools: list[Any] = []
         members: list[Any] = []
         for item in inner:
-            in_loop = isinstance(item, PlaybookTool | StateMachineTool) and item.agent.model is None
+            in_loop = isinstance(item, Definition) and item.agent.model is None
             (members if in_loop else tools).append(item)
         return cls(
             name=name,

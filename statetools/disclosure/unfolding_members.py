@@ -6,21 +6,19 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from statetools.disclosure.agentic import agentic_from_definition
+from statetools.disclosure.definition import Definition
 from statetools.errors import DefinitionError
 from statetools.tools.classes import unfolding_spec
-from statetools.tools.decorators import attribute_names, marked_methods
+from statetools.tools.decorators import attribute_names, marked_methods, tool_from
 from statetools.tools.tool import BaseTool, Tool
 
 
-def inner_tool(item: Any) -> BaseTool:
-    """``item`` as a facade's inner tool: tools and functions as with ``as_tool``;
+def inner_tool(item: Any, facade: Callable[[Any], BaseTool]) -> BaseTool:
+    """``item`` as a facade's inner tool: tools and functions as with ``as_tool``
+    (objects of ``@unfolding_tools`` classes become facades, built by ``facade``);
     playbooks and state machines that have a model become their agentic tool."""
-    from statetools.disclosure.agentic import agentic_from_definition
-    from statetools.disclosure.items import as_tool
-    from statetools.disclosure.machine import StateMachineTool
-    from statetools.disclosure.playbook import PlaybookTool
-
-    if isinstance(item, PlaybookTool | StateMachineTool):
+    if isinstance(item, Definition):
         if item.agent.model is None:
             raise DefinitionError(
                 f"'{item.name}' cannot go inside a facade without a model",
@@ -29,7 +27,9 @@ def inner_tool(item: Any) -> BaseTool:
                 "the facade inside the playbook instead",
             )
         return agentic_from_definition(item)
-    return as_tool(item)
+    if not isinstance(item, BaseTool | type) and unfolding_spec(type(item)) is not None:
+        return facade(item)
+    return tool_from(item)
 
 
 def object_tools(obj: Any, facade: Callable[[Any], BaseTool]) -> list[BaseTool]:

@@ -6,13 +6,15 @@ import difflib
 import hashlib
 import json
 import logging
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import attrs
 
 from statetools.blackboard import Blackboard
-from statetools.disclosure.scheduler import Changes, Injected, Scheduler
+from statetools.disclosure.bindings import Resolver
+from statetools.disclosure.chaining import Chaining
+from statetools.disclosure.scheduler import Changes, Injected, Scheduler, Visibility
 from statetools.disclosure.state import DisclosureState
 from statetools.errors import RunError
 from statetools.loop.catalogue import CatalogueKeeper
@@ -20,6 +22,7 @@ from statetools.loop.events import (
     Event,
     InjectionLimitReached,
     InjectionSkipped,
+    Listener,
     RunFinished,
     StateEntered,
     ToolAnswered,
@@ -30,15 +33,30 @@ from statetools.loop.events import (
     Trace,
 )
 from statetools.loop.result import LoopResult
-from statetools.loop.strategies import restored_tool
+from statetools.loop.strategies import ToolInjectionStrategy, restored_tool
 from statetools.loop.streaming import take_run_sink
 from statetools.messages import AssistantMessage, Message, ToolMessage
-from statetools.models.base import ToolDefinition, Usage
+from statetools.models.base import Model, ToolDefinition, Usage
 from statetools.tools.context import ToolCallContext
 from statetools.tools.tool import BaseTool
 
-if TYPE_CHECKING:
-    from statetools.loop.toolloop import ToolLoop
+
+class LoopSettings(Protocol):
+    """What a run reads from its :class:`~statetools.ToolLoop` (and the one thing it
+    writes back, ``last_result``); the loop module builds runs, so this module does not
+    import it."""
+
+    model: Model
+    listeners: tuple[Listener, ...]
+    visibility: Visibility
+    strategy: ToolInjectionStrategy | None
+    clock: Callable[[], float]
+    chaining: tuple[Chaining, ...]
+    max_discovered_tools: int
+    tool_timeout: float | None
+    instances: Resolver | None
+    last_result: LoopResult | None
+
 
 NOT_RUN = "No result: the run stopped before this call was answered."
 """The answer given to tool calls left over when a run ends with an error."""
@@ -89,7 +107,7 @@ class Run:
 
     def __init__(
         self,
-        loop: ToolLoop,
+        loop: LoopSettings,
         messages: list[Message],
         tools: Sequence[Any],
         state: DisclosureState | None,
