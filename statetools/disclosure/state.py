@@ -64,7 +64,8 @@ class DisclosureState:
     told once that its final answer did not fit ``output_type``). For a model whose
     tools cannot change within a conversation, ``conversation`` (restarts so far) and
     ``conversation_tools`` (a digest of the tools the current conversation has) let a
-    resumed run restart exactly where the unbroken one would.
+    resumed run restart exactly where the unbroken one would. ``catalogue`` (JSON text)
+    is what the run's tool catalogue holds, for models that declare every tool.
 
     >>> state = DisclosureState(call_counts={"search": 1}, iteration=2)
     >>> DisclosureState.from_json(state.to_json()) == state
@@ -83,6 +84,7 @@ class DisclosureState:
     output_corrected: bool = False
     conversation: int = 0
     conversation_tools: str | None = None
+    catalogue: str | None = None
     objects: tuple[tuple[str, str, str], ...] = attrs.field(default=(), converter=_triples)
 
     def to_json(self) -> str:

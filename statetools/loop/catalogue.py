@@ -7,6 +7,7 @@ them (see ``ModelCapabilities.declares_all_tools``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from statetools.disclosure.scheduler import Scheduler
@@ -73,3 +74,32 @@ class CatalogueKeeper:
             dict(self._changes),
             tuple(self._tools)[self._registered :],
         )
+
+    def snapshot(self) -> str:
+        """What the catalogue holds beyond the design, as JSON text (kept in
+        ``DisclosureState.catalogue``, so a resumed run sends the same catalogues)."""
+        added = [[t.name, t.description, t.input_schema] for t in self._tools.values()]
+        return json.dumps(
+            {
+                "initial": None if self._initial is None else list(self._initial),
+                "shown": list(self._shown),
+                "last_call": self._last_call,
+                "changes": [[k, list(c.added), list(c.removed)] for k, c in self._changes.items()],
+                "added": added[self._registered :],
+            },
+            sort_keys=True,
+        )
+
+    def restore(self, text: str) -> None:
+        """Take back what :meth:`snapshot` saved."""
+        data = json.loads(text)
+        for name, description, schema in data["added"]:
+            self._tools.setdefault(name, ToolDefinition(name, description, schema))
+        initial = data["initial"]
+        self._initial = None if initial is None else tuple(initial)
+        self._shown = tuple(data["shown"])
+        self._last_call = data["last_call"]
+        self._changes = {
+            call: ToolChange(tuple(added), tuple(removed))
+            for call, added, removed in data["changes"]
+        }

@@ -131,6 +131,7 @@ class Run:
         self.conversation_tools: tuple[ToolDefinition, ...] | None = None
         self.saved_tools_digest = state.conversation_tools if state is not None else None
         """The digest of the current conversation's tools, from a resumed state."""
+        saved_catalogue = state.catalogue if state is not None else None
         if state is not None:  # the loop's own counters are kept here, not in the scheduler
             state = attrs.evolve(
                 state,
@@ -138,6 +139,7 @@ class Run:
                 output_corrected=False,
                 conversation=0,
                 conversation_tools=None,
+                catalogue=None,
             )
         self.scheduler = Scheduler.for_items(
             (*tools, *loop.chaining) if loop.chaining else tools,
@@ -154,6 +156,8 @@ class Run:
         self.catalogue = (
             CatalogueKeeper(self.scheduler) if loop.model.capabilities.declares_all_tools else None
         )
+        if self.catalogue is not None and saved_catalogue is not None:
+            self.catalogue.restore(saved_catalogue)
 
     def _restored_tool(self, name: str) -> BaseTool | None:
         strategy = self.loop.strategy
@@ -192,6 +196,7 @@ class Run:
             conversation_tools=tools_digest(self.conversation_tools)
             if self.conversation_tools is not None
             else self.saved_tools_digest,
+            catalogue=self.catalogue.snapshot() if self.catalogue is not None else None,
         )
         result = LoopResult(
             output=output,

@@ -421,6 +421,19 @@ SCENARIOS: dict[str, Scenario] = {
         ],
         capabilities=st.models.ModelCapabilities(supports_dynamic_tools=False),
     ),
+    "model-declaring-all-tools": Scenario(
+        lambda world: [*_discovery(world), *_facades(world)],
+        [
+            ("search_customers", {"name": "A"}),
+            ("github", {}),
+            ("customer_c2_recent_orders", {}),
+            ("files", {"category": "read"}),
+            ("order_c2-o1_status", {}),
+            ("issues", {}),
+            "Done.",
+        ],
+        capabilities=st.models.ModelCapabilities(declares_all_tools=True),
+    ),
     "facade-in-a-machine": Scenario(
         _facade_in_machine,
         [

@@ -46,7 +46,8 @@ def test_resume_after_any_turn_matches_an_uninterrupted_run(kind: str, stop_afte
     scenario = SCENARIOS[kind]
     context = {"tenant": "acme"}
     world = World()
-    full = make_loop(ScriptedModel(scenario.steps), world, scenario).run(
+    full_model = ScriptedModel(scenario.steps)
+    full = make_loop(full_model, world, scenario).run(
         "go", tools=scenario.tools(world), context=context, output_type=scenario.output_type
     )
 
@@ -61,7 +62,8 @@ def test_resume_after_any_turn_matches_an_uninterrupted_run(kind: str, stop_afte
     saved_messages = st.messages_to_json(first.messages)
 
     # Fresh objects: new tools from the same world (what a database would give back).
-    second = make_loop(ScriptedModel(scenario.steps[stop_after:]), world, scenario).run(
+    model = ScriptedModel(scenario.steps[stop_after:])
+    second = make_loop(model, world, scenario).run(
         st.messages_from_json(saved_messages),
         tools=scenario.tools(world),
         context=context,
@@ -71,6 +73,8 @@ def test_resume_after_any_turn_matches_an_uninterrupted_run(kind: str, stop_afte
 
     assert second.messages == full.messages
     assert second.state == full.state
+    # The model gets the same requests: history, tools, conversation and catalogue.
+    assert model.requests == full_model.requests[stop_after:]
     # The interrupted run had started iteration stop_after + 1 when the script ran out;
     # the resumed run starts it again.
     interrupted = comparable(first.trace)
