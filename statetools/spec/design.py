@@ -35,7 +35,7 @@ from statetools.models.scripted import ScriptedModel, Step
 from statetools.review.findings import Report
 from statetools.spec.converter import ReadContext, converter, declared_states, reading
 from statetools.spec.forms import DOCUMENT_KEYS, Definition, DocumentForm
-from statetools.spec.preflight import DesignCheck, locations
+from statetools.spec.preflight import DesignCheck, Locations
 from statetools.spec.problems import RawProblem, problems_of, spec_error
 from statetools.spec.references import is_import_path
 from statetools.spec.safeyaml import gc_paused
@@ -273,7 +273,7 @@ def load_design(
     if problems:
         raise spec_error(problems, read.lines, source=read.name)
     checker = DesignCheck(
-        read.name, locations(zip(_paths(read.data), definitions, strict=False), read.lines)
+        read.name, Locations(zip(_paths(read.data), definitions, strict=False), read.lines)
     )
     return Design(
         definitions=tuple(_with_preflight(d, checker) for d in definitions),

@@ -25,7 +25,7 @@ line 7: playbook:research/tool:report: ST001 error [unknown-reference] ...
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -72,6 +72,33 @@ def locations(
         elif isinstance(definition, UnfoldingTool):
             put(f"facade:{definition.name}", path)
     return found
+
+
+class Locations(Mapping[str, int]):
+    """:func:`locations`, worked out when a finding first asks for a line (finding the
+    lines of a large file means parsing it again, which a design without findings,
+    or one never checked, need not pay for)."""
+
+    def __init__(
+        self, definitions: Iterable[tuple[SpecPath, Any]], lines: Mapping[SpecPath, int]
+    ) -> None:
+        self._definitions = list(definitions)
+        self._lines = lines
+        self._found: dict[str, int] | None = None
+
+    def _all(self) -> dict[str, int]:
+        if self._found is None:
+            self._found = locations(self._definitions, self._lines)
+        return self._found
+
+    def __getitem__(self, key: str) -> int:
+        return self._all()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 def _kind(tool: Any) -> str:
