@@ -113,7 +113,10 @@ class Facades:
         skipped: list[str] = []
         new = first
         for tool in unfolded.tools:
-            entry = self.graph.entries.get(tool.name)
+            entry = next(
+                (p for p in self.graph.places_of(tool.name) if p.facade == name),
+                self.graph.entries.get(tool.name),
+            )
             if entry is None or entry.facade != name:
                 if (entry is not None or taken(tool.name)) and self.owner.get(tool.name) != name:
                     skipped.append(tool.name)

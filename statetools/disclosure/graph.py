@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, KeysView
+from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping
 from typing import Any
 
 import attrs
@@ -102,6 +102,9 @@ class DisclosureGraph:
         """The ``preflight`` callbacks of the definitions, each once, in order."""
         self.duplicates: list[str] = []
         """Names registered twice with different tools (the scheduler refuses these)."""
+        self.places: dict[str, list[ToolEntry]] = {}
+        """Tools registered in several places (the same tool in a facade and a state, in
+        two playbooks, ...) -> every place, the first one as in ``entries``."""
         self._transitions: dict[tuple[str, str, str], list[Transition]] = defaultdict(list)
         self._by_tool: dict[str, set[str]] = defaultdict(set)
         self._by_state: dict[str, set[str]] = defaultdict(set)
@@ -146,12 +149,23 @@ class DisclosureGraph:
         """The node id of the tool called ``name`` (``facade:...`` for a facade)."""
         return facade_node(name) if name in self.facades else tool_node(name)
 
+    def places_of(self, name: str) -> list[ToolEntry]:
+        """Every place of the registered tool ``name`` (one for most tools; a tool in a
+        facade and a state, or in two playbooks, has several)."""
+        places = self.places.get(name)
+        if places is not None:
+            return places
+        entry = self.entries.get(name)
+        return [entry] if entry is not None else []
+
     def _register(self, entry: ToolEntry, **edge_attributes: Any) -> None:
         name = entry.tool.name
         existing = self.entries.get(name)
         if existing is not None:
-            if existing.tool != entry.tool or existing.owner != entry.owner:
-                self.duplicates.append(name)
+            if existing.tool is not entry.tool and existing.tool != entry.tool:
+                self.duplicates.append(name)  # two different tools with one name
+            elif all(place != entry for place in self.places_of(name)):
+                self._add_place(existing, entry, edge_attributes)
             return
         self.position[name] = len(self.entries)
         self.entries[name] = entry
@@ -168,6 +182,18 @@ class DisclosureGraph:
             self._add_gate(name, entry.condition, f"gate:{name}", top=True)
         if facade is not None:
             self._add_inner(facade)
+
+    def _add_place(
+        self, existing: ToolEntry, entry: ToolEntry, edge_attributes: Mapping[str, Any]
+    ) -> None:
+        """One more place of a registered tool: it shows while any place lets it."""
+        name = entry.tool.name
+        places = self.places.setdefault(name, [existing])
+        places.append(entry)
+        if entry.owner:
+            self._edge(entry.owner, self.node_of(name), "contains", **edge_attributes)
+        if entry.condition is not None:
+            self._add_gate(name, entry.condition, f"gate:{name}@{len(places)}", top=True)
 
     def _add_facade_node(self, facade: UnfoldingTool) -> None:
         name = facade.name

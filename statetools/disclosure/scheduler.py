@@ -75,9 +75,9 @@ class Scheduler:
         if graph.duplicates:
             twice = ", ".join(sorted(set(graph.duplicates)))
             raise DefinitionError(
-                f"more than one tool is named {twice}",
+                f"different tools have the same name: {twice}",
                 path="tools",
-                hint="every tool of a run needs its own name",
+                hint="give every tool its own name (one tool may sit in several places)",
             )
         restored = state or DisclosureState()
         self.graph = graph
@@ -177,11 +177,14 @@ class Scheduler:
     def _available(self, name: str) -> bool:
         """Shown now (the rule of :mod:`~statetools.disclosure.visibility`, which
         ``explore()`` shares); tools added at run time always are."""
-        return name in self._dynamic or shows(self.graph.entries, name, self._view)
+        graph = self.graph
+        return name in self._dynamic or shows(graph.entries, name, self._view, graph.places)
 
     def _usable(self, name: str, scoped: bool = True) -> bool:
         """Available, counting an unfolded facade as usable (its tools may show)."""
-        return name in self._dynamic or usable(self.graph.entries, name, self._view, scoped=scoped)
+        return name in self._dynamic or usable(
+            self.graph.entries, name, self._view, scoped=scoped, places=self.graph.places
+        )
 
     def _own_rules_hold(self, name: str) -> bool:
         """Whether a registered tool's own state and condition let it show."""

@@ -33,7 +33,7 @@ A registered tool shows when all of:
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping
+from collections.abc import Container, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from statetools.disclosure.conditions import Condition
@@ -95,26 +95,62 @@ def own_rules_hold(entry: ToolEntry, moment: Moment) -> bool:
 
 
 def usable(
-    entries: Mapping[str, ToolEntry], name: str, moment: Moment, *, scoped: bool = True
+    entries: Mapping[str, ToolEntry],
+    name: str,
+    moment: Moment,
+    *,
+    scoped: bool = True,
+    places: Mapping[str, Sequence[ToolEntry]] | None = None,
 ) -> bool:
     """Whether ``name`` may be called now, counting an unfolded facade as usable (its
     tools may show). ``scoped=False`` ignores the exclusive scope (asked of the facades
     around a tool). A tool that is not registered (built by a selectable facade) needs
-    only its facades."""
+    only its facades. A tool with several ``places`` (the graph's ``places``: one tool
+    in a facade and a state, in two playbooks) is usable while any place lets it."""
     if name in moment.removed:
         return False
+    several = places.get(name) if places else None
+    if several:
+        return any(_place_usable(entries, name, p, moment, scoped, places) for p in several)
     if moment.facades:
         if scoped and not moment.in_scope(name):
             return False
         parent = moment.enclosing(name)
         if parent is not None and not (
-            moment.revealed(name) and usable(entries, parent, moment, scoped=False)
+            moment.revealed(name) and usable(entries, parent, moment, scoped=False, places=places)
         ):
             return False
     entry = entries.get(name)
     return entry is None or own_rules_hold(entry, moment)
 
 
-def shows(entries: Mapping[str, ToolEntry], name: str, moment: Moment) -> bool:
+def _place_usable(
+    entries: Mapping[str, ToolEntry],
+    name: str,
+    entry: ToolEntry,
+    moment: Moment,
+    scoped: bool,
+    places: Mapping[str, Sequence[ToolEntry]] | None,
+) -> bool:
+    """Whether one place of a tool lets it show: its facade, machine state, condition."""
+    if moment.facades:
+        if scoped and not moment.in_scope(name):
+            return False
+        if entry.facade is not None and not (
+            moment.revealed(name)
+            and usable(entries, entry.facade, moment, scoped=False, places=places)
+        ):
+            return False
+    return own_rules_hold(entry, moment)
+
+
+def shows(
+    entries: Mapping[str, ToolEntry],
+    name: str,
+    moment: Moment,
+    places: Mapping[str, Sequence[ToolEntry]] | None = None,
+) -> bool:
     """Whether ``name`` is among the tools sent to the model now."""
-    return usable(entries, name, moment) and not (moment.facades and moment.replaced(name))
+    return usable(entries, name, moment, places=places) and not (
+        moment.facades and moment.replaced(name)
+    )

@@ -90,7 +90,8 @@ def _suggestion(name: str, known: Iterable[str]) -> str:
 
 def _unknown_references(context: RuleContext) -> Iterator[Finding]:
     design = context.design
-    for name, entry in design.entries.items():
+    places = [(name, p) for name in design.entries for p in design.graph.places_of(name)]
+    for name, entry in places:
         if entry.condition is None:
             continue
         path = design.owner_path(name)
@@ -150,8 +151,8 @@ def _duplicates(context: RuleContext) -> Iterator[Finding]:
     for name in dict.fromkeys(context.design.graph.duplicates):
         yield context.finding(
             "ST002",
-            f"More than one tool is named '{name}': the model cannot tell them apart and the "
-            "scheduler refuses to run.",
+            f"Two different tools are named '{name}': the model cannot tell them apart and "
+            "the scheduler refuses to run (the same tool may sit in several places).",
             context.design.owner_path(name),
         )
 

@@ -307,6 +307,20 @@ def condition_may_hold(
     return any(term_may_hold(term, tools, states, fixed) for term in terms)
 
 
+def _places(design: DesignView) -> Iterator[tuple[str, ToolEntry]]:
+    """(name, place) of every registered tool; a tool in several places once per place."""
+    for name in design.entries:
+        for entry in design.graph.places_of(name):
+            yield name, entry
+
+
+def _chain(design: DesignView, name: str, entry: ToolEntry) -> list[str]:
+    """The facades around one place of a tool, innermost first."""
+    if name not in design.graph.places:
+        return design.facade_chain(name)
+    return [entry.facade, *design.facade_chain(entry.facade)] if entry.facade else []
+
+
 def reachability(design: DesignView) -> Reachability:
     """The least fixpoint of "may be called" and "may be entered"."""
     tools: set[str] = set()
@@ -317,8 +331,8 @@ def reachability(design: DesignView) -> Reachability:
     changed = True
     while changed:
         changed = False
-        for name, entry in design.entries.items():
-            if not all(facade in tools for facade in design.facade_chain(name)):
+        for name, entry in _places(design):
+            if not all(facade in tools for facade in _chain(design, name, entry)):
                 continue
             if entry.machine is None or entry.machine not in design.machines:
                 if name not in tools and condition_may_hold(entry.condition, tools, states):

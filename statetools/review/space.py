@@ -47,7 +47,8 @@ class Space:
         self.position = {name: i for i, name in enumerate(self.machines)}
         caps: dict[str, int] = {}
         free: dict[str, None] = {}
-        for entry in design.entries.values():
+        places = [p for name in design.entries for p in design.graph.places_of(name)]
+        for entry in places:
             if entry.condition is None:
                 continue
             for leaf in leaves(entry.condition):
@@ -145,14 +146,16 @@ class Space:
         rule (:mod:`statetools.disclosure.visibility`) asked about this abstract state."""
         moment = _Moment(self, state, free)
         entries = self.design.entries
-        return tuple(name for name in entries if shows(entries, name, moment))
+        places = self.design.graph.places
+        return tuple(name for name in entries if shows(entries, name, moment, places))
 
     def callable_tools(self, state: AbstractState, free: Mapping[str, bool]) -> tuple[str, ...]:
         """The tools a call may reach in ``state``: the visible ones, and facades that
         unfolded (called again, they list their tools; the call counts like any)."""
         moment = _Moment(self, state, free)
         entries = self.design.entries
-        return tuple(name for name in entries if usable(entries, name, moment))
+        places = self.design.graph.places
+        return tuple(name for name in entries if usable(entries, name, moment, places=places))
 
     def after(self, state: AbstractState, tool: str) -> list[tuple[AbstractState, str]]:
         """The states a successful call of ``tool`` may lead to, each with the call as a

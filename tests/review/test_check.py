@@ -113,8 +113,8 @@ def test_st002_two_tools_with_one_name() -> None:
             "ST002",
             "error",
             "playbook:p/tool:search",
-            "More than one tool is named 'search': the model cannot tell them apart and the "
-            "scheduler refuses to run.",
+            "Two different tools are named 'search': the model cannot tell them apart and "
+            "the scheduler refuses to run (the same tool may sit in several places).",
         )
     ]
 

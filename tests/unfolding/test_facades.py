@@ -317,5 +317,5 @@ def test_facade_definitions_are_checked() -> None:
         st.UnfoldingTool.of("f", "F", [tool("a"), tool("a", "other")])
     with pytest.raises(st.DefinitionError, match="cannot go inside a facade without a model"):
         st.UnfoldingTool.of("f", "F", [st.PlaybookTool("p", "P").with_tools(tool("a"))])
-    with pytest.raises(st.DefinitionError, match="more than one tool is named inside"):
+    with pytest.raises(st.DefinitionError, match="different tools have the same name: inside"):
         st.Scheduler.for_items([st.UnfoldingTool.of("f", "F", [tool("inside")]), tool("inside")])
