@@ -45,6 +45,7 @@ bench: setup
 	$(PY) benchmarks/loading.py --write
 	$(PY) benchmarks/concurrency.py --write
 	$(PY) benchmarks/mcp_listing.py --write
+	$(PY) benchmarks/bridges.py --write
 
 test: setup
 	$(VENV)/bin/ruff format --check .

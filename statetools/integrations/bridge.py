@@ -17,6 +17,7 @@ import attrs
 
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.scheduler import Blocked, Changes, Scheduler
+from statetools.disclosure.shown import Shown
 from statetools.disclosure.state import DisclosureState
 from statetools.errors import DefinitionError
 from statetools.loop.run import unknown_tool_message
@@ -102,6 +103,8 @@ class BridgeRun:
         self.context: Mapping[str, Any] = context or {}
         self.version = 0
         self._turn = asyncio.Lock()
+        self._shown: Shown | None = None
+        self._names: frozenset[str] = frozenset()
         """Counts the calls recorded; a saved copy of the state says which one it is."""
 
     def offer(self) -> tuple[str, ...]:
@@ -121,7 +124,10 @@ class BridgeRun:
 
     def enabled(self, name: str) -> bool:
         """Whether ``name`` is visible now."""
-        return name in self.scheduler.shown().names
+        shown = self.scheduler.shown()
+        if shown is not self._shown:
+            self._shown, self._names = shown, frozenset(shown.names)
+        return name in self._names
 
     async def answer(self, call: ToolCall) -> Answer:
         """Run ``call`` if it may run now, record it, and say what the model is told.
@@ -132,10 +138,13 @@ class BridgeRun:
         async with self._turn:
             return await self._answer(call)
 
-    def answer_sync(self, call: ToolCall) -> Answer:
+    def answer_sync(self, call: ToolCall, runner: asyncio.Runner | None = None) -> Answer:
         """:meth:`answer` for synchronous frameworks (not inside a running event loop;
-        the caller keeps the calls of one run apart)."""
-        return asyncio.run(self._answer(call))
+        the caller keeps the calls of one run apart). ``runner`` reuses one event loop
+        for every call instead of starting one per call."""
+        if runner is None:
+            return asyncio.run(self._answer(call))
+        return runner.run(self._answer(call))
 
     async def _answer(self, call: ToolCall) -> Answer:
         resolved = self.scheduler.resolve(call.name)

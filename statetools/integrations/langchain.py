@@ -18,6 +18,7 @@ so a thread keeps it between invocations and a checkpointer saves it with the th
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import uuid
 from collections import OrderedDict
@@ -84,6 +85,8 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
         self._ours = {tool.name for tool in self.tools}
         self._runs: OrderedDict[str, BridgeRun] = OrderedDict()
         self._lock = threading.Lock()
+        self._runner: asyncio.Runner | None = None
+        """The event loop synchronous tool calls run on (one at a time, under the lock)."""
 
     @property
     def name(self) -> str:
@@ -174,7 +177,9 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
         if not self._handles(request, run):
             return handler(request)
         with self._lock:  # parallel calls of one step run in threads
-            answer = run.answer_sync(_call(request))
+            if self._runner is None:
+                self._runner = asyncio.Runner()
+            answer = run.answer_sync(_call(request), self._runner)
             return self._command(request, run, answer)
 
     async def awrap_tool_call(

@@ -69,6 +69,7 @@ class StatetoolsToolset(AbstractToolset[Any]):
         self.run = run
         """This run's disclosure (None on the toolset given to the agent)."""
         self._tools: dict[str, ToolsetTool[Any]] = {}
+        self._registered: dict[str, ToolsetTool[Any]] = {}
 
     @property
     def id(self) -> str | None:
@@ -78,6 +79,7 @@ class StatetoolsToolset(AbstractToolset[Any]):
         """This toolset for one run (the tool definitions are shared)."""
         toolset = StatetoolsToolset(self.graph, id=self._id, max_retries=self.max_retries, run=run)
         toolset._tools = self._tools
+        toolset._registered = self._registered
         return toolset
 
     async def for_run(self, ctx: RunContext[Any]) -> AbstractToolset[Any]:
@@ -105,10 +107,16 @@ class StatetoolsToolset(AbstractToolset[Any]):
         return name in self.graph.entries or name in self._tools
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
-        tools = {tool.name: self._toolset_tool(tool) for tool in registered_tools(self.graph)}
+        registered = self._registered
+        if not registered:
+            registered.update(
+                (tool.name, self._toolset_tool(tool)) for tool in registered_tools(self.graph)
+            )
+        tools = dict(registered)
         if self.run is not None:  # tools built or discovered during the run
+            entries = self.graph.entries
             for tool in self.run.scheduler.shown().tools:
-                if tool.name not in tools:
+                if tool.name not in entries:
                     tools[tool.name] = self._toolset_tool(tool)
         return tools
 
