@@ -106,12 +106,16 @@ class BridgeRun:
         self._shown: Shown | None = None
         self._names: frozenset[str] = frozenset()
         """Counts the calls recorded; a saved copy of the state says which one it is."""
+        self.offered_at = 0
+        """The version when the last model request was offered its tools: the calls of
+        that response all start from it."""
 
     def offer(self) -> tuple[str, ...]:
         """Start a model request: re-check the turn's conditions and return the names
         of the tools to offer, in order."""
         self.scheduler.begin_turn()
         self.scheduler.iteration += 1
+        self.offered_at = self.version
         return self.scheduler.shown().names
 
     def tool(self, name: str) -> BaseTool | None:

@@ -116,12 +116,13 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
         key, version = saved["key"], saved.get("version", 0)
         with self._lock:
             run = self._runs.get(key)
-            if run is not None and run.version == version:
+            # the calls of one step all start from the state of its model call
+            if run is not None and version in (run.version, run.offered_at):
                 self._runs.move_to_end(key)
                 return run
             text = saved.get("state")
             run = BridgeRun(self.graph, DisclosureState.from_json(text) if text else None)
-            run.version = version
+            run.version = run.offered_at = version
             self._runs[key] = run
             if len(self._runs) > CACHED_RUNS:
                 self._runs.popitem(last=False)

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
 from langchain.agents import create_agent
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
@@ -55,9 +56,16 @@ class ScriptChat(BaseChatModel):
         if isinstance(step, str):
             message = AIMessage(content=step)
         else:
-            name, arguments = step
-            call = {"name": name, "args": arguments, "id": f"c{len(messages)}", "type": "tool_call"}
-            message = AIMessage(content="", tool_calls=[call])
+            calls = [
+                {
+                    "name": name,
+                    "args": arguments,
+                    "id": f"c{len(messages)}_{i}",
+                    "type": "tool_call",
+                }
+                for i, (name, arguments) in enumerate(step if isinstance(step, list) else [step])
+            ]
+            message = AIMessage(content="", tool_calls=calls)
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
@@ -124,3 +132,20 @@ def test_a_checkpointed_thread_keeps_its_state_between_invocations() -> None:
         ["search", "add_item", "confirm", "github", "analyze"],
     ]
     assert ran == ["search", "analyze"]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_call_locked_by_an_earlier_call_of_the_same_step_is_refused(mode: str) -> None:
+    ran: list[str] = []
+    chat = model([[("confirm", {}), ("add_item", {"sku": "x"})], "ok"])
+    middleware = StatetoolsMiddleware(design(ran))
+    agent = create_agent(chat, tools=middleware.tools, middleware=[middleware])
+    prompt = {"messages": [HumanMessage("both")]}
+    result = agent.invoke(prompt) if mode == "sync" else asyncio.run(agent.ainvoke(prompt))
+    answers = [m.content for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert answers == [
+        "confirmed\n[now available: ship; state is now CONFIRMED]",
+        "Tool 'add_item' is not available in state CONFIRMED (it is available in: DRAFT).",
+    ]
+    assert ran == ["confirm"]
+    assert chat.tools_seen["both"][1] == ["search", "github", "ship"]
