@@ -31,7 +31,6 @@ from agents import (
     Agent,
     AgentBase,
     FunctionTool,
-    ModelResponse,
     RunConfig,
     RunContextWrapper,
     RunHooks,
@@ -40,6 +39,7 @@ from agents import (
     ToolInputGuardrailData,
 )
 from agents.run_config import ToolErrorFormatterArgs
+from agents.tool import Tool
 from agents.tool_context import ToolContext
 
 from statetools.disclosure.graph import DisclosureGraph
@@ -78,13 +78,13 @@ class _Runs:
 
 
 class _Hooks(RunHooks[Any]):
-    """Marks each model response: the next request starts a new turn."""
+    """Marks the end of a turn's tool calls: the next request starts a new turn."""
 
     def __init__(self, runs: _Runs) -> None:
         self._runs = runs
 
-    async def on_llm_end(
-        self, context: RunContextWrapper[Any], agent: Agent[Any], response: ModelResponse
+    async def on_tool_end(
+        self, context: RunContextWrapper[Any], agent: Agent[Any], tool: Tool, result: object
     ) -> None:
         self._runs.of(context)[1][0] = True
 
@@ -107,7 +107,7 @@ class StatetoolsTools:
         ]
         """Every tool of the definition, for ``Agent(tools=...)``."""
         self.hooks = _Hooks(self._runs)
-        """Run hooks for ``Runner.run(hooks=...)``: each model response ends a turn."""
+        """Run hooks for ``Runner.run(hooks=...)``: a tool call ends a turn."""
         self.run_config = RunConfig(
             tool_not_found_behavior="return_error_to_model",
             tool_error_formatter=self._not_found,
