@@ -480,8 +480,22 @@ class _Builder:
         for tool in design.entries:
             if tool not in self.placed:  # inside a facade that sits in no definition
                 self.place_tool(tool, None)
+        self.nest_machines()
         self.chains()
         return self.scene
+
+    def nest_machines(self) -> None:
+        """Move the box of a machine inside a search facade into the facade's box."""
+        for name, machine in self.design.machines.items():
+            facades = {self.design.entries[t.name].facade for t in machine.tools}
+            facade = next(iter(facades)) if len(facades) == 1 else None
+            target = self.facade_clusters.get(facade) if facade else None
+            box = next(
+                (c for c in self.scene.clusters if c.id == node_id("cluster_machine", name)), None
+            )
+            if target is not None and box is not None:
+                self.scene.clusters.remove(box)
+                target.clusters.append(box)
 
     def chains(self) -> None:
         """Chained tools and discovered-tool templates, from ``chains_from`` edges: an

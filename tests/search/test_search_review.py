@@ -119,7 +119,7 @@ def test_check_finds_nothing_wrong_and_an_empty_search_facade() -> None:
     ]
 
 
-def test_render_draws_a_search_node_with_its_playbooks_inside() -> None:
+def test_render_draws_a_search_node_with_its_playbooks_and_machines_inside() -> None:
     text = st.render(st.disclosure_graph(locked_design()), format="mermaid").text
 
     assert '  facade_find[/"find<br/><i>search: query or names</i>"/]' in text
@@ -131,6 +131,7 @@ def test_render_draws_a_search_node_with_its_playbooks_inside() -> None:
         '      tool_add_issue_comment["add_issue_comment"]',
         "    end",
     ]
+    assert '    subgraph cluster_machine_draft["machine draft"]' in inside.split("\n  end\n")[0]
 
 
 def test_render_dot_marks_the_search_facade() -> None:
