@@ -12,6 +12,7 @@ import yaml
 from statetools.errors import ProviderError, ScriptExhaustedError, SpecError
 from statetools.messages import AssistantMessage, ToolCall
 from statetools.models.base import ModelCapabilities, ModelRequest, ModelResponse, StopReason, Usage
+from statetools.safeyaml import RefusedYaml, check_size, load_yaml
 
 CallStep: TypeAlias = tuple[str, Mapping[str, Any]]
 StepValue: TypeAlias = str | CallStep | Sequence[CallStep] | AssistantMessage | ModelResponse
@@ -77,7 +78,11 @@ class ScriptedModel:
             except OSError as exc:
                 raise SpecError(f"cannot read script: {exc.strerror}", path=where) from exc
         try:
-            data = yaml.safe_load(source)
+            check_size(len(source.encode("utf-8")), "script")
+            data = load_yaml(source)
+        except RefusedYaml as exc:
+            line = f" (line {exc.line})" if exc.line else ""
+            raise SpecError(f"{exc.message}{line}", path=where, hint=exc.hint) from exc
         except yaml.YAMLError as exc:
             raise SpecError(f"invalid YAML: {exc}", path=where) from exc
         return cls(parse_script(data, where=where))

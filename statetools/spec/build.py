@@ -24,6 +24,7 @@ from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import StatetoolsError
 from statetools.models.resolve import parse as parse_model
 from statetools.models.scripted import parse_script
+from statetools.safeyaml import RefusedYaml, check_size, load_yaml
 from statetools.spec.enums import state_enum
 from statetools.spec.forms import (
     FACADE_MARKERS,
@@ -46,7 +47,6 @@ from statetools.spec.forms import (
 from statetools.spec.problems import Invalid, Several, shorten
 from statetools.spec.references import load_tools_file
 from statetools.spec.resolve import current, import_cached, resolve_tool, state_name
-from statetools.spec.safeyaml import RefusedYaml, check_size, load_yaml
 from statetools.spec.values import converter, describe_value, form_factory
 from statetools.tools.tool import check_timeout
 

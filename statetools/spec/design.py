@@ -33,12 +33,12 @@ from statetools.disclosure.playbook import PlaybookTool
 from statetools.errors import SpecError, StatetoolsError
 from statetools.models.scripted import ScriptedModel, Step
 from statetools.review.findings import Report
+from statetools.safeyaml import gc_paused
 from statetools.spec.converter import ReadContext, converter, declared_states, reading
 from statetools.spec.forms import DOCUMENT_KEYS, Definition, DocumentForm
 from statetools.spec.preflight import DesignCheck, Locations
 from statetools.spec.problems import RawProblem, problems_of, spec_error
 from statetools.spec.references import is_import_path
-from statetools.spec.safeyaml import gc_paused
 from statetools.spec.source import SourceLike, read_source
 from statetools.tools.tool import BaseTool
 

@@ -28,8 +28,8 @@ import attrs
 import yaml
 
 from statetools.errors import StatetoolsError
+from statetools.safeyaml import RefusedYaml, check_size, load_yaml
 from statetools.spec.problems import Invalid, Several, shorten
-from statetools.spec.safeyaml import RefusedYaml, check_size, load_yaml
 from statetools.tools.calling import Arguments, Context
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool, check_tool_name

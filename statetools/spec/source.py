@@ -21,9 +21,9 @@ from typing import Any
 import attrs
 import yaml
 
+from statetools.safeyaml import MAX_SOURCE_BYTES, RefusedYaml, check_size, compose, load_yaml
 from statetools.spec.problems import Path as SpecPath
 from statetools.spec.problems import RawProblem, shorten, spec_error
-from statetools.spec.safeyaml import MAX_SOURCE_BYTES, RefusedYaml, check_size, compose, load_yaml
 
 SourceLike = str | os.PathLike[str] | Mapping[str, Any] | Sequence[Any]
 """What the loaders accept: a path, YAML/JSON text, or already-parsed data."""
@@ -99,7 +99,7 @@ def read_source(source: SourceLike, *, base_dir: str | os.PathLike[str] | None =
 def parse_yaml(text: str, *, name: str | None, base_dir: Path) -> Source:
     """Parse YAML (or JSON) text, keeping the line of every mapping key and list item.
 
-    The text is checked against the limits of :mod:`statetools.spec.safeyaml` (size,
+    The text is checked against the limits of :mod:`statetools.safeyaml` (size,
     depth, expanded size) before anything is built. Lines are found only when a
     problem needs them (by composing the text again).
     """

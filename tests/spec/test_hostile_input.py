@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import statetools as st
+from statetools.models import ScriptedModel
 
 
 def _error(source: object) -> str:
@@ -179,3 +180,28 @@ def test_a_tag_that_cannot_build_its_value_is_a_spec_error() -> None:
         "$ (line 4): YAML cannot read a value: the value does not fit its tag "
         "Hint: quote the value if it is meant as text"
     )
+
+
+@pytest.mark.parametrize(
+    ("script", "text"),
+    [
+        (
+            "- answer: " + "[" * 5000 + "]" * 5000,
+            "the YAML is nested more than 256 levels deep (line 1) Hint: flatten the data",
+        ),
+        (
+            "- answer: 2024-13-45",
+            "YAML cannot read a value: month must be in 1..12 (line 1) "
+            "Hint: quote the value if it is meant as text",
+        ),
+        (
+            "- &s [*s]",
+            "the YAML refers to itself (an alias inside its own anchor) (line 1) "
+            "Hint: remove the alias *s from inside &s",
+        ),
+    ],
+)
+def test_scripts_are_read_within_the_same_limits(script: str, text: str) -> None:
+    with pytest.raises(st.SpecError) as caught:
+        ScriptedModel.from_yaml(script)
+    assert str(caught.value) == f"script: {text}"

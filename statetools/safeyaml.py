@@ -58,8 +58,8 @@ def check_size(size: int, what: str = "file", unit: str = "bytes") -> None:
     >>> check_size(9_000_000)
     Traceback (most recent call last):
     ...
-    statetools.spec.safeyaml.RefusedYaml: the file is 9,000,000 bytes, more than the limit of 8,000,000
-    """  # noqa: E501
+    statetools.safeyaml.RefusedYaml: the file is 9,000,000 bytes, more than the limit of 8,000,000
+    """
     if size > MAX_SOURCE_BYTES:
         raise RefusedYaml(
             f"the {what} is {size:,} {unit}, more than the limit of {MAX_SOURCE_BYTES:,}",
