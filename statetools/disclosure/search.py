@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import difflib
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, cast
 
 import attrs
 
-from statetools.disclosure.unfold_call import Unfolded
+from statetools.disclosure.unfold_call import Facade, Unfolded
 from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context, parse_arguments
 from statetools.tools.result import ToolResult
@@ -30,9 +30,6 @@ from statetools.tools.summary import first_sentence, words
 from statetools.tools.tool import BaseTool
 from statetools.tools.validation import argument_problems
 from statetools.tools.wrappers import WrapperTool
-
-if TYPE_CHECKING:
-    from statetools.disclosure.unfolding import UnfoldingTool
 
 __all__ = ["SearchCall", "SearchIndex", "SearchOptions", "Locked", "run_search", "search_schema"]
 
@@ -148,35 +145,25 @@ class SearchIndex:
         return [names[index] for score, index in scored[:_CLOSEST] if -score >= _CLOSE_ENOUGH]
 
 
-def below(facade: UnfoldingTool) -> Iterator[BaseTool]:
-    """Every tool below ``facade`` at any depth, in definition order (nested facades
-    before their tools; in-loop playbooks' and machines' tools after the inner tools)."""
-    from statetools.disclosure.unfolding import UnfoldingTool
+class SearchFacade(Facade, Protocol):
+    """What a search reads of its facade (an :class:`~statetools.UnfoldingTool` made
+    with ``searchable``)."""
 
-    for tool in facade.inner:
-        yield tool
-        if isinstance(tool, UnfoldingTool):
-            yield from below(tool)
-    for member in facade.members:
-        for tool in member_tools(member):
-            yield tool
-            if isinstance(tool, UnfoldingTool):
-                yield from below(tool)
+    @property
+    def search(self) -> SearchOptions | None: ...
+
+    @property
+    def search_index(self) -> SearchIndex: ...
 
 
-def member_tools(member: Any) -> list[BaseTool]:
-    """The tools of an in-loop playbook or state machine inside a search facade."""
-    return list(member.tools)  # a Definition's tools
-
-
-def _invalid(facade: UnfoldingTool, problems: Sequence[str]) -> str:
+def _invalid(facade: SearchFacade, problems: Sequence[str]) -> str:
     return (
         f"Invalid arguments for tool '{facade.name}': {'; '.join(problems)}. "
         "Call it again with corrected arguments."
     )
 
 
-def select_names(facade: UnfoldingTool, arguments: Mapping[str, Any]) -> Unfolded | str:
+def select_names(facade: SearchFacade, arguments: Mapping[str, Any]) -> Unfolded | str:
     """The tools ``names`` asks for, opened without a search (a resumed run replays
     the names a search opened); the text of what is wrong otherwise."""
     index = facade.search_index
@@ -214,7 +201,7 @@ def _header(query: str, names: Sequence[str]) -> str:
 
 
 async def run_search(
-    facade: UnfoldingTool, arguments: Arguments = None, locked: Locked | None = None
+    facade: SearchFacade, arguments: Arguments = None, locked: Locked | None = None
 ) -> ToolResult:
     """Search ``facade``: list the matches and open those ``locked`` lets open (all of
     them without ``locked``, as when the facade is called outside a run)."""
@@ -276,8 +263,5 @@ class SearchCall(WrapperTool):
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
         """Search the wrapped facade."""
-        facade = self.delegate
-        from statetools.disclosure.unfolding import UnfoldingTool
-
-        assert isinstance(facade, UnfoldingTool)
+        facade = cast(SearchFacade, self.delegate)  # SearchCall.around wraps a search facade
         return await run_search(facade, arguments, self.locked)

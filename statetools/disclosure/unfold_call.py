@@ -6,8 +6,8 @@ it to reveal the tools (the model only sees the result's text).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 import attrs
 
@@ -16,10 +16,49 @@ from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context, failure, parse_arguments
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
+from statetools.tools.typeschema import JsonSchema
 from statetools.tools.validation import argument_problems
 
-if TYPE_CHECKING:
-    from statetools.disclosure.unfolding import UnfoldingTool
+
+class Facade(Protocol):
+    """What a facade's calls read of it (an :class:`~statetools.UnfoldingTool` is one;
+    this module runs its calls, so it does not import it)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def input_schema(self) -> JsonSchema: ...
+
+    @property
+    def inner(self) -> tuple[BaseTool, ...]: ...
+
+    @property
+    def usage_notes(self) -> str | None: ...
+
+    @property
+    def category_parameter(self) -> str | None: ...
+
+    @property
+    def categories(self) -> tuple[tuple[str, tuple[str, ...]], ...]: ...
+
+    @property
+    def selector(self) -> Callable[[dict[str, Any]], Iterable[Any]] | None: ...
+
+    @property
+    def validator(self) -> Any: ...
+
+    def category_of(self, tool: str) -> str | None:
+        """The first category listing ``tool``."""
+        ...
+
+    def inner_tool(self, name: str) -> BaseTool | None:
+        """The inner tool named ``name``, if any."""
+        ...
+
+    def from_instance(self, obj: Any) -> BaseTool:
+        """The facade of an object of an ``@unfolding_tools`` class."""
+        ...
 
 
 @attrs.frozen
@@ -72,14 +111,14 @@ def listing(names: Sequence[str], usage_notes: str | None = None) -> str:
     return f"{text}\n\n{usage_notes}" if usage_notes else text
 
 
-def _invalid(facade: UnfoldingTool, problems: Sequence[str]) -> str:
+def _invalid(facade: Facade, problems: Sequence[str]) -> str:
     return (
         f"Invalid arguments for tool '{facade.name}': {'; '.join(problems)}. "
         "Call it again with corrected arguments."
     )
 
 
-def select(facade: UnfoldingTool, arguments: Mapping[str, Any]) -> Unfolded | str:
+def select(facade: Facade, arguments: Mapping[str, Any]) -> Unfolded | str:
     """The tools a call of ``facade`` with ``arguments`` opens (no direct call), or the
     text of what is wrong with the arguments."""
     rest = dict(arguments)
@@ -96,7 +135,7 @@ def select(facade: UnfoldingTool, arguments: Mapping[str, Any]) -> Unfolded | st
     return Unfolded(facade.name, chosen, rest)
 
 
-def by_category(facade: UnfoldingTool, category: Any, direct: str | None) -> Unfolded | str:
+def by_category(facade: Facade, category: Any, direct: str | None) -> Unfolded | str:
     """The tools of ``category`` (and of the category of ``direct``, the inner tool
     called directly), or the text asking for a valid category."""
     valid = [c for c, _ in facade.categories]
@@ -118,9 +157,9 @@ def by_category(facade: UnfoldingTool, category: Any, direct: str | None) -> Unf
     return Unfolded(facade.name, tools, {str(facade.category_parameter): wanted[0]})
 
 
-def _chosen(facade: UnfoldingTool, item: Any) -> BaseTool:
+def _chosen(facade: Facade, item: Any) -> BaseTool:
     if not isinstance(item, str):
-        return inner_tool(item, type(facade).from_instance)
+        return inner_tool(item, facade.from_instance)
     tool = facade.inner_tool(item)
     if tool is None:
         raise DefinitionError(
@@ -132,7 +171,7 @@ def _chosen(facade: UnfoldingTool, item: Any) -> BaseTool:
 
 
 def _direct_target(
-    facade: UnfoldingTool, parsed: Mapping[str, Any], current: Sequence[BaseTool] | None
+    facade: Facade, parsed: Mapping[str, Any], current: Sequence[BaseTool] | None
 ) -> list[str]:
     """The arguments that name an inner tool to call directly."""
     properties = facade.input_schema.get("properties") or {}
@@ -145,7 +184,7 @@ def _direct_target(
 
 
 async def open_facade(
-    facade: UnfoldingTool,
+    facade: Facade,
     arguments: Arguments = None,
     context: Context = None,
     current: Sequence[BaseTool] | None = None,

@@ -12,7 +12,7 @@ tools from the arguments) and exclusive (after unfolding only the inner tools re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import attrs
@@ -21,8 +21,6 @@ from statetools.disclosure.definition import Definition
 from statetools.disclosure.search import (
     SearchIndex,
     SearchOptions,
-    below,
-    member_tools,
     run_search,
     search_schema,
     select_names,
@@ -439,3 +437,22 @@ class UnfoldingTool(BaseTool):
 def _ordered(tools: Mapping[str, BaseTool], names: Iterable[str]) -> list[str]:
     wanted = set(names)
     return [name for name in tools if name in wanted]
+
+
+def below(facade: UnfoldingTool) -> Iterator[BaseTool]:
+    """Every tool below ``facade`` at any depth, in definition order (nested facades
+    before their tools; in-loop playbooks' and machines' tools after the inner tools)."""
+    for tool in facade.inner:
+        yield tool
+        if isinstance(tool, UnfoldingTool):
+            yield from below(tool)
+    for member in facade.members:
+        for tool in member_tools(member):
+            yield tool
+            if isinstance(tool, UnfoldingTool):
+                yield from below(tool)
+
+
+def member_tools(member: Any) -> list[BaseTool]:
+    """The tools of an in-loop playbook or state machine inside a search facade."""
+    return list(member.tools)  # a Definition's tools

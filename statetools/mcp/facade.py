@@ -19,7 +19,7 @@ inner tools are there from the start, so review sees them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import attrs
 
@@ -27,12 +27,10 @@ from statetools.disclosure.search import SearchOptions
 from statetools.disclosure.unfold_call import Unfolded
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError, StatetoolsError
+from statetools.mcp.tool import Server
 from statetools.tools.calling import Arguments, Context
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
-
-if TYPE_CHECKING:
-    from statetools.mcp.server import MCPServer
 
 __all__ = ["Grouping", "MCPFacade"]
 
@@ -58,7 +56,7 @@ def _grouping(value: Grouping) -> Any:
 class MCPFacade(UnfoldingTool):
     """A facade over the tools of :attr:`server` (see :meth:`MCPServer.facade`)."""
 
-    server: MCPServer = attrs.field(eq=False, repr=False)
+    server: Server = attrs.field(eq=False, repr=False)
     grouping: Any = None
     """None, ``"annotations"`` or ``((category, names), ...)``."""
     only: tuple[str, ...] | None = None
@@ -67,7 +65,7 @@ class MCPFacade(UnfoldingTool):
     @classmethod
     def over(
         cls,
-        server: MCPServer,
+        server: Server,
         description: str,
         *,
         by: Grouping = None,
@@ -187,7 +185,7 @@ class MCPFacade(UnfoldingTool):
 class _Listed:
     """The selector of a facade over a server not listed yet: its last listing."""
 
-    server: MCPServer = attrs.field(eq=False)
+    server: Server = attrs.field(eq=False)
 
     def __call__(self, arguments: Mapping[str, Any]) -> list[BaseTool]:
         return list(self.server.cached_tools())

@@ -14,14 +14,10 @@ call the run's tools change with them (new ones added, dropped ones removed).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from statetools.loop.strategies import Injection, InjectionContext
 from statetools.mcp.convert import tool_name
+from statetools.mcp.tool import Server
 from statetools.tools.tool import BaseTool
-
-if TYPE_CHECKING:
-    from statetools.mcp.server import MCPServer
 
 __all__ = ["FollowChanges"]
 
@@ -29,7 +25,7 @@ __all__ = ["FollowChanges"]
 class FollowChanges:
     """The injection strategy of :meth:`MCPServer.follow_changes`."""
 
-    def __init__(self, server: MCPServer) -> None:
+    def __init__(self, server: Server) -> None:
         self.server = server
         self._seen = server.version
         self._names = list(server.listing.names) if server.listing is not None else None

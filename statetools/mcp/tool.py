@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -23,8 +23,44 @@ from statetools.tools.calling import Arguments, Context, parse_arguments
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool, ToolMetadata
 
-if TYPE_CHECKING:
-    from statetools.mcp.server import MCPServer
+
+class Server(Protocol):
+    """What the tools, facades and change-following of an MCP server read of it (an
+    :class:`~statetools.mcp.MCPServer` is one; it builds them, so they do not import it)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def prefix(self) -> str: ...
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def stale(self) -> bool: ...
+
+    @property
+    def listing(self) -> Listing | None: ...
+
+    def cached_tools(self) -> list[MCPTool]:
+        """The tools of the last listing."""
+        ...
+
+    async def list_tools(self, context: Context = None) -> list[MCPTool]:
+        """List the server's tools (connects if needed)."""
+        ...
+
+    async def current_tools(self, context: Context = None) -> list[MCPTool]:
+        """The cached listing, listed again first if the server said it changed."""
+        ...
+
+    async def call(
+        self, tool: str, arguments: Mapping[str, Any], context: Context = None
+    ) -> ToolResult:
+        """Call the server's tool ``tool``."""
+        ...
+
 
 __all__ = ["MCPTool", "tools_of"]
 
@@ -41,7 +77,7 @@ class MCPTool(BaseTool):
     annotations. Calling it sends ``tools/call``; the server checks the arguments.
     """
 
-    server: MCPServer | None = attrs.field(eq=False, repr=False)
+    server: Server | None = attrs.field(eq=False, repr=False)
     remote_name: str
     annotations: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen, hash=False)
     title: str | None = None
@@ -56,7 +92,7 @@ class MCPTool(BaseTool):
         return await self.server.call(self.remote_name, parsed, context)
 
 
-def tools_of(server: MCPServer | None, listing: Listing) -> list[MCPTool]:
+def tools_of(server: Server | None, listing: Listing) -> list[MCPTool]:
     """The tools of ``listing`` as :class:`MCPTool`\\ s calling ``server``."""
     prefix = server.prefix if server is not None else ""
     tools: list[MCPTool] = []
