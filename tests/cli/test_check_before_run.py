@@ -149,3 +149,25 @@ def test_type_errors_in_yaml_say_how_to_write_it(text: str, problem: str) -> Non
         st.load_design(text)
 
     assert str(caught.value) == problem
+
+
+def test_run_prints_the_warnings_and_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "research.py").write_text((ROOT / "playbooks" / "research.py").read_text())
+    design = tmp_path / "warn.yaml"
+    design.write_text(
+        "kind: machine\nname: m\ndescription: d\nstates:\n"
+        "  A:\n    tools: [{tool: research:search, transitions_to: DONE}]\n"
+        "  DONE: {}\n  LOST: {}\nfinal_states: [DONE, LOST]\n"
+        "prompt: go\nscript:\n  - answer: ok\n"
+    )
+    out = io.StringIO()
+
+    status = main(["run", str(design)], out)
+
+    assert (status, out.getvalue().splitlines()[-1]) == (0, "finished (answer) after 1 model calls")
+    assert capsys.readouterr().err == (
+        f"warning: {design}:8: machine:m/state:LOST: ST004 warning [unreachable-state] "
+        "State LOST of 'm' is never entered: no transition that can fire leads to it.\n"
+    )
