@@ -56,6 +56,12 @@ def parse_arguments(name: str, arguments: Arguments) -> dict[str, Any] | str:
             f"Invalid arguments for tool '{name}': expected a JSON object, got "
             f"{json_type_name(value)}. Send the arguments as one JSON object."
         )
+    odd = [key for key in value if not isinstance(key, str)]
+    if odd:  # from code: JSON object keys are always text
+        return (
+            f"Invalid arguments for tool '{name}': argument names must be text, got "
+            f"{json_type_name(odd[0])}. Call it again with corrected arguments."
+        )
     return _beyond_limits(name, value) or dict(value)
 
 

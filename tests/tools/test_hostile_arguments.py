@@ -101,3 +101,19 @@ def test_a_final_answer_with_a_huge_number_or_deep_nesting_is_corrected(
     assert result.messages[2].content.startswith(
         f"Your answer could not be read as dict: {problem}. Answer again"
     )
+
+
+def loose(**anything: Any) -> str:
+    """Take any keywords."""
+    return "ok"
+
+
+@pytest.mark.parametrize(
+    ("key", "kind"), [(None, "null"), (1, "integer"), (("a",), "array")], ids=repr
+)
+def test_argument_names_that_are_not_text_are_an_error_result(key: Any, kind: str) -> None:
+    result = st.Tool.from_function(loose).call({key: 1, "fine": 2})
+    assert result.text == (
+        f"Invalid arguments for tool 'loose': argument names must be text, got {kind}. "
+        "Call it again with corrected arguments."
+    )
