@@ -85,6 +85,7 @@ from statetools.review import (
     explore,
     render,
 )
+from statetools.sections import Section, Sections, load_skills
 from statetools.spec import Design, dump_playbook, load_design, load_playbook
 from statetools.tools.classes import tool_provider, unfolding_tools
 from statetools.tools.context import ToolCallContext
@@ -119,6 +120,9 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Section",
+    "Sections",
+    "load_skills",
     "ArtifactSink",
     "ArtifactSinkingTool",
     "BlackboardSink",

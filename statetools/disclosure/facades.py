@@ -74,7 +74,7 @@ class Facades:
         if name not in self.opened:
             return False
         facade = self.graph.facades[name]
-        if facade.search is not None or facade.swaps:
+        if facade.search is not None or facade.swaps or facade.keeps_shown:
             return False
         if facade.category_parameter is None or facade.exclusive:
             return True
@@ -136,8 +136,9 @@ class Facades:
             for category, members in facade.categories:
                 if all(n in self.revealed for n in members):
                     chosen.add(category)
-        if new:
-            self.log.append((name, json.dumps(dict(unfolded.arguments), sort_keys=True)))
+        logged = (name, json.dumps(dict(unfolded.arguments), sort_keys=True))
+        if new or (facade.keeps_shown and logged not in self.log):
+            self.log.append(logged)
         started = facade.exclusive and first and self.exclusive != name
         if started:
             self.exclusive = name

@@ -473,5 +473,7 @@ def _flatten(items: Iterable[Any]) -> Iterator[Any]:
     for item in items:
         if isinstance(item, list | tuple):
             yield from _flatten(item)
+        elif hasattr(item, "disclosure_items"):  # e.g. Sections: a facade and plain tools
+            yield from _flatten(item.disclosure_items())
         else:
             yield item

@@ -79,6 +79,9 @@ class UnfoldingTool(BaseTool):
     swaps: ClassVar[bool] = False
     """Whether the tools it opens take the place of shown tools of the same name (the
     ``tool_detail`` of a layered catalogue); such a facade stays visible."""
+    keeps_shown: ClassVar[bool] = False
+    """Whether the facade stays visible after unfolding (``read_section``): every call
+    with new arguments is kept in the unfold log, even one that opens no tool."""
 
     inner: tuple[BaseTool, ...] = attrs.field(default=(), converter=_tuple)
     """The tools (and nested facades) the facade opens."""

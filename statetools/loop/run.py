@@ -131,6 +131,8 @@ class Run:
         self.conversation_tools: tuple[ToolDefinition, ...] | None = None
         self.saved_tools_digest = state.conversation_tools if state is not None else None
         """The digest of the current conversation's tools, from a resumed state."""
+        self.prompt_index: int | None = None
+        """Where the system message of the run's sections is (see loop/prompt.py)."""
         saved_catalogue = state.catalogue if state is not None else None
         if state is not None:  # the loop's own counters are kept here, not in the scheduler
             state = attrs.evolve(

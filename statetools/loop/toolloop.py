@@ -34,6 +34,7 @@ from statetools.loop.events import (
     RunStarted,
 )
 from statetools.loop.output import OutputProblem, correction_message, parse_output
+from statetools.loop.prompt import place_prompt, refresh_prompt
 from statetools.loop.result import LoopResult
 from statetools.loop.run import Run, tools_digest
 from statetools.loop.strategies import ToolInjectionStrategy, chain
@@ -255,6 +256,7 @@ class ToolLoop:
         ended: list[LoopResult] | None,
     ) -> LoopResult:
         run = Run(self, messages, tools, state, run_context)
+        run.prompt_index = place_prompt(run)
         if self.check_design:
             graph = run.scheduler.graph
             for preflight in graph.preflights:
@@ -328,6 +330,8 @@ class ToolLoop:
             run.emit(IterationStarted(run.iterations + 1, shown.names))
             static = not self.model.capabilities.supports_dynamic_tools
             conversation = self._conversation_for(run, definitions) if static else run.conversation
+            if conversation != run.conversation:  # a new conversation: sections read so far
+                refresh_prompt(run, run.prompt_index)  # show in full in its system prompt
             catalogue = run.catalogue.request(definitions) if run.catalogue else None
             request = ModelRequest(tuple(run.messages), definitions, conversation, catalogue)
             try:

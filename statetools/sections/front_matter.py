@@ -1,0 +1,122 @@
+"""The YAML front matter of a ``SKILL.md`` file, checked, with line numbers in errors."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import attrs
+import yaml
+
+from statetools.errors import SpecError
+
+NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+MAX_NAME = 64
+MAX_DESCRIPTION = 1024
+
+
+@attrs.frozen
+class SkillFile:
+    """What a ``SKILL.md`` says: name, description, allowed tools and the body."""
+
+    name: str
+    description: str
+    allowed_tools: tuple[str, ...]
+    body: str
+
+
+def _fail(path: Path, line: int, message: str, hint: str) -> SpecError:
+    where = f"{path}:{line}"
+    return SpecError(message, path=where, hint=hint, problems=(f"{where}: {message}",))
+
+
+def _split(path: Path, text: str) -> tuple[str, str, int]:
+    """(front matter, body, line of the front matter's first line)."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        raise _fail(
+            path,
+            1,
+            "SKILL.md does not start with front matter",
+            "begin the file with a line '---', then name: and description:, then '---'",
+        )
+    for index in range(1, len(lines)):
+        if lines[index].strip() == "---":
+            return "".join(lines[1:index]), "".join(lines[index + 1 :]).strip(), 2
+    raise _fail(path, 1, "the front matter is not closed", "end it with a line '---'")
+
+
+def _value_line(node: yaml.MappingNode, key: str, first: int) -> int:
+    for key_node, value_node in node.value:
+        if key_node.value == key:
+            line: int = value_node.start_mark.line
+            return first + line
+    return first
+
+
+def read_skill_file(path: Path) -> SkillFile:
+    """Read and check ``path`` (a ``SKILL.md``): ``name`` is 1-64 lowercase letters,
+    digits and single hyphens and matches the folder; ``description`` is 1-1024
+    characters. Raises :class:`~statetools.SpecError` naming the file and line.
+
+    >>> read_skill_file(Path("missing/SKILL.md"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    statetools.errors.SpecError: missing/SKILL.md:1: cannot read the file ...
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _fail(path, 1, f"cannot read the file ({exc})", "write SKILL.md as UTF-8") from exc
+    front, body, first = _split(path, text)
+    try:
+        node = yaml.compose(front, Loader=yaml.SafeLoader)
+        data: Any = yaml.safe_load(front)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = first + (mark.line if mark is not None else 0)
+        raise _fail(
+            path, line, f"the front matter is not valid YAML: {exc}", "fix the YAML"
+        ) from exc
+    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
+        raise _fail(
+            path, first, "the front matter is not a mapping", "write name: and description:"
+        )
+    name = data.get("name")
+    if not isinstance(name, str) or not NAME.match(name) or len(name) > MAX_NAME:
+        raise _fail(
+            path,
+            _value_line(node, "name", first),
+            f"invalid skill name {name!r}",
+            "write name: with 1-64 lowercase letters, digits and single hyphens",
+        )
+    if name != path.parent.name:
+        raise _fail(
+            path,
+            _value_line(node, "name", first),
+            f"the skill name '{name}' differs from its folder '{path.parent.name}'",
+            "name the folder after the skill",
+        )
+    description = data.get("description")
+    if not isinstance(description, str) or not description.strip() or len(description) > 1024:
+        size = len(description) if isinstance(description, str) else None
+        raise _fail(
+            path,
+            _value_line(node, "description", first),
+            "the description must be text of 1 to 1024 characters"
+            + (f" (it has {size})" if size else ""),
+            "say in a sentence or two what the skill does and when to use it",
+        )
+    allowed = data.get("allowed-tools", "")
+    if isinstance(allowed, str):
+        names = tuple(allowed.replace(",", " ").split())
+    elif isinstance(allowed, list) and all(isinstance(n, str) for n in allowed):
+        names = tuple(allowed)
+    else:
+        raise _fail(
+            path,
+            _value_line(node, "allowed-tools", first),
+            "allowed-tools must be tool names separated by spaces (or a list of names)",
+            "write allowed-tools: search_orders refund_order",
+        )
+    return SkillFile(name, description.strip(), names, body)

@@ -1,0 +1,105 @@
+"""The ``read_section`` tool: a facade whose categories are section paths."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import attrs
+
+from statetools.disclosure.unfolding import Unfolded, UnfoldingTool
+from statetools.sections.tree import SectionTree
+from statetools.tools.calling import Arguments, Context, parse_arguments
+from statetools.tools.result import ToolResult
+from statetools.tools.schema import InputSchema, Parameter
+from statetools.tools.tool import BaseTool
+from statetools.tools.validation import make_validator
+
+KEY = "key"
+
+
+@attrs.frozen(kw_only=True)
+class ReadSectionTool(UnfoldingTool):
+    """``read_section(key)``: returns a section's text and opens its tools (and those of
+    the sections below it). It stays visible; reading a section again returns its text
+    again and opens nothing new. Build it with :class:`~statetools.Sections`.
+
+    >>> tool = Sections(Section("a", "A", "Body of A.", summary="About A.")).facade
+    >>> print(tool.call({"key": "a"}).text)
+    ## A
+    <BLANKLINE>
+    Body of A.
+    """
+
+    keeps_shown: ClassVar[bool] = True
+
+    tree: SectionTree = attrs.field(eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        super().__attrs_post_init__()
+        schema = InputSchema.of(Parameter.string(KEY, "The key of the section to read"))
+        object.__setattr__(self, "input_schema", schema)
+        object.__setattr__(self, "validator", make_validator(schema))
+
+    @classmethod
+    def for_tree(
+        cls, tree: SectionTree, name: str, common: Sequence[BaseTool] = ()
+    ) -> ReadSectionTool:
+        """The tool for ``tree``; ``common`` tools open with any section."""
+        inner: dict[str, BaseTool] = {}
+        categories: list[tuple[str, tuple[str, ...]]] = []
+        for path in tree.nodes:
+            tools = [*tree.gated_tools(path), *common]
+            for tool in tools:
+                inner.setdefault(tool.name, tool)
+            categories.append((path, tuple(tool.name for tool in tools)))
+        return cls(
+            name=name,
+            description="Read a section of your instructions by its key; "
+            "its tools become available.",
+            inner=tuple(inner.values()),
+            category_parameter=KEY,
+            categories=categories,
+            tree=tree,
+        )
+
+    def prompt_text(self, unfolds: Sequence[Mapping[str, Any]]) -> str:
+        """The sections as the system prompt shows them after ``unfolds`` (the
+        arguments of the reads so far)."""
+        read = [u[KEY] for u in unfolds if isinstance(u.get(KEY), str)]
+        return self.tree.prompt(p for p in read if p in self.tree.nodes)
+
+    def select(self, arguments: Mapping[str, Any]) -> Unfolded | str:
+        """The tools reading ``arguments["key"]`` opens (replayed on resume)."""
+        key = arguments.get(KEY)
+        if not isinstance(key, str) or key not in self.tree.nodes:
+            return self.tree.unknown_key(str(key))
+        members = dict(self.categories)[key]
+        tools = tuple(tool for tool in self.inner if tool.name in members)
+        return Unfolded(self.name, tools, {KEY: key}, listed=False)
+
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Read a section: its text (value: the :class:`Unfolded` tools it opens)."""
+        parsed = parse_arguments(self.name, arguments)
+        if isinstance(parsed, str):
+            return ToolResult.error(parsed)
+        key = parsed.get(KEY)
+        if not isinstance(key, str) or set(parsed) != {KEY}:
+            return ToolResult.error(
+                f"Invalid arguments for tool '{self.name}': give only \"{KEY}\", the key of "
+                f"a section (one of: {', '.join(self.tree.nodes)})."
+            )
+        unfolded = self.select(parsed)
+        if isinstance(unfolded, str):
+            return ToolResult.error(unfolded)
+        text = self.tree.render_full(key, frozenset())
+        return ToolResult(content=text, value=unfolded)
+
+    async def open(
+        self,
+        arguments: Arguments = None,
+        context: Context = None,
+        current: Sequence[BaseTool] | None = None,
+    ) -> ToolResult:
+        """Read a section (the same as calling the tool)."""
+        return await self.acall(arguments, context)

@@ -1,0 +1,171 @@
+"""The sections of a prompt as one tree: paths, gating, and the text the model sees."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+
+import attrs
+
+from statetools.errors import DefinitionError
+from statetools.sections.section import Section
+from statetools.tools.tool import BaseTool
+
+
+@attrs.frozen
+class Node:
+    """A section at its place in the tree: its path, depth and parent's path."""
+
+    path: str
+    section: Section
+    depth: int
+    parent: str | None
+
+
+class SectionTree:
+    """Every section of a :class:`~statetools.Sections` by path, in document order.
+
+    >>> tree = SectionTree([Section("a", "A", "x", children=[Section("b", "B", "y")])])
+    >>> list(tree.nodes)
+    ['a', 'a.b']
+    """
+
+    def __init__(self, roots: Sequence[Section], tool_name: str = "read_section") -> None:
+        self.roots = tuple(roots)
+        self.tool_name = tool_name
+        self.nodes: dict[str, Node] = {}
+        self.duplicates: list[str] = []
+        """Paths that two sections share (definitions refuse these)."""
+        for root in self.roots:
+            self._add(root, None, 0)
+
+    def _add(self, section: Section, parent: str | None, depth: int) -> None:
+        path = section.key if parent is None else f"{parent}.{section.key}"
+        if path in self.nodes:
+            self.duplicates.append(path)
+            return
+        self.nodes[path] = Node(path, section, depth, parent)
+        for child in section.children:
+            self._add(child, path, depth + 1)
+
+    # gating -------------------------------------------------------------------------
+
+    def gate_of(self, path: str) -> str | None:
+        """The nearest summary section at or above ``path`` (its tools wait for it)."""
+        current: str | None = path
+        while current is not None:
+            node = self.nodes[current]
+            if node.section.visibility == "summary":
+                return current
+            current = node.parent
+        return None
+
+    def subtree(self, path: str) -> list[str]:
+        """``path`` and every path below it, in document order."""
+        prefix = f"{path}."
+        return [p for p in self.nodes if p == path or p.startswith(prefix)]
+
+    def gated_tools(self, path: str) -> list[BaseTool]:
+        """The tools that reading ``path`` opens: those of the section and its
+        descendants that wait for some summary section."""
+        return [
+            tool
+            for p in self.subtree(path)
+            if self.gate_of(p) is not None
+            for tool in self.nodes[p].section.tools
+        ]
+
+    def open_tools(self) -> list[BaseTool]:
+        """The tools shown from the start (no summary section above them)."""
+        return [
+            tool
+            for p, node in self.nodes.items()
+            if self.gate_of(p) is None
+            for tool in node.section.tools
+        ]
+
+    def all_tools(self) -> list[BaseTool]:
+        """Every attached tool, in document order."""
+        return [tool for node in self.nodes.values() for tool in node.section.tools]
+
+    # text ---------------------------------------------------------------------------
+
+    def expand_line(self, path: str) -> str:
+        """The line under a summarized section telling the model how to read it."""
+        return f'(Summary only: call {self.tool_name} with key "{path}" to read it in full.)'
+
+    def _heading(self, node: Node) -> str:
+        return f"{'#' * min(node.depth + 2, 6)} {node.section.title}"
+
+    def render_full(self, path: str, expanded: frozenset[str]) -> str:
+        """``path`` in full: heading, body, then its children (each shown in full or as
+        a summary)."""
+        node = self.nodes[path]
+        parts = [self._heading(node)]
+        if node.section.body:
+            parts.append(node.section.body)
+        text = "\n\n".join(parts)
+        children = [self.render(p, expanded) for p in self._children(path)]
+        return "\n\n".join([text, *children])
+
+    def render_summary(self, path: str, expanded: frozenset[str]) -> str:
+        """``path`` as a summary (with the sections below it that were read, in full)."""
+        node = self.nodes[path]
+        parts = [self._heading(node)]
+        if node.section.summary:
+            parts.append(node.section.summary)
+        text = "\n\n".join(parts) + "\n" + self.expand_line(path)
+        below = [self.render_full(p, expanded) for p in self._read_below(path, expanded)]
+        return "\n\n".join([text, *below])
+
+    def render(self, path: str, expanded: frozenset[str]) -> str:
+        """``path`` as the prompt shows it, given the paths read so far."""
+        node = self.nodes[path]
+        if node.section.visibility == "full" or path in expanded:
+            return self.render_full(path, expanded)
+        return self.render_summary(path, expanded)
+
+    def prompt(self, expanded: Iterable[str] = ()) -> str:
+        """The whole tree as prompt text, given the paths read so far."""
+        read = frozenset(expanded)
+        return "\n\n".join(self.render(root.key, read) for root in self.roots)
+
+    def _children(self, path: str) -> list[str]:
+        return [p for p, node in self.nodes.items() if node.parent == path]
+
+    def _read_below(self, path: str, expanded: frozenset[str]) -> list[str]:
+        """The highest read sections below ``path``."""
+        found: list[str] = []
+        for child in self._children(path):
+            if child in expanded:
+                found.append(child)
+            else:
+                found.extend(self._read_below(child, expanded))
+        return found
+
+    def unknown_key(self, key: str) -> str:
+        """What the model is told for a key that names no section: every key, the
+        closest first."""
+        keys = sorted(
+            self.nodes,
+            key=lambda p: -difflib.SequenceMatcher(None, key.lower(), p.lower()).ratio(),
+        )
+        return f"No section has the key '{key}'. Keys, closest first: {', '.join(keys)}."
+
+
+def check_tree(tree: SectionTree, where: str) -> None:
+    """Refuse duplicate paths and tools of one name attached twice (differently)."""
+    if tree.duplicates:
+        raise DefinitionError(
+            f"more than one section has the key {', '.join(sorted(set(tree.duplicates)))}",
+            path=where,
+            hint="give every section its own key among its siblings",
+        )
+    seen: dict[str, BaseTool] = {}
+    for tool in tree.all_tools():
+        if seen.setdefault(tool.name, tool) != tool:
+            raise DefinitionError(
+                f"two different tools named '{tool.name}' are attached to sections",
+                path=where,
+                hint="give every tool its own name",
+            )
