@@ -15,8 +15,11 @@ def place_prompt(run: Run) -> int | None:
     """Put the prompt text of the run's sections into its messages; returns the index
     of that system message (None when the run has no sections).
 
-    A history that already holds it (a resumed run) is kept as it is; otherwise the
-    message goes after the leading system messages (the loop's ``system_prompt``)."""
+    A history that already holds it (a resumed run) is kept as it is; when sections
+    were read after it was written and the model cannot take new tools within a
+    conversation, the first turn restarts the conversation (as the unbroken run
+    did). Otherwise the message goes after the leading system messages (the loop's
+    ``system_prompt``)."""
     graph = run.scheduler.graph
     if not prompt_parts(graph):
         return None
@@ -28,6 +31,9 @@ def place_prompt(run: Run) -> int | None:
     known.add(current)
     for index, message in enumerate(run.messages):
         if isinstance(message, SystemMessage) and message.content in known:
+            static = not run.loop.model.capabilities.supports_dynamic_tools
+            if static and message.content != current:
+                run.conversation_tools = ()  # differs from any tool set: restart first
             return index
     leading = 0
     while leading < len(run.messages) and isinstance(run.messages[leading], SystemMessage):
