@@ -34,7 +34,7 @@ class Sections:
     >>> model = ScriptedModel([("read_section", {"key": "billing"}), "Done."])
     >>> result = ToolLoop(model).run("Refund order 7", tools=[sections])
     >>> model.requests[1].tool_names
-    ('read_section', 'refund')
+    ['read_section', 'refund']
     """
 
     sections: tuple[Section, ...]

@@ -174,7 +174,8 @@ def test_a_read_child_shows_in_full_under_its_summarized_parent_after_a_restart(
         '(Summary only: call read_section with key "billing" to read it in full.)\n\n'
         "### Invoices\n\nInvoices are sent on the first day of the month.\n\n"
         "#### Disputes\n\nChargebacks and disputed payments.\n"
-        '(Summary only: call read_section with key "billing.invoices.disputes" to read it in full.)',
+        '(Summary only: call read_section with key "billing.invoices.disputes" '
+        "to read it in full.)",
     )
     assert model.requests[1].tool_names == ["read_section", "resend_invoice", "open_chargeback"]
 
@@ -190,7 +191,7 @@ def test_bad_arguments_say_what_to_send() -> None:
 def test_definitions_refuse_duplicate_keys_and_bad_keys() -> None:
     with pytest.raises(st.DefinitionError, match="more than one section has the key a"):
         st.Sections(st.Section("a", "A", "x"), st.Section("a", "A2", "y"))
-    with pytest.raises(st.DefinitionError, match="invalid section key 'a.b'"):
+    with pytest.raises(st.DefinitionError, match=r"invalid section key 'a\.b'"):
         st.Section("a.b", "A", "x")
     with pytest.raises(st.DefinitionError, match="unknown visibility 'half'"):
         st.Section("a", "A", "x", visibility="half")  # type: ignore[arg-type]
