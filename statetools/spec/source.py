@@ -130,6 +130,15 @@ def parse_yaml(text: str, *, name: str | None, base_dir: Path) -> Source:
             {(): line} if line else None,
             source=name,
         ) from exc
+    except UnicodeEncodeError as exc:  # a lone surrogate: libyaml cannot take the text
+        raise spec_error(
+            [
+                RawProblem(
+                    (), "the text is not valid Unicode (a lone surrogate)", "save it as UTF-8"
+                )
+            ],
+            source=name,
+        ) from exc
     except yaml.YAMLError as exc:
         raise spec_error(
             [RawProblem((), f"invalid YAML: {shorten(str(exc))}", "remove control characters")],
