@@ -34,6 +34,7 @@ from statetools.disclosure.scan import tools_from_module
 from statetools.disclosure.scheduler import Blocked, Changes, Injected, Scheduler, StateChange
 from statetools.disclosure.state import DisclosureState
 from statetools.disclosure.unfolding import Unfolded, UnfoldingTool
+from statetools.durable import SessionInfo, SqliteStore
 from statetools.errors import (
     DefinitionError,
     MaxIterationsExceeded,
@@ -57,6 +58,7 @@ from statetools.loop.events import (
     Trace,
 )
 from statetools.loop.result import LoopResult
+from statetools.loop.sessions import SavedRun, SessionStore
 from statetools.loop.strategies import (
     ChainedStrategy,
     Injection,
@@ -123,6 +125,10 @@ __all__ = [
     "Section",
     "Sections",
     "load_skills",
+    "SavedRun",
+    "SessionInfo",
+    "SessionStore",
+    "SqliteStore",
     "ArtifactSink",
     "ArtifactSinkingTool",
     "BlackboardSink",

@@ -19,6 +19,7 @@ from typing import Any, TextIO, cast
 
 from statetools.cli_mcp import add_mcp_commands
 from statetools.cli_output import Output
+from statetools.cli_sessions import add_session_options, add_sessions_command, open_store
 from statetools.cli_tables import show_exploration, show_report, show_tokens
 from statetools.cli_transcript import Transcript, Watched
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
@@ -30,6 +31,7 @@ from statetools.loop.events import (
 from statetools.loop.result import LoopResult
 from statetools.loop.toolloop import ToolLoop
 from statetools.models.base import Model
+from statetools.models.scripted import ScriptedModel
 from statetools.review.check import DEFAULT_TOKEN_BUDGET
 from statetools.review.explore import DEFAULT_MAX_STATES, Progress, explore, flat_tools
 from statetools.review.findings import RULES
@@ -232,8 +234,12 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
                 hint="add a 'script:' to the file, or pass --model openai:gpt-4o-mini",
             )
         model = scripted
-    prompt = args.prompt or design.prompt
-    if not prompt:
+    store = open_store(args.store) if args.session else None
+    saved = store.saved(args.session) if store is not None else None
+    prompt: str | None = args.prompt or (None if saved is not None else design.prompt)
+    if saved is not None and isinstance(model, ScriptedModel):
+        model.continue_after(saved.result.messages)  # the script goes on where it stopped
+    if not prompt and saved is None:
         raise UsageError("no prompt", hint="add 'prompt:' to the file or pass --prompt TEXT")
     if not args.no_check:
         _preflight(design)
@@ -245,12 +251,24 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         max_iterations=args.max_iterations,
         check_design=False,
     )
-    output.line(f"user: {prompt}", "user")
+    if saved is not None:
+        output.line(
+            f"session {args.session}: continuing after {saved.result.iterations} model calls",
+            "note",
+        )
+    if prompt:
+        output.line(f"user: {prompt}", "user")
     transcript.legend()
     error: StatetoolsError | None = None
 
     async def streamed() -> LoopResult:
-        stream = loop.stream(prompt, tools=design.tools, context=design.run_context())
+        stream = loop.stream(
+            prompt,
+            tools=design.tools,
+            context=design.run_context(),
+            session=args.session,
+            store=store,
+        )
         async for event in stream:
             transcript(event)
         return stream.result
@@ -383,11 +401,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub.add_argument("--prompt", metavar="TEXT", help="the user's message (default: the file's)")
     sub.add_argument("--save-trace", metavar="PATH", help="write the run's trace as JSON")
+    add_session_options(sub)
     sub.add_argument(
         "--max-iterations", type=int, default=20, metavar="N", help="model calls allowed (20)"
     )
     provider(sub)
     add_mcp_commands(commands)
+    add_sessions_command(commands)
     return parser
 
 

@@ -62,6 +62,7 @@ def answer(run: Run, call: ToolCall, text: str, is_error: bool) -> None:
     run.emit(ToolAnswered(run.iterations, call.id, call.name, text, is_error))
     if run.catalogue is not None:
         run.catalogue.after_call(call.id, run.scheduler.shown().names)
+    run.checkpoint()
 
 
 async def _run_tool(run: Run, tool: BaseTool, call: ToolCall) -> ToolResult:

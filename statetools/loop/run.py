@@ -58,6 +58,9 @@ class LoopSettings(Protocol):
     last_result: LoopResult | None
 
 
+RUNNING = "running"
+"""The outcome saved with a session whose run has not ended yet."""
+
 NOT_RUN = "No result: the run stopped before this call was answered."
 """The answer given to tool calls left over when a run ends with an error."""
 
@@ -153,6 +156,8 @@ class Run:
             instances=loop.instances,
             restore=self._restored_tool if loop.strategy is not None else None,
         )
+        self.save: Callable[[LoopResult], None] | None = None
+        """Saves the run so far to its session's store (set by the loop for sessions)."""
         self.stream = take_run_sink()
         """Where a streamed run (``loop.stream``) sends its events, or None."""
         self.catalogue = (
@@ -187,8 +192,19 @@ class Run:
             for event in injection_events(self.iterations, injected):
                 self.emit(event)
 
+    def checkpoint(self, output: Any = None, outcome: str = RUNNING) -> None:
+        """Save the run so far to its session's store (a run without one saves nothing)."""
+        if self.save is not None:
+            self.save(self.so_far(output, outcome))
+
     def result(self, output: Any, outcome: str) -> LoopResult:
         """The run so far as a LoopResult (also kept as the loop's ``last_result``)."""
+        result = self.so_far(output, outcome)
+        self.ended = self.loop.last_result = result
+        return result
+
+    def so_far(self, output: Any, outcome: str) -> LoopResult:
+        """The run so far as a LoopResult."""
         self.scheduler.iteration = self.iterations
         state = attrs.evolve(
             self.scheduler.snapshot(),
@@ -210,12 +226,14 @@ class Run:
             outcome=outcome,
             stop_reason=self.stop_reason,
         )
-        self.ended = self.loop.last_result = result
         return result
 
     def finish(self, output: Any, outcome: str) -> LoopResult:
         self.emit(RunFinished(self.loop.clock(), self.iterations, outcome))
-        return self.result(output, outcome)
+        result = self.result(output, outcome)
+        if self.save is not None:
+            self.save(result)
+        return result
 
     def _answer_open_calls(self, report: bool) -> None:
         """Answer the calls of the latest response that have no answer yet."""

@@ -36,7 +36,9 @@ from statetools.loop.events import (
 from statetools.loop.output import OutputProblem, correction_message, parse_output
 from statetools.loop.prompt import place_prompt, refresh_prompt
 from statetools.loop.result import LoopResult
-from statetools.loop.run import Run, tools_digest
+from statetools.loop.run import RUNNING, Run, tools_digest
+from statetools.loop.session_run import Session
+from statetools.loop.sessions import SavedRun, SessionStore, pending_calls
 from statetools.loop.strategies import ToolInjectionStrategy, chain
 from statetools.loop.streaming import IterationSink, RunStream, ask_model
 from statetools.messages import AssistantMessage, Message, SystemMessage, UserMessage
@@ -169,12 +171,14 @@ class ToolLoop:
 
     def run(
         self,
-        prompt: str | Sequence[Message],
+        prompt: str | Sequence[Message] | None,
         *,
         tools: Sequence[Any] = (),
         output_type: Any = None,
         context: Mapping[str, Any] | None = None,
         state: DisclosureState | None = None,
+        session: str | None = None,
+        store: SessionStore | None = None,
     ) -> LoopResult:
         """Run to the final answer (synchronously). See :meth:`arun`.
 
@@ -185,7 +189,9 @@ class ToolLoop:
             asyncio.get_running_loop()
         except RuntimeError:
             ended: list[LoopResult] = []
-            coroutine = self._arun(prompt, tools, output_type, context, state, ended)
+            coroutine = self._arun(
+                prompt, tools, output_type, context, state, ended, Session.of(session, store)
+            )
             try:
                 return asyncio.run(coroutine)
             except KeyboardInterrupt as interrupt:
@@ -200,12 +206,14 @@ class ToolLoop:
 
     async def arun(
         self,
-        prompt: str | Sequence[Message],
+        prompt: str | Sequence[Message] | None,
         *,
         tools: Sequence[Any] = (),
         output_type: Any = None,
         context: Mapping[str, Any] | None = None,
         state: DisclosureState | None = None,
+        session: str | None = None,
+        store: SessionStore | None = None,
     ) -> LoopResult:
         """Run to the final answer.
 
@@ -222,27 +230,53 @@ class ToolLoop:
         listeners get ``RunFinished`` with outcome ``cancelled`` (or ``interrupted``),
         and that very exception is raised again carrying the run so far as ``.result``
         (also kept as ``loop.last_result``).
+
+        ``session`` and ``store`` (a :class:`~statetools.SqliteStore`, say) save the run
+        after every model response and every answered call. Calling again with the same
+        session continues it: ``prompt=None`` goes on from the last saved step (calls
+        that had no saved answer run again; saved ones never do), a text is a new user
+        message. A finished session called with ``None`` gives its saved result.
         """
-        return await self._arun(prompt, tools, output_type, context, state, None)
+        return await self._arun(
+            prompt, tools, output_type, context, state, None, Session.of(session, store)
+        )
 
     async def _arun(
         self,
-        prompt: str | Sequence[Message],
+        prompt: str | Sequence[Message] | None,
         tools: Sequence[Any],
         output_type: Any,
         context: Mapping[str, Any] | None,
         state: DisclosureState | None,
         ended: list[LoopResult] | None,
+        session: Session | None = None,
     ) -> LoopResult:
-        messages = self._initial_messages(prompt)
+        saved = session.begin(prompt, state) if session is not None else None
+        if saved is not None and prompt is None and saved.result.outcome != RUNNING:
+            return saved.result  # a finished session, asked for nothing new
+        if saved is not None:
+            messages = list(saved.result.messages)
+            state = saved.result.state
+            run_id = saved.run_id
+        elif prompt is None:
+            raise StatetoolsError(
+                "a run needs a prompt",
+                path="ToolLoop.run",
+                hint="pass the user's text (prompt=None only continues a saved session)",
+            )
+        else:
+            messages = self._initial_messages(prompt)
+            run_id = self.id_factory()
         run_end = RunEnd()
         run_context = (
             ToolCallContext(context or {}, loop_factory=ToolLoop)
-            .merge({RUN_ID_KEY: self.id_factory()})
+            .merge({RUN_ID_KEY: run_id})
             .with_run_end(run_end)
         )
         try:
-            return await self._run(messages, tools, output_type, state, run_context, ended)
+            return await self._run(
+                messages, tools, output_type, state, run_context, ended, session, saved, prompt
+            )
         finally:
             await run_end.aclose()
 
@@ -254,6 +288,9 @@ class ToolLoop:
         state: DisclosureState | None,
         run_context: ToolCallContext,
         ended: list[LoopResult] | None,
+        session: Session | None = None,
+        saved: SavedRun | None = None,
+        prompt: str | Sequence[Message] | None = None,
     ) -> LoopResult:
         run = Run(self, messages, tools, state, run_context)
         run.prompt_index = place_prompt(run)
@@ -261,14 +298,27 @@ class ToolLoop:
             graph = run.scheduler.graph
             for preflight in graph.preflights:
                 preflight(graph)
+        if saved is not None:
+            run.events = list(saved.result.trace.events)
+            run.usage = saved.result.usage
+            run.stop_reason = saved.result.stop_reason
+        if session is not None:
+            run.save = session.saver(str(run_context[RUN_ID_KEY]))
         try:
-            run.emit(
-                RunStarted(
-                    str(run_context[RUN_ID_KEY]),
-                    self.clock(),
-                    run.scheduler.shown().names,
+            if saved is None or saved.result.outcome != RUNNING:  # not a run cut short
+                run.emit(
+                    RunStarted(
+                        str(run_context[RUN_ID_KEY]),
+                        self.clock(),
+                        run.scheduler.shown().names,
+                    )
                 )
-            )
+            if saved is not None:
+                for call in pending_calls(run.messages):  # no saved answer: they run again
+                    await execute(run, call)
+                if isinstance(prompt, str):
+                    run.messages.append(clean_message(UserMessage(prompt)))
+                    run.checkpoint()
             return await self._drive(run, output_type)
         except RunError as error:
             raise run.fail(error) from None
@@ -289,7 +339,7 @@ class ToolLoop:
             if ended is not None and run.ended is not None:
                 ended.append(run.ended)
 
-    def stream(self, prompt: str | Sequence[Message], **options: Any) -> RunStream:
+    def stream(self, prompt: str | Sequence[Message] | None, **options: Any) -> RunStream:
         """Run as :meth:`arun` does (same ``options``), as an async iterable of events.
 
         It yields the run's events and, as the model streams, :class:`TextDelta` and
@@ -361,6 +411,7 @@ class ToolLoop:
                     response.stop_reason,
                 )
             )
+            run.checkpoint()
             if response.stop_reason == "refusal":
                 for call in message.tool_calls:
                     answer(run, call, refused_message(call.name), True)
@@ -385,6 +436,7 @@ class ToolLoop:
                     text = correction_message(problem, output_type)
                     run.emit(OutputRejected(run.iterations, text))
                     run.messages.append(UserMessage(text))
+                    run.checkpoint()
                     continue
                 return run.finish(output, "answer")
             direct: ToolResult | None = None

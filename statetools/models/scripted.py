@@ -10,7 +10,7 @@ from typing import Any, TypeAlias
 import yaml
 
 from statetools.errors import ProviderError, ScriptExhaustedError, SpecError
-from statetools.messages import AssistantMessage, ToolCall
+from statetools.messages import AssistantMessage, Message, ToolCall
 from statetools.models.base import ModelCapabilities, ModelRequest, ModelResponse, StopReason, Usage
 from statetools.safeyaml import RefusedYaml, check_size, load_yaml
 
@@ -58,6 +58,18 @@ class ScriptedModel:
     def remaining(self) -> int:
         """How many steps have not been used yet."""
         return len(self._steps) - self._position
+
+    def continue_after(self, messages: Sequence[Message]) -> None:
+        """Go on from a saved conversation: skip the steps its answers already used
+        (one per assistant message), as a run continued from a session needs.
+
+        >>> from statetools.messages import UserMessage
+        >>> model = ScriptedModel(["first", "second"])
+        >>> model.continue_after([UserMessage("hi"), AssistantMessage("first")])
+        >>> model.remaining
+        1
+        """
+        self._position = sum(isinstance(m, AssistantMessage) for m in messages)
 
     @classmethod
     def from_yaml(cls, source: str | Path) -> ScriptedModel:

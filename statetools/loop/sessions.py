@@ -1,0 +1,76 @@
+"""Sessions: a run saved after every step, continued later from where it stopped.
+
+The loop talks to a :class:`SessionStore` (the embedded default is
+:class:`statetools.SqliteStore`); this module holds what the loop needs of one and the
+rules of continuing, so any store gets them right.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import attrs
+
+from statetools.errors import StatetoolsError
+from statetools.loop.result import LoopResult
+from statetools.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+
+__all__ = ["SavedRun", "SessionStore", "check_continuation", "pending_calls"]
+
+
+@attrs.frozen
+class SavedRun:
+    """What a store keeps of a session: the run so far, and the id of its run."""
+
+    run_id: str
+    result: LoopResult
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    """Where the loop saves a session after every step, and finds it again.
+
+    ``save`` must replace the saved run atomically: a reader (or a process that starts
+    after a crash) sees the previous step or this one, never a mix.
+    """
+
+    def saved(self, session: str) -> SavedRun | None:
+        """The session's saved run, or None if there is none."""
+        ...
+
+    def save(self, session: str, run: SavedRun) -> None:
+        """Replace the session's saved run with ``run``."""
+        ...
+
+
+def check_continuation(
+    session: str, saved: SavedRun | None, prompt: str | Sequence[Message] | None
+) -> None:
+    """Refuse what cannot continue a session: no prompt and nothing saved, or a whole
+    history given for a session that is saved."""
+    if saved is None and prompt is None:
+        raise StatetoolsError(
+            f"there is no saved session {session!r} to continue",
+            path=f"session {session!r}",
+            hint="give a prompt to start it, or check the session id and the store",
+        )
+    if saved is not None and prompt is not None and not isinstance(prompt, str):
+        raise StatetoolsError(
+            f"session {session!r} is saved: continue it with a text or None, not a history",
+            path=f"session {session!r}",
+            hint="pass the new user message as a string, or None to continue",
+        )
+
+
+def pending_calls(messages: Sequence[Message]) -> list[ToolCall]:
+    """The calls of the latest model response that have no answer yet (a run that
+    stopped while it was answering them: they run again)."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, AssistantMessage):
+            answered = {m.tool_call_id for m in messages[index + 1 :] if isinstance(m, ToolMessage)}
+            return [call for call in message.tool_calls if call.id not in answered]
+        if isinstance(message, UserMessage):
+            return []
+    return []
