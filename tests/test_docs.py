@@ -10,7 +10,16 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-PAGES = ["loop.md", "playbooks.md", "state-machines.md", "search.md", "mcp.md", "durable.md"]
+PAGES = [
+    "loop.md",
+    "playbooks.md",
+    "state-machines.md",
+    "search.md",
+    "mcp.md",
+    "durable.md",
+    "sections.md",
+    "skills.md",
+]
 
 
 def python_blocks(text: str) -> list[str]:

@@ -210,6 +210,7 @@ class DisclosureGraph:
             categories=tuple(category for category, _ in facade.categories),
             selectable=facade.is_selectable,
             searchable=facade.is_searchable,
+            keeps_shown=facade.keeps_shown,
         )
         placeholder = tool_node(name)
         if placeholder in self._graph:  # named by a condition before it was registered

@@ -257,6 +257,8 @@ def _term_problem(
 def _empty_facades(context: RuleContext) -> Iterator[Finding]:
     for facade in context.design.facades.values():
         path = context.design.owner_path(facade.name)
+        if facade.stays:  # read_section: the text it returns is its point
+            continue
         if not facade.inner and not facade.selectable:  # a selector may build its tools
             yield context.finding(
                 "ST008", f"Facade '{facade.name}' holds no tools: calling it reveals nothing.", path

@@ -134,6 +134,8 @@ class Facade:
     parameter: str = "category"
     """The argument that names the category (by-category facades)."""
     searchable: bool = False
+    stays: bool = False
+    """It stays visible after unfolding (``read_section``: its text is its point)."""
 
     def members(self, category: str | None) -> tuple[str, ...]:
         """The tools one unfold opens (all of them for ``None``)."""
@@ -231,6 +233,7 @@ def _facades(graph: DisclosureGraph) -> dict[str, Facade]:
             selectable=bool(data.get("selectable")),
             parameter=str(data.get("category_parameter") or "category"),
             searchable=bool(data.get("searchable")),
+            stays=bool(data.get("keeps_shown")),
         )
         if data.get("searchable"):  # its playbooks' and machines' tools are its own too
             facades[name] = attrs.evolve(facades[name], inner=tuple(graph.facade_children[name]))

@@ -135,7 +135,7 @@ class Space:
         if not chosen:
             return False
         definition = self.design.facades[facade]
-        if definition.searchable:
+        if definition.searchable or definition.stays:
             return False
         if not definition.categories or definition.exclusive or None in chosen:
             return True

@@ -52,13 +52,14 @@ class ReadSectionTool(UnfoldingTool):
             tools = [*tree.gated_tools(path), *common]
             for tool in tools:
                 inner.setdefault(tool.name, tool)
-            categories.append((path, tuple(tool.name for tool in tools)))
+            if tools:  # a section that opens nothing is no category (check's ST008)
+                categories.append((path, tuple(tool.name for tool in tools)))
         return cls(
             name=name,
             description="Read a section of your instructions by its key; "
             "its tools become available.",
             inner=tuple(inner.values()),
-            category_parameter=KEY,
+            category_parameter=KEY if categories else None,
             categories=categories,
             tree=tree,
         )
@@ -74,7 +75,7 @@ class ReadSectionTool(UnfoldingTool):
         key = arguments.get(KEY)
         if not isinstance(key, str) or key not in self.tree.nodes:
             return self.tree.unknown_key(str(key))
-        members = dict(self.categories)[key]
+        members = dict(self.categories).get(key, ())
         tools = tuple(tool for tool in self.inner if tool.name in members)
         return Unfolded(self.name, tools, {KEY: key}, listed=False)
 

@@ -45,6 +45,7 @@ def test_facades_are_nodes_that_contain_their_tools() -> None:
         "categories": ("read",),
         "selectable": False,
         "searchable": False,
+        "keeps_shown": False,
     }
     assert g.nodes["facade:outer"]["usage_notes"] == "n"
     assert edges(graph, "contains") == [
