@@ -64,7 +64,7 @@ system-deps:
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,openai,anthropic,mcp,pydantic-ai,langchain,openai-agents,otel]'
+	$(PY) -m pip install -q -e '.[dev,openai,anthropic,mcp,pydantic-ai,langchain,openai-agents,otel,temporal]'
 	touch $(STAMP)
 
 clean:

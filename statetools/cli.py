@@ -22,6 +22,7 @@ from statetools.cli_output import Output
 from statetools.cli_sessions import add_session_options, add_sessions_command, open_store
 from statetools.cli_tables import show_exploration, show_report, show_tokens
 from statetools.cli_transcript import Transcript, Watched
+from statetools.cli_worker import add_worker_command
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.scheduler import Scheduler
 from statetools.errors import StatetoolsError
@@ -408,6 +409,7 @@ def _parser() -> argparse.ArgumentParser:
     provider(sub)
     add_mcp_commands(commands)
     add_sessions_command(commands)
+    add_worker_command(commands)
     return parser
 
 

@@ -1,0 +1,107 @@
+"""``statetools worker``: run sessions of designs on Temporal (the ``temporal`` extra).
+
+It imports ``temporalio`` only when run, so the rest of the command works without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any, TextIO
+
+from statetools.errors import StatetoolsError
+from statetools.models.base import Model
+
+
+class WorkerUsageError(StatetoolsError):
+    """A mistake in a ``statetools worker`` command line."""
+
+
+def _temporal() -> Any:
+    try:
+        import statetools.temporal as temporal_package
+    except ImportError as exc:
+        raise WorkerUsageError(
+            f"the temporalio package is not installed ({exc})",
+            hint="pip install 'statetools[temporal]'",
+        ) from None
+    return temporal_package
+
+
+def _model(args: argparse.Namespace, designs: Any, package: Any) -> Model:
+    if args.model_from:
+        from statetools.spec.problems import Invalid
+        from statetools.spec.references import import_object
+
+        try:
+            value = import_object(args.model_from)
+        except Invalid as exc:
+            raise WorkerUsageError(exc.message, path="--model-from", hint=exc.hint) from None
+        model = value() if callable(value) and not isinstance(value, Model) else value
+        if not isinstance(model, Model):
+            raise WorkerUsageError(
+                f"{args.model_from} is a {type(model).__name__}, not a model",
+                path="--model-from",
+                hint="name a Model, or a function returning one",
+            )
+        return model
+    if args.model:
+        from statetools.models.resolve import resolve
+
+        resolved: Model = resolve(args.model)
+        return resolved
+    for loaded in designs.values():
+        if loaded.design is not None and loaded.design.script is not None:
+            script: Model = package.ScriptByRequest(list(loaded.design.script))
+            return script
+    raise WorkerUsageError(
+        "say which model the worker uses",
+        path="statetools worker",
+        hint="--model openai:gpt-4o-mini, --model-from module:MODEL, or a design with script:",
+    )
+
+
+def cmd_worker(args: argparse.Namespace, out: TextIO) -> int:
+    """Run a worker until interrupted."""
+    package = _temporal()
+    designs = package.Designs(args.designs)
+    model = _model(args, designs, package)
+
+    async def serve() -> None:
+        from temporalio.client import Client
+
+        client = await Client.connect(args.temporal, namespace=args.namespace)
+        worker = package.session_worker(client, args.task_queue, designs.values(), model)
+        sys.stderr.write(
+            f"worker for {', '.join(designs)} on {args.temporal}, task queue {args.task_queue}\n"
+        )
+        sys.stderr.flush()
+        await worker.run()
+
+    asyncio.run(serve())
+    return 0
+
+
+def add_worker_command(commands: Any) -> None:
+    """Add ``worker`` to the ``statetools`` subcommands."""
+    sub = commands.add_parser(
+        "worker",
+        help="Run sessions of designs on Temporal (statetools[temporal]).",
+        description="Run a Temporal worker for sessions of the designs: the workflow "
+        "(the scheduler) and the model and tool activities. See docs/durable.md.",
+    )
+    sub.add_argument(
+        "designs",
+        nargs="+",
+        metavar="DESIGN",
+        help="a design file, or an import path module:attribute",
+    )
+    sub.add_argument("--temporal", default="127.0.0.1:7233", metavar="HOST:PORT")
+    sub.add_argument("--task-queue", required=True, metavar="Q")
+    sub.add_argument("--namespace", default="default")
+    sub.add_argument("--model", metavar="SPEC", help="a model string, e.g. openai:gpt-4o-mini")
+    sub.add_argument(
+        "--model-from", metavar="MODULE:ATTR", help="a Model (or a function returning one)"
+    )
+    sub.set_defaults(handler=cmd_worker)

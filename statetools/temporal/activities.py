@@ -1,0 +1,117 @@
+"""The session's activities: one model call, one tool call. They run on the worker,
+where the I/O is; Temporal retries them and times them out."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from statetools.blackboard import Blackboard
+from statetools.disclosure.scheduler import Scheduler
+from statetools.disclosure.state import DisclosureState
+from statetools.loop.calls import timed_out_message, timeout_of
+from statetools.messages import messages_from_json, messages_to_json
+from statetools.models.base import Model, ModelRequest, ToolDefinition
+from statetools.temporal.designs import LoadedDesign
+from statetools.temporal.driver import call_of
+from statetools.temporal.payloads import ModelAnswer, ModelCall, ToolOutcome, ToolRun
+from statetools.tools.calling import failure
+from statetools.tools.context import RUN_ID_KEY, ToolCallContext
+from statetools.tools.result import ToolResult
+from statetools.tools.tool import BaseTool
+
+MODEL_ACTIVITY = "statetools.model"
+TOOL_ACTIVITY = "statetools.tool"
+
+
+def _json_value(result: ToolResult) -> tuple[bool, Any]:
+    if not result.has_value:
+        return False, None
+    try:
+        json.dumps(result.value)
+    except (TypeError, ValueError):
+        return False, None
+    return True, result.value
+
+
+class SessionActivities:
+    """The activities of a worker: its designs and its model.
+
+    >>> from statetools.temporal import Designs, ScriptByRequest
+    >>> activities = SessionActivities(Designs([]), ScriptByRequest(["Hi"]))
+    >>> [function.__name__ for function in activities.all()]
+    ['call_model', 'call_tool']
+    """
+
+    def __init__(self, designs: Mapping[str, LoadedDesign], model: Model) -> None:
+        self.designs = designs
+        self.model = model
+
+    def all(self) -> list[Any]:
+        """The activity functions to register with a worker."""
+        return [self.call_model, self.call_tool]
+
+    @activity.defn(name=MODEL_ACTIVITY)
+    async def call_model(self, call: ModelCall) -> ModelAnswer:
+        """Ask the model; a failure raises (and Temporal retries it)."""
+        request = ModelRequest(
+            tuple(messages_from_json(call.messages)),
+            tuple(
+                ToolDefinition(t["name"], t["description"], t["input_schema"]) for t in call.tools
+            ),
+        )
+        response = await self.model.complete(request)
+        usage = response.usage
+        return ModelAnswer(
+            messages_to_json([response.message])[0],
+            response.stop_reason,
+            [usage.input_tokens, usage.output_tokens, usage.cached_input_tokens],
+        )
+
+    @activity.defn(name=TOOL_ACTIVITY)
+    async def call_tool(self, run: ToolRun) -> ToolOutcome:
+        """Run one tool call in the disclosure state the workflow had when it resolved
+        it; a handler's failure or timeout is a result the model sees."""
+        loaded = self.designs[run.design]
+        context = (
+            ToolCallContext(loaded.context())
+            .merge({RUN_ID_KEY: run.session})
+            .with_blackboard(Blackboard())
+        )
+        scheduler = Scheduler(loaded.graph, DisclosureState.from_json(run.state), context=context)
+        call = call_of(run.call)
+        tool = scheduler.resolve(call.name)
+        if not isinstance(tool, BaseTool):
+            raise ApplicationError(
+                f"tool {call.name!r} is not available in the state the workflow sent",
+                type="StatetoolsError",
+                non_retryable=True,
+            )
+        result = await _run(tool, call.name, call.arguments, context, run.tool_timeout)
+        has_value, value = _json_value(result)
+        return ToolOutcome(result.content, result.is_error, has_value, value)
+
+
+async def _run(
+    tool: BaseTool,
+    name: str,
+    arguments: Mapping[str, Any],
+    context: ToolCallContext,
+    default_timeout: float | None,
+) -> ToolResult:
+    seconds = timeout_of(tool, default_timeout)
+    scope = asyncio.timeout(seconds)
+    try:
+        async with scope:
+            return await tool.acall(dict(arguments), context)
+    except TimeoutError as exc:
+        if seconds is not None and scope.expired():
+            return ToolResult.error(timed_out_message(name, seconds))
+        return failure(name, exc)
+    except Exception as exc:
+        return failure(name, exc)

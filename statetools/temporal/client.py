@@ -1,0 +1,118 @@
+"""Client helpers: start a session, send it a message, await the answer, ask it what
+it shows."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from temporalio.client import Client, WorkflowHandle
+
+from statetools.disclosure.state import DisclosureState
+from statetools.temporal.payloads import SessionInput, SessionResult, SessionSettings
+from statetools.temporal.workflow import WORKFLOW_NAME
+
+
+async def start_session(
+    client: Client,
+    design: str,
+    prompt: str | None = None,
+    *,
+    id: str,
+    task_queue: str,
+    settings: SessionSettings | None = None,
+    wait_for_messages: bool = False,
+    **options: Any,
+) -> WorkflowHandle[Any, SessionResult]:
+    """Start a session of ``design`` (a reference the workers know) as workflow ``id``.
+
+    Without ``wait_for_messages`` it ends after answering ``prompt``; with it, it
+    waits for :func:`send_message` until :func:`end_session`.
+
+    >>> handle = await start_session(client, "d.yaml", id="s", task_queue="q")  # doctest: +SKIP
+    >>> (await handle.result()).output  # doctest: +SKIP
+    'Hello!'
+    """
+    session = SessionInput(
+        design, prompt, settings or SessionSettings(), wait_for_messages=wait_for_messages
+    )
+    handle: WorkflowHandle[Any, SessionResult] = await client.start_workflow(
+        WORKFLOW_NAME,
+        session,
+        id=id,
+        task_queue=task_queue,
+        result_type=SessionResult,
+        **options,
+    )
+    return handle
+
+
+def session(client: Client, id: str) -> WorkflowHandle[Any, SessionResult]:
+    """The handle of a running session (its latest run, after continue-as-new too).
+
+    >>> handle = session(client, "s1")  # doctest: +SKIP
+    """
+    return client.get_workflow_handle(id, result_type=SessionResult)
+
+
+async def send_message(handle: WorkflowHandle[Any, Any], text: str) -> None:
+    """Send a user message (answered after the messages before it).
+
+    >>> await send_message(handle, "And the second order?")  # doctest: +SKIP
+    """
+    await handle.signal("send", text)
+
+
+async def answers(handle: WorkflowHandle[Any, Any]) -> list[str]:
+    """The session's answers so far, one per user message.
+
+    >>> await answers(handle)  # doctest: +SKIP
+    ['Hello!']
+    """
+    found: list[str] = await handle.query("answers", result_type=list[str])
+    return found
+
+
+async def ask(handle: WorkflowHandle[Any, Any], text: str, *, poll: float = 0.05) -> str:
+    """Send ``text`` and await its answer (assumes one sender per session).
+
+    >>> await ask(handle, "Cancel W1001, please.")  # doctest: +SKIP
+    'Order W1001 is cancelled.'
+    """
+    before = len(await answers(handle))
+    await send_message(handle, text)
+    while True:
+        now = await answers(handle)
+        if len(now) > before:
+            return now[before]
+        await asyncio.sleep(poll)
+
+
+async def end_session(handle: WorkflowHandle[Any, SessionResult]) -> SessionResult:
+    """Tell the session no more messages come; its result once the pending ones are answered.
+
+    >>> (await end_session(handle)).answers  # doctest: +SKIP
+    ['Hello!', 'Done.']
+    """
+    await handle.signal("end")
+    return await handle.result()
+
+
+async def visible_tools(handle: WorkflowHandle[Any, Any]) -> list[str]:
+    """The tools the session's model would see now.
+
+    >>> await visible_tools(handle)  # doctest: +SKIP
+    ['find_customer_by_email']
+    """
+    names: list[str] = await handle.query("visible_tools", result_type=list[str])
+    return names
+
+
+async def disclosure_state(handle: WorkflowHandle[Any, Any]) -> DisclosureState:
+    """The session's DisclosureState now.
+
+    >>> (await disclosure_state(handle)).machine_states  # doctest: +SKIP
+    {'support_desk': 'IDENTIFIED'}
+    """
+    text: str = await handle.query("state", result_type=str)
+    return DisclosureState.from_json(text)

@@ -1,0 +1,118 @@
+"""What crosses Temporal's boundary: the inputs and results of the session workflow
+and its activities, as plain dataclasses of JSON values (Temporal's default data
+converter reads and writes them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class SessionSettings:
+    """How a session runs: the loop's settings and the workflow's limits.
+
+    ``max_iterations``: model calls allowed per user message; ``tool_timeout``: seconds
+    a tool call may take (a tool's own ``timeout`` wins), past which the model is told
+    it timed out; ``model_timeout`` / ``model_attempts``: each model call's timeout and
+    tries (Temporal retries it); ``tool_attempts``: tries of a tool call whose worker
+    died; ``turns_per_run``: model calls before the workflow continues as new.
+
+    >>> SessionSettings(tool_timeout=5.0).max_iterations
+    20
+    """
+
+    max_iterations: int = 20
+    tool_timeout: float | None = None
+    model_timeout: float = 120.0
+    model_attempts: int = 3
+    tool_attempts: int = 3
+    turns_per_run: int = 200
+    system_prompt: str | None = None
+    visibility: str = "hidden"
+
+
+@dataclass
+class SessionInput:
+    """The argument of the session workflow; continue-as-new carries the session in it.
+
+    ``design`` is a reference the workers know (a YAML path or ``module:attribute``);
+    ``prompt`` is the first user message; with ``wait_for_messages`` the session stays
+    open for more messages until it is ended.
+
+    >>> SessionInput("playbooks/research.yaml", "Find tides").prompt
+    'Find tides'
+    """
+
+    design: str
+    prompt: str | None = None
+    settings: SessionSettings = field(default_factory=SessionSettings)
+    wait_for_messages: bool = False
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    state: str | None = None
+    pending: list[str] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
+    iterations_this_message: int = 0
+    usage: list[int] = field(default_factory=lambda: [0, 0, 0])
+    ended: bool = False
+    runs: int = 1
+
+
+@dataclass
+class SessionResult:
+    """What a finished session returns: its last answer, every answer, the whole
+    history (``statetools.messages.messages_from_json`` reads it), the disclosure
+    state (``DisclosureState.from_json``), model calls made and workflow runs used.
+
+    >>> SessionResult("done", ["done"], [], "{}", 1, 1).output
+    'done'
+    """
+
+    output: str | None
+    answers: list[str]
+    messages: list[dict[str, Any]]
+    state: str
+    iterations: int
+    runs: int
+    usage: list[int] = field(default_factory=lambda: [0, 0, 0])
+
+
+@dataclass
+class ModelCall:
+    """The input of the model activity: the history and the visible tools."""
+
+    design: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+
+
+@dataclass
+class ModelAnswer:
+    """The output of the model activity: the assistant message and its usage."""
+
+    message: dict[str, Any]
+    stop_reason: str
+    usage: list[int]
+
+
+@dataclass
+class ToolRun:
+    """The input of the tool activity: the call, and the disclosure state it runs in
+    (the activity resolves the tool from it, as the workflow did)."""
+
+    design: str
+    session: str
+    call: dict[str, Any]
+    state: str
+    tool_timeout: float | None
+
+
+@dataclass
+class ToolOutcome:
+    """The output of the tool activity: what the model sees, and the result's value
+    when it is JSON (artifacts that are not stay behind, as their text)."""
+
+    content: str
+    is_error: bool
+    has_value: bool = False
+    value: Any = None

@@ -1,0 +1,223 @@
+"""The session workflow: the scheduler runs here, deterministically; the model and
+the tools are activities; a long session continues as new carrying its state."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ApplicationError
+
+from statetools.errors import StatetoolsError
+from statetools.loop.calls import cut_off_message, refused_message, timeout_of
+from statetools.loop.toolloop import MAX_MISSES_IN_A_ROW
+from statetools.messages import ToolCall
+from statetools.temporal.activities import MODEL_ACTIVITY, TOOL_ACTIVITY
+from statetools.temporal.designs import loaded_design
+from statetools.temporal.driver import SessionDriver, call_payload
+from statetools.temporal.payloads import (
+    ModelAnswer,
+    SessionInput,
+    SessionResult,
+    ToolOutcome,
+    ToolRun,
+)
+
+WORKFLOW_NAME = "statetools.Session"
+TOOL_GRACE = 30.0
+"""Seconds a tool activity may run past the tool's own timeout before Temporal gives
+up on its worker (the tool's timeout itself is kept by the activity)."""
+NO_TOOL_TIMEOUT = 3600.0
+"""The activity timeout of a tool call without any timeout."""
+
+
+def _failed(error: StatetoolsError) -> ApplicationError:
+    return ApplicationError(str(error), type=type(error).__name__, non_retryable=True)
+
+
+@workflow.defn(name=WORKFLOW_NAME, sandboxed=False)
+class SessionWorkflow:
+    """A statetools session as a workflow (register it with :func:`session_worker`).
+
+    Signals: ``send`` (a user message), ``end`` (no more messages). Queries:
+    ``visible_tools``, ``state`` (DisclosureState JSON), ``answers``, ``messages``.
+
+    >>> Worker(client, task_queue="q", workflows=[SessionWorkflow], ...)  # doctest: +SKIP
+    """
+
+    @workflow.init
+    def __init__(self, session: SessionInput) -> None:
+        self.session = session
+        self.driver: SessionDriver | None = None
+        self.turns = 0
+
+    @workflow.run
+    async def run(self, session: SessionInput) -> SessionResult:
+        session = self.session
+        try:
+            self.driver = SessionDriver(loaded_design(session.design), session)
+        except StatetoolsError as error:
+            raise _failed(error) from None
+        if session.prompt is not None and not session.messages:
+            session.pending.insert(0, session.prompt)
+        while True:
+            if session.pending:
+                await self._answer_next(session, self.driver)
+                continue
+            if not session.wait_for_messages or session.ended:
+                break
+            await workflow.wait_condition(lambda: bool(session.pending) or session.ended)
+        return self._result(session, self.driver)
+
+    async def _answer_next(self, session: SessionInput, driver: SessionDriver) -> None:
+        if session.iterations_this_message == 0:
+            driver.add_user_message(session.pending[0])
+        answer: str | None = None
+        while answer is None:
+            if session.iterations_this_message >= session.settings.max_iterations:
+                raise ApplicationError(
+                    f"no final answer after {session.settings.max_iterations} model calls",
+                    type="MaxIterationsExceeded",
+                    non_retryable=True,
+                )
+            answer = await self._turn(session, driver)
+            session.iterations_this_message += 1
+            self.turns += 1
+            if answer is None:
+                self._maybe_continue(session, driver)
+        session.pending.pop(0)
+        session.answers.append(answer)
+        session.iterations_this_message = 0
+        self._maybe_continue(session, driver)
+
+    async def _turn(self, session: SessionInput, driver: SessionDriver) -> str | None:
+        """One model call and its tool calls; the final answer, if it was one."""
+        settings = session.settings
+        reply: ModelAnswer = await workflow.execute_activity(
+            MODEL_ACTIVITY,
+            driver.request(),
+            result_type=ModelAnswer,
+            start_to_close_timeout=timedelta(seconds=settings.model_timeout),
+            retry_policy=RetryPolicy(maximum_attempts=settings.model_attempts),
+        )
+        message = driver.take(reply)
+        session.usage = [a + b for a, b in zip(session.usage, reply.usage, strict=True)]
+        if reply.stop_reason == "refusal":
+            for call in message.tool_calls:
+                driver.answer(call, refused_message(call.name), True)
+            return message.content
+        if reply.stop_reason == "max_tokens" and message.tool_calls:
+            for call in message.tool_calls:
+                driver.answer(call, cut_off_message(call.name), True)
+            return None
+        if not message.tool_calls:
+            return message.content
+        direct: str | None = None
+        for call in message.tool_calls:
+            text = await self._call(session, driver, call)
+            direct = direct if direct is not None else text
+        if driver.misses >= MAX_MISSES_IN_A_ROW:
+            raise ApplicationError(
+                f"the model called tools that do not exist {driver.misses} times in a row",
+                type="ToolNotFoundError",
+                non_retryable=True,
+            )
+        return direct
+
+    async def _call(
+        self, session: SessionInput, driver: SessionDriver, call: ToolCall
+    ) -> str | None:
+        """Answer one call; the result's text when its tool returns directly."""
+        tool = driver.resolve(call)
+        if isinstance(tool, str):
+            driver.answer(call, tool, True)
+            return None
+        if driver.runs_here(call):
+            driver.record(call, await driver.run_here(call, tool))
+            return None
+        settings = session.settings
+        seconds = timeout_of(tool, settings.tool_timeout)
+        limit = NO_TOOL_TIMEOUT if seconds is None else seconds + TOOL_GRACE
+        outcome: ToolOutcome = await workflow.execute_activity(
+            TOOL_ACTIVITY,
+            ToolRun(
+                session.design,
+                workflow.info().workflow_id,
+                call_payload(call),
+                driver.state().to_json(),
+                settings.tool_timeout,
+            ),
+            result_type=ToolOutcome,
+            start_to_close_timeout=timedelta(seconds=limit),
+            retry_policy=RetryPolicy(maximum_attempts=settings.tool_attempts),
+        )
+        result = driver.record(call, outcome)
+        if tool.metadata.return_direct and not result.is_error:
+            return result.text
+        return None
+
+    def _maybe_continue(self, session: SessionInput, driver: SessionDriver) -> None:
+        limit = session.settings.turns_per_run
+        if self.turns < limit and not workflow.info().is_continue_as_new_suggested():
+            return
+        if not workflow.all_handlers_finished():
+            return
+        workflow.continue_as_new(
+            SessionInput(
+                session.design,
+                session.prompt,
+                session.settings,
+                session.wait_for_messages,
+                driver.messages_json(),
+                driver.state().to_json(),
+                list(session.pending),
+                list(session.answers),
+                session.iterations_this_message,
+                list(session.usage),
+                session.ended,
+                session.runs + 1,
+            )
+        )
+
+    def _result(self, session: SessionInput, driver: SessionDriver) -> SessionResult:
+        return SessionResult(
+            session.answers[-1] if session.answers else None,
+            list(session.answers),
+            driver.messages_json(),
+            driver.state().to_json(),
+            driver.iterations,
+            session.runs,
+            list(session.usage),
+        )
+
+    @workflow.signal(name="send")
+    def send(self, text: str) -> None:
+        """A user message: answered after the ones before it."""
+        self.session.pending.append(text)
+
+    @workflow.signal(name="end")
+    def end(self) -> None:
+        """No more messages: the session finishes once the pending ones are answered."""
+        self.session.ended = True
+
+    @workflow.query(name="visible_tools")
+    def visible_tools(self) -> list[str]:
+        """The tools the model would see now."""
+        return self.driver.visible() if self.driver is not None else []
+
+    @workflow.query(name="state")
+    def state(self) -> str:
+        """The DisclosureState now, as JSON."""
+        return self.driver.state().to_json() if self.driver is not None else "{}"
+
+    @workflow.query(name="answers")
+    def answers(self) -> list[str]:
+        """The answers so far, one per user message."""
+        return list(self.session.answers)
+
+    @workflow.query(name="messages")
+    def messages(self) -> list[dict[str, Any]]:
+        """The history so far, as JSON."""
+        return self.driver.messages_json() if self.driver is not None else []
