@@ -47,6 +47,7 @@ from statetools.spec.forms import (
 from statetools.spec.problems import Invalid, Several, shorten
 from statetools.spec.references import load_tools_file
 from statetools.spec.resolve import current, import_cached, resolve_tool, state_name
+from statetools.spec.sections import EXTRA_KINDS
 from statetools.spec.values import converter, describe_value, form_factory
 from statetools.tools.tool import check_timeout
 
@@ -416,12 +417,17 @@ def definition_hook(tagged: Callable[[Any, Any], Any]) -> Callable[[Any, Any], D
                 hint=f"add 'kind:' with one of: {', '.join(KINDS)}",
                 at=("kind",),
             )
+        if isinstance(kind, str) and kind in EXTRA_KINDS:
+            return cast(Definition, EXTRA_KINDS[kind](value))
         if not isinstance(kind, str) or kind not in KINDS:
             shown = shorten(repr(kind))
             close = (
-                difflib.get_close_matches(str(kind), list(KINDS), n=1) if len(shown) < 80 else []
+                difflib.get_close_matches(str(kind), [*KINDS, *EXTRA_KINDS], n=1)
+                if len(shown) < 80
+                else []
             )
-            hint = f"did you mean '{close[0]}'?" if close else f"use one of: {', '.join(KINDS)}"
+            kinds = ", ".join([*KINDS, *EXTRA_KINDS])
+            hint = f"did you mean '{close[0]}'?" if close else f"use one of: {kinds}"
             raise Invalid(f"unknown kind {shown}", hint=hint, at=("kind",))
         return cast(Definition, tagged(value, Definition))
 

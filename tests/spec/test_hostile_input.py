@@ -148,7 +148,7 @@ def test_errors_quote_at_most_a_few_hundred_characters_of_a_value() -> None:
     )
     assert _error({"kind": name}) == (
         f"$.kind: unknown kind '{'x' * 78}… (100002 characters) "
-        "Hint: use one of: playbook, machine, facade"
+        "Hint: use one of: playbook, machine, facade, sections, skills"
     )
 
 
