@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import statetools as st
 from tests.providers.provider_wire import (
     WireServer,
     anthropic_message,
@@ -114,3 +115,34 @@ def test_the_modes_example_makes_the_adapters(monkeypatch: pytest.MonkeyPatch) -
         "allowed_tools",
         "deferred",
     ]
+
+
+def test_the_resolve_example_makes_each_adapter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-doc")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-doc")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "script.yaml").write_text("- answer: done\n", encoding="utf-8")
+    made: list[str] = []
+    resolve = st.models.resolve
+
+    def recording(spec: Any, **options: Any) -> Any:
+        model = resolve(spec, **options)
+        made.append(f"{type(model).__name__} {sorted(options)}")
+        return model
+
+    monkeypatch.setattr(st.models, "resolve", recording)
+    namespace: dict[str, Any] = {"__name__": "__doc_example__", "st": st}
+
+    exec(compile(example("resolve"), str(DOC), "exec"), namespace)
+
+    assert made == [
+        "OpenAIResponsesModel []",
+        "OpenAIChatModel []",
+        "AnthropicModel []",
+        "ScriptedModel []",
+        "OpenAIResponsesModel ['temperature']",
+    ]
+    assert namespace["model"].request_options == {"temperature": 0}
