@@ -163,6 +163,24 @@ def disclosure_server(
     ``max_sessions`` sessions are kept; the least recently used one is forgotten first
     (its client starts again from the first visible set). Pass the result to
     ``mcp.Client(...)`` in tests, or serve it with ``statetools serve``.
+
+    >>> import asyncio, mcp
+    >>> def search(q: str) -> str:
+    ...     "Search the notes."
+    ...     return f"2 notes about {q}"
+    >>> def summarize() -> str:
+    ...     "Summarize what was found."
+    ...     return "Tides follow the moon."
+    >>> notes = st.PlaybookTool("notes", "Research the notes").with_tools(search)
+    >>> notes = notes.with_tool(st.Tool.from_function(summarize)).unlocked_by(search)
+    >>> async def session() -> None:
+    ...     async with mcp.Client(st.mcp.disclosure_server(notes)) as client:
+    ...         print([tool.name for tool in (await client.list_tools()).tools])
+    ...         locked = await client.call_tool("summarize", {})
+    ...         print(locked.is_error, locked.content[0].text)
+    >>> asyncio.run(session())
+    ['search']
+    True Tool 'summarize' is locked. Call first: search.
     """
     items: Sequence[Any] = (
         list(definition_or_items)
