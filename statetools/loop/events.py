@@ -228,7 +228,25 @@ Listener = Callable[[Event], None]
 @attrs.frozen
 class TextDelta:
     """A piece of the answer's text as the model streams it (``loop.stream`` only;
-    never in the trace: the whole text is in ``ModelResponded``)."""
+    never in the trace: the whole text is in ``ModelResponded``).
+
+    >>> import asyncio
+    >>> def add(a: int, b: int) -> int:
+    ...     "Add two numbers."
+    ...     return a + b
+    >>> model = st.models.ScriptedModel([("add", {"a": 2, "b": 3}), "5"])
+    >>> async def main() -> None:
+    ...     stream = ToolLoop(model).stream("2 + 3?", tools=[add])
+    ...     async for event in stream:
+    ...         if isinstance(event, TextDelta | ToolCallStarted):
+    ...             print(event)
+    ...     trace = stream.result.trace.events
+    ...     print(stream.result.output, [e for e in trace if e.type.endswith("_started")])
+    >>> asyncio.run(main())
+    ToolCallStarted(iteration=1, call_id='call_1', name='add', type='tool_call_started')
+    TextDelta(iteration=2, text='5', type='text_delta')
+    5 [RunStarted(...), IterationStarted(...), IterationStarted(...)]
+    """
 
     iteration: int
     text: str
@@ -238,7 +256,7 @@ class TextDelta:
 @attrs.frozen
 class ToolCallStarted:
     """The model began a tool call whose name is known (``loop.stream`` only; never
-    in the trace)."""
+    in the trace). See :class:`TextDelta` for an example."""
 
     iteration: int
     call_id: str
