@@ -38,7 +38,7 @@ from statetools.review.explore import DEFAULT_MAX_STATES, Progress, explore, fla
 from statetools.review.findings import RULES
 from statetools.review.prefix import PathBreaks, prefix_breaks
 from statetools.review.render import FORMATS, render
-from statetools.review.tokens import tools_tokens
+from statetools.review.tokens import count_text, tools_tokens
 from statetools.spec.design import Design, load_design
 from statetools.spec.preflight import design_refused
 from statetools.tools.tool import BaseTool
@@ -116,6 +116,20 @@ def _visible_tools(design: Design) -> list[BaseTool]:
     return Scheduler(_graph(design)).visible()
 
 
+def _prompt_tokens(output: Output, graph: DisclosureGraph) -> None:
+    """The tokens of the design's prompt sections, at the start and with all read."""
+    from statetools.sections import ReadSectionTool
+
+    for facade in graph.facades.values():
+        if isinstance(facade, ReadSectionTool):
+            start = count_text(facade.prompt_text([]))
+            read = count_text(facade.prompt_text([{"key": k} for k in facade.tree.nodes]))
+            output.line(
+                f"prompt sections ({facade.name}): {start:,} tokens at the start, "
+                f"{read:,} with every section read"
+            )
+
+
 def cmd_tokens(args: argparse.Namespace, out: TextIO) -> int:
     """Tokens of the first visible set (and, with --vs-flat, of every tool at once)."""
     design = _design(args.file)
@@ -130,6 +144,7 @@ def cmd_tokens(args: argparse.Namespace, out: TextIO) -> int:
             label = "flat (every tool at once, no facades)"
             rows.append((label, len(flat), tools_tokens(flat, args.provider)))
     show_tokens(output, args.provider, rows)
+    _prompt_tokens(output, _graph(design))
     if args.prefix_breaks:
         _write_prefix_breaks(prefix_breaks(_graph(design)), out)
     return 0
