@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
@@ -46,6 +47,11 @@ __all__ = ["StatetoolsMiddleware", "StatetoolsState"]
 KEY = "statetools"
 CACHED_RUNS = 256
 """Threads whose scheduler is kept in memory; others are rebuilt from the graph state."""
+ARRIVAL_GRACE = 5.0
+"""Seconds a synchronous call waits for an earlier call of its step that has not reached
+the middleware at all (another middleware may have answered it), then runs anyway."""
+REMEMBERED_CALLS = 4096
+"""Tool call ids kept to order the synchronous calls of one step."""
 
 
 def _latest(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -85,6 +91,9 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
         self._ours = {tool.name for tool in self.tools}
         self._runs: OrderedDict[str, BridgeRun] = OrderedDict()
         self._lock = threading.Lock()
+        self._turn = threading.Condition(self._lock)
+        self._arrived: OrderedDict[str, bool] = OrderedDict()
+        """Tool call ids that reached :meth:`wrap_tool_call`: True once answered."""
         self._runner: asyncio.Runner | None = None
         """The event loop synchronous tool calls run on (one at a time, under the lock)."""
 
@@ -166,8 +175,7 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
     # tool calls -------------------------------------------------------------------
 
     def _handles(self, request: ToolCallRequest, run: BridgeRun) -> bool:
-        name = request.tool_call["name"]
-        return name in self._ours or run.scheduler.resolve(name) is not None
+        return self._named_ours(request.tool_call["name"], run)
 
     def wrap_tool_call(
         self,
@@ -177,11 +185,59 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
         run = self.run_for(request.state)
         if not self._handles(request, run):
             return handler(request)
-        with self._lock:  # parallel calls of one step run in threads
-            if self._runner is None:
-                self._runner = asyncio.Runner()
-            answer = run.answer_sync(_call(request), self._runner)
+        call_id = request.tool_call["id"] or ""
+        with self._turn:  # parallel calls of one step run in threads
+            self._await_earlier(request, run, call_id)
+            try:
+                if self._runner is None:
+                    self._runner = asyncio.Runner()
+                answer = run.answer_sync(_call(request), self._runner)
+            finally:
+                self._arrived[_thread_key(request) + call_id] = True
+                self._turn.notify_all()
             return self._command(request, run, answer)
+
+    def _await_earlier(self, request: ToolCallRequest, run: BridgeRun, call_id: str) -> None:
+        """Wait (holding :attr:`_turn` again when done) until the calls the model made
+        before this one in the same response are answered: threads reach the lock in
+        any order, and a call made locked by an earlier one must be refused."""
+        thread = _thread_key(request)
+        self._arrived[thread + call_id] = False
+        while len(self._arrived) > REMEMBERED_CALLS:
+            self._arrived.popitem(last=False)
+        earlier = [thread + i for i in self._earlier_calls(request, run, call_id)]
+        deadline = time.monotonic() + ARRIVAL_GRACE
+        while True:
+            left = deadline - time.monotonic()
+            waiting = [
+                i
+                for i in earlier
+                if self._arrived.get(i) is False or (i not in self._arrived and left > 0)
+            ]
+            if not waiting:
+                return
+            self._turn.wait(timeout=left if left > 0 else None)
+
+    def _earlier_calls(self, request: ToolCallRequest, run: BridgeRun, call_id: str) -> list[str]:
+        """The ids of the calls of ours before ``call_id`` in its model response that
+        have no answer in the graph state yet."""
+        messages = request.state.get("messages", []) if isinstance(request.state, dict) else []
+        answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+        for message in reversed(messages):
+            calls = getattr(message, "tool_calls", None) or []
+            ids = [c.get("id") for c in calls]
+            if call_id not in ids:
+                continue
+            before = calls[: ids.index(call_id)]
+            return [
+                c["id"]
+                for c in before
+                if c.get("id") and c["id"] not in answered and self._named_ours(c["name"], run)
+            ]
+        return []
+
+    def _named_ours(self, name: str, run: BridgeRun) -> bool:
+        return name in self._ours or run.scheduler.resolve(name) is not None
 
     async def awrap_tool_call(
         self,
@@ -211,6 +267,12 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
                 "state": run.snapshot().to_json(),
             }
         return Command(update=update)
+
+
+def _thread_key(request: ToolCallRequest) -> str:
+    """The disclosure key of the request's thread, as a prefix for its call ids."""
+    saved = request.state.get(KEY) if isinstance(request.state, dict) else None
+    return f"{saved.get('key') if saved else ''}:"
 
 
 def _call(request: ToolCallRequest) -> ToolCall:
