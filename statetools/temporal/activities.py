@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Coroutine, Mapping
+from typing import Any, TypeVar
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -27,6 +27,7 @@ from statetools.tools.tool import BaseTool
 
 MODEL_ACTIVITY = "statetools.model"
 TOOL_ACTIVITY = "statetools.tool"
+T = TypeVar("T")
 
 
 def _json_value(result: ToolResult) -> tuple[bool, Any]:
@@ -65,7 +66,7 @@ class SessionActivities:
                 ToolDefinition(t["name"], t["description"], t["input_schema"]) for t in call.tools
             ),
         )
-        response = await self.model.complete(request)
+        response = await _beating(self.model.complete(request))
         usage = response.usage
         return ModelAnswer(
             messages_to_json([response.message])[0],
@@ -92,9 +93,24 @@ class SessionActivities:
                 type="StatetoolsError",
                 non_retryable=True,
             )
-        result = await _run(tool, call.name, call.arguments, context, run.tool_timeout)
+        result = await _beating(_run(tool, call.name, call.arguments, context, run.tool_timeout))
         has_value, value = _json_value(result)
         return ToolOutcome(result.content, result.is_error, has_value, value)
+
+
+async def _beating(work: Coroutine[Any, Any, T]) -> T:
+    """Await ``work``, heartbeating meanwhile, so that Temporal notices a lost worker
+    long before the call's own timeout."""
+    timeout = activity.info().heartbeat_timeout
+    task = asyncio.ensure_future(work)
+    if not timeout:
+        return await task
+    interval = timeout.total_seconds() / 3
+    while True:
+        done, _ = await asyncio.wait({task}, timeout=interval)
+        if done:
+            return task.result()
+        activity.heartbeat()
 
 
 async def _run(

@@ -16,7 +16,9 @@ class SessionSettings:
     a tool call may take (a tool's own ``timeout`` wins), past which the model is told
     it timed out; ``model_timeout`` / ``model_attempts``: each model call's timeout and
     tries (Temporal retries it); ``tool_attempts``: tries of a tool call whose worker
-    died; ``turns_per_run``: model calls before the workflow continues as new.
+    died; ``heartbeat_timeout``: seconds without a heartbeat from a running call
+    before Temporal counts its worker as lost and runs the call again elsewhere;
+    ``turns_per_run``: model calls before the workflow continues as new.
 
     >>> SessionSettings(tool_timeout=5.0).max_iterations
     20
@@ -27,6 +29,7 @@ class SessionSettings:
     model_timeout: float = 120.0
     model_attempts: int = 3
     tool_attempts: int = 3
+    heartbeat_timeout: float = 10.0
     turns_per_run: int = 200
     system_prompt: str | None = None
     visibility: str = "hidden"

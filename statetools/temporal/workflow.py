@@ -26,9 +26,6 @@ from statetools.temporal.payloads import (
 )
 
 WORKFLOW_NAME = "statetools.Session"
-TOOL_GRACE = 30.0
-"""Seconds a tool activity may run past the tool's own timeout before Temporal gives
-up on its worker (the tool's timeout itself is kept by the activity)."""
 NO_TOOL_TIMEOUT = 3600.0
 """The activity timeout of a tool call without any timeout."""
 
@@ -100,6 +97,7 @@ class SessionWorkflow:
             driver.request(),
             result_type=ModelAnswer,
             start_to_close_timeout=timedelta(seconds=settings.model_timeout),
+            heartbeat_timeout=timedelta(seconds=settings.heartbeat_timeout),
             retry_policy=RetryPolicy(maximum_attempts=settings.model_attempts),
         )
         message = driver.take(reply)
@@ -139,7 +137,7 @@ class SessionWorkflow:
             return None
         settings = session.settings
         seconds = timeout_of(tool, settings.tool_timeout)
-        limit = NO_TOOL_TIMEOUT if seconds is None else seconds + TOOL_GRACE
+        limit = NO_TOOL_TIMEOUT if seconds is None else seconds + settings.heartbeat_timeout
         outcome: ToolOutcome = await workflow.execute_activity(
             TOOL_ACTIVITY,
             ToolRun(
@@ -151,6 +149,7 @@ class SessionWorkflow:
             ),
             result_type=ToolOutcome,
             start_to_close_timeout=timedelta(seconds=limit),
+            heartbeat_timeout=timedelta(seconds=settings.heartbeat_timeout),
             retry_policy=RetryPolicy(maximum_attempts=settings.tool_attempts),
         )
         result = driver.record(call, outcome)
