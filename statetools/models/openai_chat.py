@@ -247,7 +247,7 @@ class OpenAIChatModel:
         if self.disclosure == "allowed_tools":
             declared = declared_tools(request)
             if declared:
-                body["tools"] = to_openai_tools(declared)
+                body["tools"] = self._wire_tools(declared)
                 allowed = allowed_tools(
                     request, lambda name: {"type": "function", "function": {"name": name}}
                 )

@@ -41,6 +41,7 @@ from statetools.models.base import (
     ToolDefinition,
     Usage,
 )
+from statetools.models.wire_cache import WireTools
 from statetools.tools.tool import parse_arguments
 
 if TYPE_CHECKING:
@@ -101,16 +102,19 @@ def to_responses_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
     [{'type': 'function', 'name': 'ping', 'description': 'Ping.', \
 'parameters': {'type': 'object'}, 'strict': False}]
     """
-    return [
-        {
-            "type": "function",
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": plain_json(tool.input_schema),
-            "strict": False,
-        }
-        for tool in tools
-    ]
+    return [responses_tool(tool) for tool in tools]
+
+
+def responses_tool(tool: ToolDefinition) -> dict[str, Any]:
+    """One tool definition as a Responses API ``function`` tool (see
+    :func:`to_responses_tools`)."""
+    return {
+        "type": "function",
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": plain_json(tool.input_schema),
+        "strict": False,
+    }
 
 
 def _function_call(item: Any) -> ToolCall:
@@ -265,6 +269,7 @@ class OpenAIResponsesModel:
             max_retries=max_retries,
             timeout=timeout,
         )
+        self._wire_tools = WireTools(responses_tool)
         self._clients = ClientPerLoop(build, given=client)
 
     @property
@@ -293,14 +298,14 @@ class OpenAIResponsesModel:
             declared, later = split_run_time(request)
             body["input"] = with_additional_tools(body["input"], later)
             if declared:
-                body["tools"] = to_responses_tools(declared)
+                body["tools"] = self._wire_tools(declared)
             if declared or later:
                 allowed = allowed_tools(request, lambda name: {"type": "function", "name": name})
                 body["tool_choice"] = (
                     {"type": "allowed_tools", **allowed} if allowed is not None else "none"
                 )
         elif request.tools:
-            body["tools"] = to_responses_tools(request.tools)
+            body["tools"] = self._wire_tools(request.tools)
         body.update(self.request_options)
         return body
 
