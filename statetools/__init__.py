@@ -34,7 +34,6 @@ from statetools.disclosure.scan import tools_from_module
 from statetools.disclosure.scheduler import Blocked, Changes, Injected, Scheduler, StateChange
 from statetools.disclosure.state import DisclosureState
 from statetools.disclosure.unfolding import Unfolded, UnfoldingTool
-from statetools.durable import SessionInfo, SqliteStore
 from statetools.errors import (
     DefinitionError,
     MaxIterationsExceeded,
@@ -110,14 +109,22 @@ from statetools.tools.wrappers import (
 
 if TYPE_CHECKING:
     from statetools import mcp as mcp
+    from statetools.durable import SessionInfo as SessionInfo
+    from statetools.durable import SqliteStore as SqliteStore
+
+_LAZY = {"SqliteStore": "statetools.durable", "SessionInfo": "statetools.durable"}
+"""Names whose module (and its imports, ``sqlite3`` here) load on first use."""
 
 
 def __getattr__(name: str) -> Any:
-    """``st.mcp`` imports the MCP package (and the ``mcp`` SDK) on first use."""
-    if name == "mcp":
-        import importlib
+    """``st.mcp`` imports the MCP package (and the ``mcp`` SDK) on first use; the
+    session store's names import ``sqlite3`` on first use."""
+    import importlib
 
+    if name == "mcp":
         return importlib.import_module("statetools.mcp")
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'statetools' has no attribute {name!r}")
 
 

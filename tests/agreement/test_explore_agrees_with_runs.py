@@ -18,28 +18,13 @@ from hypothesis import strategies as hs
 
 import statetools as st
 from statetools.models import ScriptedModel
+from tests.strategies import conditions
 
 LEAVES = [f"t{i}" for i in range(5)]
 FACADES = ["f0", "f1"]
 STATES = ["S0", "S1", "S2"]
 States = enum.Enum("States", STATES)  # type: ignore[misc]
 PLACES = ["playbook", "machine", "global"]
-
-
-def conditions(names: list[str]) -> hs.SearchStrategy[st.Condition]:
-    after = hs.builds(
-        st.After, hs.lists(hs.sampled_from(names), min_size=1, max_size=2), hs.integers(1, 2)
-    )
-    in_state = hs.builds(st.InState, hs.just("m"), hs.sampled_from(STATES))
-    leaf = hs.one_of(after, in_state)
-    return hs.recursive(
-        leaf,
-        lambda inner: hs.one_of(
-            hs.lists(inner, min_size=1, max_size=2).map(lambda cs: st.AllOf(*cs)),
-            hs.lists(inner, min_size=1, max_size=2).map(lambda cs: st.AnyOf(*cs)),
-        ),
-        max_leaves=3,
-    )
 
 
 @hs.composite
@@ -63,7 +48,7 @@ def designs(draw: hs.DrawFn) -> dict[str, Any]:
     }
     for name, place in where.items():
         if place == "playbook" and draw(hs.booleans()):
-            spec["conditions"][name] = draw(conditions(names))
+            spec["conditions"][name] = draw(conditions(names, width=2, leaves=3))
         if place == "machine":
             states = draw(hs.lists(hs.sampled_from(STATES), min_size=1, max_size=3, unique=True))
             spec["states"][name] = states

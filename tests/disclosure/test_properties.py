@@ -10,25 +10,10 @@ from hypothesis import strategies as hs
 
 import statetools as st
 from statetools.models import ScriptedModel
+from tests.strategies import conditions
 
 NAMES = [f"t{i}" for i in range(6)]
 States = enum.Enum("States", ["S0", "S1", "S2"])
-
-
-def conditions(names: list[str]) -> hs.SearchStrategy[st.Condition]:
-    after = hs.builds(
-        st.After, hs.lists(hs.sampled_from(names), min_size=1, max_size=2), hs.integers(1, 2)
-    )
-    in_state = hs.builds(st.InState, hs.just("m"), hs.sampled_from(["S0", "S1", "S2"]))
-    leaf = hs.one_of(after, in_state)
-    return hs.recursive(
-        leaf,
-        lambda inner: hs.one_of(
-            hs.lists(inner, min_size=1, max_size=3).map(lambda cs: st.AllOf(*cs)),
-            hs.lists(inner, min_size=1, max_size=3).map(lambda cs: st.AnyOf(*cs)),
-        ),
-        max_leaves=4,
-    )
 
 
 @hs.composite

@@ -150,3 +150,16 @@ def test_a_damaged_saved_session_is_a_spec_error(tmp_path: Path) -> None:
         st.SqliteStore(path).load("s")
     assert error.value.path == f"{path}: session 's'"
     assert error.value.message == "a saved session is damaged: KeyError: 'output'"
+
+
+def test_import_statetools_loads_sqlite_only_when_a_store_is_used() -> None:
+    code = (
+        "import sys, statetools as st\n"
+        "print('sqlite3' in sys.modules)\n"
+        "st.SqliteStore\n"
+        "print('sqlite3' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout == "False\nTrue\n"
