@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, Literal
 
 import attrs
@@ -39,6 +41,9 @@ class Section:
     which returns the body and opens the section's tools and its descendants' tools.
 
     ``key`` names it among its siblings; a child's path is ``parent.child``.
+    ``body_file`` records the file the body was read from (YAML's ``body_file:``), so
+    that :func:`~statetools.dump_playbook` names the file again; it takes no part in
+    equality.
 
     >>> billing = Section("billing", "Billing", "Invoices are due in 30 days.",
     ...                   summary="Invoices and payments.", tools=[])
@@ -53,6 +58,7 @@ class Section:
     visibility: Visibility
     tools: tuple[BaseTool, ...]
     children: tuple[Section, ...]
+    body_file: Path | None = attrs.field(eq=False, repr=False)
 
     def __init__(
         self,
@@ -64,6 +70,7 @@ class Section:
         visibility: Visibility = "summary",
         tools: Iterable[Any] = (),
         children: Iterable[Section] = (),
+        body_file: str | os.PathLike[str] | None = None,
     ) -> None:
         where = f"section '{key}'"
         if not isinstance(key, str) or not _KEY.match(key):
@@ -82,7 +89,14 @@ class Section:
         if summary is not None and not isinstance(summary, str):
             raise DefinitionError("the summary must be text", path=where)
         self.__attrs_init__(
-            key, title, body, summary, visibility, _tools(tools), _children(children)
+            key,
+            title,
+            body,
+            summary,
+            visibility,
+            _tools(tools),
+            _children(children),
+            None if body_file is None else Path(body_file),
         )
 
     def with_children(self, *children: Section) -> Section:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -43,12 +45,16 @@ class Sections:
     tree: SectionTree = attrs.field(eq=False, repr=False)
     facade: ReadSectionTool = attrs.field(eq=False, repr=False)
     """The ``read_section`` tool."""
+    folder: Path | None = attrs.field(eq=False, repr=False)
+    """The folder :func:`~statetools.load_skills` read these skills from (None for
+    sections written in Python or YAML); :func:`~statetools.dump_playbook` writes it."""
 
     def __init__(
         self,
         *sections: Section,
         tool_name: str = "read_section",
         common_tools: Iterable[Any] = (),
+        folder: str | os.PathLike[str] | None = None,
     ) -> None:
         for section in sections:
             if not isinstance(section, Section):
@@ -67,7 +73,8 @@ class Sections:
         tree = SectionTree(sections, tool_name)
         check_tree(tree, tool_name)
         facade = ReadSectionTool.for_tree(tree, tool_name, common)
-        self.__attrs_init__(tuple(sections), tool_name, common, tree, facade)
+        where = None if folder is None else Path(folder)
+        self.__attrs_init__(tuple(sections), tool_name, common, tree, facade, where)
 
     def disclosure_items(self) -> list[Any]:
         """What the design registers: ``read_section`` and the tools shown from the start."""

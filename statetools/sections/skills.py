@@ -7,6 +7,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from statetools.disclosure.items import as_tool
 from statetools.errors import SpecError
 from statetools.sections.front_matter import SkillFile, read_skill_file
@@ -47,14 +49,20 @@ def _registry(tools: Iterable[Any] | Mapping[str, Any] | None) -> dict[str, Base
     return {tool.name: tool for tool in (as_tool(item) for item in items)}
 
 
-def file_reader(folders: Mapping[str, Path]) -> Tool:
-    """The ``read_skill_file(skill, path)`` tool over the skills' ``folders``: it reads
-    a text file inside a skill's folder and refuses paths that leave it."""
+@attrs.frozen
+class SkillFiles:
+    """The handler of ``read_skill_file``: reads a text file inside a skill's folder and
+    refuses paths that leave it. Two readers of the same folders are equal (so two
+    loads of one skills folder give equal definitions)."""
 
-    def read(skill: str, path: str) -> ToolResult:
-        folder = folders.get(skill)
+    folders: tuple[tuple[str, Path], ...]
+    """(skill name, its folder) pairs."""
+
+    def __call__(self, skill: str, path: str) -> ToolResult:
+        folder = dict(self.folders).get(skill)
         if folder is None:
-            return ToolResult.error(f"No skill is named '{skill}'. Skills: {', '.join(folders)}.")
+            names = ", ".join(name for name, _ in self.folders)
+            return ToolResult.error(f"No skill is named '{skill}'. Skills: {names}.")
         problem = _escape(folder, path)
         if problem is not None:
             return ToolResult.error(f"Cannot read '{path}': {problem}.")
@@ -70,11 +78,16 @@ def file_reader(folders: Mapping[str, Path]) -> Tool:
             text = text[:MAX_FILE_CHARS] + f"\n[cut off after {MAX_FILE_CHARS} characters]"
         return ToolResult.text(text)
 
+
+def file_reader(folders: Mapping[str, Path]) -> Tool:
+    """The ``read_skill_file(skill, path)`` tool over the skills' ``folders``: it reads
+    a text file inside a skill's folder and refuses paths that leave it."""
     schema = InputSchema.of(
         Parameter.string("skill", "The skill's name"),
         Parameter.string("path", "A path inside the skill's folder, e.g. references/forms.md"),
     )
-    return Tool.create(FILE_TOOL, "Read a file of a skill.", read, schema=schema)
+    handler = SkillFiles(tuple(folders.items()))
+    return Tool.create(FILE_TOOL, "Read a file of a skill.", handler, schema=schema)
 
 
 def _escape(folder: Path, path: str) -> str | None:
@@ -137,7 +150,7 @@ def load_skills(
                 hint=f"pass them in load_skills(..., tools=[...]); known: "
                 f"{', '.join(registry) or 'none'}",
             )
-        folders[skill.name] = folder
+        folders[skill.name] = folder.resolve()
         sections.append(
             Section(
                 skill.name,
@@ -153,4 +166,5 @@ def load_skills(
             path=str(root),
             hint="each skill is a folder with a SKILL.md",
         )
-    return Sections(*sections, tool_name=tool_name, common_tools=[file_reader(folders)])
+    common = [file_reader(folders)]
+    return Sections(*sections, tool_name=tool_name, common_tools=common, folder=root)

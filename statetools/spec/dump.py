@@ -43,8 +43,9 @@ from statetools.disclosure.machine import StateMachineTool, Transition
 from statetools.disclosure.playbook import AgentOptions, PlaybookTool
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import SpecError
-from statetools.sections import Section, Sections
+from statetools.sections import Sections
 from statetools.spec.design import Design
+from statetools.spec.dump_sections import sections_data
 from statetools.spec.enums import is_yaml_enum
 from statetools.spec.references import SchemaOnlyTool, import_path_of
 from statetools.tools.tool import BaseTool, Tool
@@ -288,30 +289,6 @@ class _Writer:
                 data["category_parameter"] = facade.category_parameter
         return data
 
-    def sections(self, value: Sections) -> dict[str, Any]:
-        if value.common_tools:
-            raise SpecError(
-                "cannot write skills loaded from a folder as sections",
-                hint="write 'kind: skills' with the folder's path instead",
-            )
-        data: dict[str, Any] = {"kind": "sections"}
-        if value.tool_name != "read_section":
-            data["tool_name"] = value.tool_name
-        data["sections"] = [self._section(section) for section in value.sections]
-        return data
-
-    def _section(self, section: Section) -> dict[str, Any]:
-        data: dict[str, Any] = {"key": section.key, "title": section.title, "body": section.body}
-        if section.summary is not None:
-            data["summary"] = section.summary
-        if section.visibility != "summary":
-            data["visibility"] = section.visibility
-        if section.tools:
-            data["tools"] = [self.tool(tool) for tool in section.tools]
-        if section.children:
-            data["children"] = [self._section(child) for child in section.children]
-        return data
-
     def definition(self, definition: Any) -> dict[str, Any]:
         if isinstance(definition, PlaybookTool):
             return self.playbook(definition)
@@ -320,10 +297,10 @@ class _Writer:
         if isinstance(definition, UnfoldingTool):
             return self.facade(definition)
         if isinstance(definition, Sections):
-            return self.sections(definition)
+            return sections_data(definition, self)
         raise SpecError(
             f"cannot write {type(definition).__name__} as a definition",
-            hint="dump_playbook writes playbooks, state machines and facades",
+            hint="dump_playbook writes playbooks, state machines, facades, sections and skills",
         )
 
     def script(self, steps: Sequence[Any]) -> list[Any]:

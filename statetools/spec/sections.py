@@ -49,6 +49,7 @@ def _section(value: Any, at: ErrorPath) -> Section:
     title = _text(value.get("title", key), "title", at)
     if "body" in value and "body_file" in value:
         raise Invalid("give body or body_file, not both", at=(*at, "body_file"))
+    path: Path | None = None
     if "body_file" in value:
         name = _text(value["body_file"], "body_file", at)
         path = current().base_dir / str(name)
@@ -76,6 +77,7 @@ def _section(value: Any, at: ErrorPath) -> Section:
             visibility=value.get("visibility", "summary"),
             tools=[resolve_tool(tool) for tool in tools],
             children=[_section(child, (*at, "children", i)) for i, child in enumerate(children)],
+            body_file=path,
         )
     except DefinitionError as exc:
         raise Invalid(exc.message, hint=exc.hint, at=at) from exc
