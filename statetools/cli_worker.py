@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from datetime import timedelta
 from typing import Any, TextIO
 
 from statetools.errors import StatetoolsError
@@ -72,7 +73,13 @@ def cmd_worker(args: argparse.Namespace, out: TextIO) -> int:
         from temporalio.client import Client
 
         client = await Client.connect(args.temporal, namespace=args.namespace)
-        worker = package.session_worker(client, args.task_queue, designs.values(), model)
+        worker = package.session_worker(
+            client,
+            args.task_queue,
+            designs.values(),
+            model,
+            sticky_queue_schedule_to_start_timeout=timedelta(seconds=args.sticky_timeout),
+        )
         sys.stderr.write(
             f"worker for {', '.join(designs)} on {args.temporal}, task queue {args.task_queue}\n"
         )
@@ -81,6 +88,16 @@ def cmd_worker(args: argparse.Namespace, out: TextIO) -> int:
 
     asyncio.run(serve())
     return 0
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < 10**9:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, got {text!r}")
+    return value
 
 
 def add_worker_command(commands: Any) -> None:
@@ -100,6 +117,15 @@ def add_worker_command(commands: Any) -> None:
     sub.add_argument("--temporal", default="127.0.0.1:7233", metavar="HOST:PORT")
     sub.add_argument("--task-queue", required=True, metavar="Q")
     sub.add_argument("--namespace", default="default")
+    sub.add_argument(
+        "--sticky-timeout",
+        type=_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long a session's next step waits for this worker, which has the session "
+        "in memory, before any worker takes it (a worker that died holds its sessions "
+        "this long; default 10)",
+    )
     sub.add_argument("--model", metavar="SPEC", help="a model string, e.g. openai:gpt-4o-mini")
     sub.add_argument(
         "--model-from", metavar="MODULE:ATTR", help="a Model (or a function returning one)"
