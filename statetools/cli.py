@@ -20,10 +20,16 @@ from typing import Any, TextIO, cast
 from statetools.cli_mcp import add_mcp_commands
 from statetools.cli_output import Output
 from statetools.cli_sessions import add_session_options, add_sessions_command, open_store
-from statetools.cli_tables import show_exploration, show_report, show_tokens
+from statetools.cli_tables import (
+    show_exploration,
+    show_prompt_states,
+    show_report,
+    show_tokens,
+)
 from statetools.cli_transcript import Transcript, Watched
 from statetools.cli_worker import add_worker_command
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
+from statetools.disclosure.prompt_part import expandable_prompts
 from statetools.disclosure.scheduler import Scheduler
 from statetools.errors import StatetoolsError
 from statetools.loop.events import (
@@ -34,11 +40,18 @@ from statetools.loop.toolloop import ToolLoop
 from statetools.models.base import Model
 from statetools.models.scripted import ScriptedModel
 from statetools.review.check import DEFAULT_TOKEN_BUDGET
-from statetools.review.explore import DEFAULT_MAX_STATES, Progress, explore, flat_tools
+from statetools.review.explore import (
+    DEFAULT_MAX_STATES,
+    Progress,
+    explore,
+    flat_tools,
+    search,
+)
 from statetools.review.findings import RULES
+from statetools.review.model import DesignView
 from statetools.review.prefix import PathBreaks, prefix_breaks
 from statetools.review.render import FORMATS, render
-from statetools.review.tokens import count_text, tools_tokens
+from statetools.review.tokens import tools_tokens
 from statetools.spec.design import Design, load_design
 from statetools.spec.preflight import design_refused
 from statetools.tools.tool import BaseTool
@@ -116,18 +129,14 @@ def _visible_tools(design: Design) -> list[BaseTool]:
     return Scheduler(_graph(design)).visible()
 
 
-def _prompt_tokens(output: Output, graph: DisclosureGraph) -> None:
-    """The tokens of the design's prompt sections, at the start and with all read."""
-    from statetools.sections import ReadSectionTool
-
-    for facade in graph.facades.values():
-        if isinstance(facade, ReadSectionTool):
-            start = count_text(facade.prompt_text([]))
-            read = count_text(facade.prompt_text([{"key": k} for k in facade.tree.nodes]))
-            output.line(
-                f"prompt sections ({facade.name}): {start:,} tokens at the start, "
-                f"{read:,} with every section read"
-            )
+def _prompt_tokens(output: Output, graph: DisclosureGraph, args: argparse.Namespace) -> None:
+    """Per explored state, the tokens of the text the sections write into the system
+    prompt next to the tokens of the visible tools (designs with sections only)."""
+    if not expandable_prompts(graph):
+        return
+    design = DesignView(graph)
+    exploration = search(design, args.provider, args.max_states, None, stop_at_limit=True)
+    show_prompt_states(output, exploration)
 
 
 def cmd_tokens(args: argparse.Namespace, out: TextIO) -> int:
@@ -144,7 +153,7 @@ def cmd_tokens(args: argparse.Namespace, out: TextIO) -> int:
             label = "flat (every tool at once, no facades)"
             rows.append((label, len(flat), tools_tokens(flat, args.provider)))
     show_tokens(output, args.provider, rows)
-    _prompt_tokens(output, _graph(design))
+    _prompt_tokens(output, _graph(design), args)
     if args.prefix_breaks:
         _write_prefix_breaks(prefix_breaks(_graph(design)), out)
     return 0
@@ -378,8 +387,21 @@ def _parser() -> argparse.ArgumentParser:
     )
     provider(sub)
 
-    sub = command("tokens", cmd_tokens, "Count the tokens of the first visible set.")
+    sub = command(
+        "tokens",
+        cmd_tokens,
+        "Count the tokens of the first visible set (with sections: of the prompt text "
+        "and the tools in each state).",
+    )
     sub.add_argument("--vs-flat", action="store_true", help="compare with all tools at once")
+    sub.add_argument(
+        "--max-states",
+        type=int,
+        default=DEFAULT_MAX_STATES,
+        metavar="N",
+        help="with sections: explore at most N disclosure states for the prompt tokens "
+        f"per state (default {DEFAULT_MAX_STATES:,})",
+    )
     sub.add_argument(
         "--prefix-breaks",
         action="store_true",

@@ -19,6 +19,12 @@ from __future__ import annotations
 from statetools.cli_output import Output
 from statetools.review.explore import Exploration
 from statetools.review.findings import Report
+from statetools.review.prompt_states import (
+    PROMPT_NUMBERS,
+    prompt_rows,
+    prompt_summary,
+    prompt_table,
+)
 
 
 def show_report(output: Output, report: Report) -> None:
@@ -76,6 +82,10 @@ def show_exploration(output: Output, exploration: Exploration) -> None:
         title="tools",
         right=numbers,
     )
+    if exploration.prompt_states:
+        output.line(prompt_summary(exploration.prompt_states))
+        header, rows = prompt_rows(exploration.prompt_states)
+        output.table(header, rows, title="prompt and tools per state", right=PROMPT_NUMBERS)
     if exploration.never_visible:
         output.line(f"never visible: {', '.join(exploration.never_visible)}", "warning")
     if exploration.dead_ends:
@@ -104,3 +114,16 @@ def show_tokens(output: Output, provider: str, rows: list[tuple[str, int, int]])
 
 def _after(path: tuple[str, ...]) -> str:
     return ", ".join(path) if path else "(start)"
+
+
+def show_prompt_states(output: Output, exploration: Exploration) -> None:
+    """For ``statetools tokens``: per state, the tokens of the sections' prompt text
+    next to the tokens of the visible tools, after a one-line summary."""
+    states = exploration.prompt_states
+    scope = "" if exploration.complete else f" (first {exploration.depth} turns only)"
+    output.line(prompt_summary(states) + scope)
+    if output.rich:
+        header, rows = prompt_rows(states)
+        output.table(header, rows, right=PROMPT_NUMBERS)
+    else:
+        output.line(prompt_table(states))

@@ -65,3 +65,32 @@ def prompt_text(
         entries = entries[:count]
     texts = [part.prompt_text([a for n, a in entries if n == part.name]) for part in parts]
     return "\n\n".join(text for text in texts if text)
+
+
+@runtime_checkable
+class ExpandablePrompt(PromptPart, Protocol):
+    """A prompt-writing facade whose reads analysis can list (``read_section``):
+    ``expansion_keys()`` names each read that shows more text or opens tools, and
+    ``expansion_arguments(key)`` gives that call's arguments.
+
+    >>> class Notes:
+    ...     name = "notes"
+    ...     def prompt_text(self, unfolds): return f"{len(unfolds)} notes read"
+    ...     def expansion_keys(self): return ["a"]
+    ...     def expansion_arguments(self, key): return {"key": key}
+    >>> isinstance(Notes(), ExpandablePrompt)
+    True
+    """
+
+    def expansion_keys(self) -> Sequence[str]:
+        """The keys of the reads that change the prompt or the tools, in order."""
+        ...
+
+    def expansion_arguments(self, key: str) -> dict[str, Any]:
+        """The arguments of the call that reads ``key``."""
+        ...
+
+
+def expandable_prompts(graph: DisclosureGraph) -> list[ExpandablePrompt]:
+    """The prompt-writing facades of ``graph`` whose reads analysis can list."""
+    return [part for part in prompt_parts(graph) if isinstance(part, ExpandablePrompt)]

@@ -16,6 +16,7 @@ from statetools.review.explore import (
     flat_tools,
 )
 from statetools.review.findings import RULES, Finding, Report, Rule
+from statetools.review.prompt_states import PromptState, prompt_table
 from statetools.review.render import Diagram, render, to_dot, to_mermaid
 from statetools.review.tokens import count_text, tool_text, tool_tokens, tools_tokens
 
@@ -26,6 +27,7 @@ __all__ = [
     "ExplorationTooLarge",
     "Finding",
     "Progress",
+    "PromptState",
     "Report",
     "Rule",
     "VisibleSet",
@@ -33,6 +35,7 @@ __all__ = [
     "count_text",
     "explore",
     "flat_tools",
+    "prompt_table",
     "render",
     "to_dot",
     "to_mermaid",

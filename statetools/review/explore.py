@@ -23,7 +23,15 @@ import attrs
 
 from statetools.errors import StatetoolsError
 from statetools.review.model import DesignView, as_graph
+from statetools.review.prompt_states import (
+    Expanded,
+    PromptState,
+    prompt_states,
+    prompt_summary,
+    prompt_table,
+)
 from statetools.review.space import AbstractState, Space
+from statetools.review.text_table import after, table
 from statetools.review.tokens import Provider, array_tokens, count_text, entry_texts
 from statetools.tools.tool import BaseTool
 
@@ -101,7 +109,12 @@ class Exploration:
     once, as without disclosure (facade tools left out); ``states``: abstract states
     visited; ``complete``: False when ``max_depth`` cut the search short;
     ``dead_ends``: the calls after which the model is left with no tool at all (whatever
-    the undecidable conditions) while no machine is in a final state, shortest first.
+    the undecidable conditions) while no machine is in a final state, shortest first;
+    ``prompt_states`` (designs with sections or skills): per distinct pair of sections
+    read and tools visible, the tokens of the system-prompt text the sections render to
+    next to the tools' tokens (:class:`~statetools.review.prompt_states.PromptState`),
+    in the order first reached. Reading a section is a step of its own
+    (``read_section(key=billing)``), so ``min_turns`` counts the reads.
 
     >>> search = Tool.create("search", "Search the web", lambda query: "found")
     >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
@@ -122,6 +135,7 @@ class Exploration:
     complete: bool
     provider: Provider
     dead_ends: tuple[tuple[str, ...], ...] = ()
+    prompt_states: tuple[PromptState, ...] = ()
 
     @property
     def initial(self) -> VisibleSet:
@@ -139,6 +153,17 @@ class Exploration:
     def max_tokens(self) -> int:
         """Tokens of the largest visible set."""
         return self.largest.tokens
+
+    @property
+    def max_prompt_tokens(self) -> int:
+        """Tokens of the longest prompt text the sections render to (0 without any)."""
+        return max((s.prompt_tokens for s in self.prompt_states), default=0)
+
+    @property
+    def largest_prompt_state(self) -> PromptState | None:
+        """The state with the most prompt and tool tokens together (None without
+        sections; the first such, on ties)."""
+        return max(self.prompt_states, key=lambda s: s.total_tokens, default=None)
 
     def to_dict(self) -> dict[str, Any]:
         """The exploration as a JSON-ready dict."""
@@ -162,6 +187,15 @@ class Exploration:
             },
             "never_visible": list(self.never_visible),
             "dead_ends": [list(path) for path in self.dead_ends],
+            **self._prompt_dict(),
+        }
+
+    def _prompt_dict(self) -> dict[str, Any]:
+        if not self.prompt_states:
+            return {}
+        return {
+            "max_prompt_tokens": self.max_prompt_tokens,
+            "prompt_states": [s.to_dict() for s in self.prompt_states],
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -179,49 +213,37 @@ class Exploration:
             f"tokens (o200k_base, {self.provider}): flat {self.flat_tokens:,}, start "
             f"{self.initial.tokens:,}, largest {largest.tokens:,}{share}",
             "",
-            _table(
+            table(
                 ("turns", "tools", "tokens", "after"),
                 [
-                    (str(s.turns), str(len(s.tools)), f"{s.tokens:,}", _after(s.path))
+                    (str(s.turns), str(len(s.tools)), f"{s.tokens:,}", after(s.path))
                     for s in self.visible_sets
                 ],
             ),
             "",
-            _table(
+            table(
                 ("tool", "turns", "tokens", "after"),
                 [
-                    (name, str(turns), f"{self.tool_tokens[name]:,}", _after(self.paths[name]))
+                    (name, str(turns), f"{self.tool_tokens[name]:,}", after(self.paths[name]))
                     for name, turns in self.min_turns.items()
                 ],
             ),
         ]
+        if self.prompt_states:
+            lines += [
+                "",
+                prompt_summary(self.prompt_states),
+                prompt_table(self.prompt_states),
+            ]
         if self.never_visible:
             lines += ["", f"never visible: {', '.join(self.never_visible)}"]
         if self.dead_ends:
-            ends = "; ".join(_after(path) for path in self.dead_ends)
+            ends = "; ".join(after(path) for path in self.dead_ends)
             lines += ["", f"no tools left after: {ends}"]
         return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.to_text()
-
-
-def _after(path: tuple[str, ...]) -> str:
-    return ", ".join(path) if path else "(start)"
-
-
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    numeric = [all(r[i].replace(",", "").isdigit() for r in rows) for i in range(len(header))]
-
-    def line(row: tuple[str, ...]) -> str:
-        cells = [
-            cell.rjust(width) if right else cell.ljust(width)
-            for cell, width, right in zip(row, widths, numeric, strict=True)
-        ]
-        return "  ".join(cells).rstrip()
-
-    return "\n".join([line(header), *(line(row) for row in rows)])
 
 
 def flat_tools(graph: Any) -> list[BaseTool]:
@@ -278,6 +300,7 @@ def search(
     path_of: dict[AbstractState, tuple[str, ...]] = {start: ()}
     queue: deque[AbstractState] = deque([start])
     found: dict[tuple[str, ...], tuple[str, ...]] = {}
+    prompted: dict[tuple[Expanded, tuple[str, ...]], tuple[str, ...]] = {}
     first: dict[str, tuple[str, ...]] = {}
     dead_ends: list[tuple[str, ...]] = []
     limit = max_depth
@@ -298,6 +321,8 @@ def search(
             shows_any = shows_any or bool(tools)
             callable_now.update(dict.fromkeys(space.callable_tools(state, assignment)))
             found.setdefault(tools, path)
+            if space.prompts.readings:
+                prompted.setdefault((space.prompts.expanded(state.opened), tools), path)
             for name in tools:
                 first.setdefault(name, path)
         if not shows_any and not space.may_end(state):
@@ -337,7 +362,11 @@ def search(
         progress(Progress(len(path_of), 0, deepest))
     states = sum(1 for path in path_of.values() if len(path) <= deepest)
     exploration = _result(design, provider, found, first, states, deepest, complete)
-    return attrs.evolve(exploration, dead_ends=tuple(dead_ends))
+    return attrs.evolve(
+        exploration,
+        dead_ends=tuple(dead_ends),
+        prompt_states=prompt_states(space.prompts, design.entries, provider, prompted),
+    )
 
 
 def _result(

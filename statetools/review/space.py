@@ -2,7 +2,9 @@
 
 A state holds what decides visibility: call counts (capped at what some ``After``
 needs), each machine's state, whether any call succeeded (for artifacts), the facade
-unfolds (facade, category) and the exclusive facade in force. The transitions mirror
+unfolds (facade, category) and the exclusive facade in force. A read of a section
+(``read_section``) is an unfold whose category is the section's key, whether or not
+the section opens tools: the sections read decide the prompt text. The transitions mirror
 the scheduler; what analysis cannot decide is taken both ways (see ``explore``).
 """
 
@@ -23,6 +25,7 @@ from statetools.disclosure.conditions import (
 from statetools.disclosure.visibility import shows, usable
 from statetools.errors import StatetoolsError
 from statetools.review.model import DesignView, free_key, leaves
+from statetools.review.prompt_states import PromptTexts
 
 MAX_FREE_CONDITIONS = 10
 """Undecidable conditions (When, artifacts, blackboard) whose combinations are tried."""
@@ -78,6 +81,8 @@ class Space:
         self.scopes = {
             name: design.scope(name) for name in design.facades if design.facades[name].exclusive
         }
+        self.prompts = PromptTexts(design.graph)
+        """The sections' prompt text; each key a read may name is a step of its own."""
 
     def start(self) -> AbstractState:
         """The state of a fresh run."""
@@ -183,6 +188,13 @@ class Space:
             return [(state.opened, state.exclusive, tool)]
         first = not any(name == tool for name, _ in state.opened)
         exclusive = tool if facade.exclusive and first else state.exclusive
+        keys = self.prompts.readings.get(tool)
+        if keys is not None:  # read_section: every key, with tools or without
+            return [
+                (state.opened | {(tool, key)}, exclusive, self.prompts.step(tool, key))
+                for key in keys
+                if (tool, key) not in state.opened
+            ] or [(state.opened, exclusive, tool)]
         if not facade.categories:
             return [(state.opened | {(tool, None)}, exclusive, tool)]
         return [

@@ -70,6 +70,22 @@ class ReadSectionTool(UnfoldingTool):
         read = [u[KEY] for u in unfolds if isinstance(u.get(KEY), str)]
         return self.tree.prompt(p for p in read if p in self.tree.nodes)
 
+    def expansion_keys(self) -> list[str]:
+        """The keys whose reading shows more text or opens tools (for analysis): every
+        section that is, or sits below, a summary section, and every section that opens
+        tools. Reading a full section at the top with nothing to open changes nothing.
+
+        >>> Sections(Section("a", "A", "x", visibility="full"), Section("b", "B", "y")
+        ...          ).facade.expansion_keys()
+        ['b']
+        """
+        opens = dict(self.categories)
+        return [p for p in self.tree.nodes if self.tree.gate_of(p) is not None or p in opens]
+
+    def expansion_arguments(self, key: str) -> dict[str, Any]:
+        """The arguments of the call that reads ``key``: ``{"key": key}``."""
+        return {KEY: key}
+
     def select(self, arguments: Mapping[str, Any]) -> Unfolded | str:
         """The tools reading ``arguments["key"]`` opens (replayed on resume)."""
         key = arguments.get(KEY)

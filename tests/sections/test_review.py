@@ -37,18 +37,3 @@ def test_render_draws_each_tool_with_the_sections_that_open_it() -> None:
     dot = str(st.render([support_sections()], format="dot"))
     assert "billing, billing.invoices, billing.invoices.disputes" in dot
     assert "facade_read_section" in dot
-
-
-def test_statetools_tokens_reports_prompt_sections_next_to_tools() -> None:
-    import io
-    from pathlib import Path
-
-    from statetools.cli import main
-
-    travel = Path(__file__).resolve().parents[2] / "playbooks" / "travel_desk.yaml"
-    out = io.StringIO()
-    assert main(["tokens", str(travel)], out) == 0
-    assert out.getvalue() == (
-        "first visible set: 1 tools, 66 tokens (openai, o200k_base)\n"
-        "prompt sections (load_skill): 111 tokens at the start, 123 with every section read\n"
-    )

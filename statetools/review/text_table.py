@@ -1,0 +1,35 @@
+"""Plain-text tables of the review reports (explore, tokens).
+
+>>> print(table(("tool", "tokens"), [("search", "1,024"), ("fetch", "87")]))
+tool    tokens
+search   1,024
+fetch       87
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def after(path: tuple[str, ...]) -> str:
+    """A path of calls as a table shows it: ``search, fetch`` or ``(start)``.
+
+    >>> after(())
+    '(start)'
+    """
+    return ", ".join(path) if path else "(start)"
+
+
+def table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
+    """Columns padded to their widest cell, numbers to the right."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    numeric = [all(r[i].replace(",", "").isdigit() for r in rows) for i in range(len(header))]
+
+    def line(row: tuple[str, ...]) -> str:
+        cells = [
+            cell.rjust(width) if right else cell.ljust(width)
+            for cell, width, right in zip(row, widths, numeric, strict=True)
+        ]
+        return "  ".join(cells).rstrip()
+
+    return "\n".join([line(header), *(line(row) for row in rows)])
