@@ -3,7 +3,8 @@
 Node ids are stable strings: ``tool:search``, ``playbook:research``,
 ``machine:order``, ``state:order.DRAFT``, ``gate:analyze`` (the condition that unlocks
 ``analyze``; nested gates get ``gate:analyze/0``, ``gate:analyze/0.1``, ...),
-``facade:github`` (an UnfoldingTool; it has no ``tool:`` node, see ``node_of``).
+``facade:github`` (an UnfoldingTool; it has no ``tool:`` node, see ``node_of``),
+``section:read_section/billing.disputes`` (a prompt section, see ``outline``).
 
 Edge kinds: ``contains`` (a definition holds a tool or state; a facade its inner tools,
 with ``categories`` for by-category facades), ``available_in`` (tool -> state),
@@ -11,7 +12,9 @@ with ``categories`` for by-category facades), ``available_in`` (tool -> state),
 it unlocks), ``requires`` (gate -> a prerequisite tool, state or inner gate),
 ``chains_from`` (a chained tool, or a discovery template such as
 ``tool:customer_<id>_orders`` with ``template=True``, -> a tool returning its type;
-added from return annotations when ``to_networkx()`` is first called).
+added from return annotations when ``to_networkx()`` is first called), ``expands``
+(a section-reading facade -> its top-level sections, a section -> its children and the
+tools reading it opens; a section's tools shown from the start are ``contains``).
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping
 from typing import Any
 
-import attrs
 import networkx as nx
 
 from statetools.disclosure.chaining import ChainedTool, Chaining
@@ -38,44 +40,20 @@ from statetools.disclosure.conditions import (
 )
 from statetools.disclosure.items import as_tool
 from statetools.disclosure.machine import StateMachineTool, Transition
+from statetools.disclosure.nodes import EDGE_KINDS as EDGE_KINDS
+from statetools.disclosure.nodes import NODE_KINDS as NODE_KINDS
+from statetools.disclosure.nodes import ToolEntry as ToolEntry
+from statetools.disclosure.nodes import facade_node as facade_node
+from statetools.disclosure.nodes import section_node as section_node
+from statetools.disclosure.nodes import state_node as state_node
+from statetools.disclosure.nodes import tool_node as tool_node
+from statetools.disclosure.outline import Outline, Outlined, outline_elements
 from statetools.disclosure.playbook import PlaybookTool
 from statetools.disclosure.returns import return_links
 from statetools.disclosure.shown import Shown
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError
 from statetools.tools.tool import BaseTool
-
-NODE_KINDS = ("tool", "state", "machine", "playbook", "gate", "facade")
-EDGE_KINDS = ("requires", "unlocks", "available_in", "transitions_to", "contains", "chains_from")
-
-
-def tool_node(name: str) -> str:
-    """The node id of a tool."""
-    return f"tool:{name}"
-
-
-def facade_node(name: str) -> str:
-    """The node id of a facade (an UnfoldingTool)."""
-    return f"facade:{name}"
-
-
-def state_node(machine: str, state: str) -> str:
-    """The node id of a machine's state."""
-    return f"state:{machine}.{state}"
-
-
-@attrs.frozen
-class ToolEntry:
-    """A registered tool and where it sits: its owner, condition, machine states and
-    enclosing facade (the facade that must unfold before it shows)."""
-
-    tool: BaseTool
-    owner: str | None = None
-    condition: Condition | None = None
-    machine: str | None = None
-    states: frozenset[str] = frozenset()
-    is_global: bool = False
-    facade: str | None = None
 
 
 class DisclosureGraph:
@@ -132,6 +110,8 @@ class DisclosureGraph:
         """The rule chaining from any returned object, if there is one."""
         self.chained: dict[str, str] = {}
         """Chained tool name -> the key of the type it needs an instance of."""
+        self.outlines: dict[str, Outline] = {}
+        """The prompt sections of each section-reading facade (``read_section``)."""
         self._scopes: dict[str, frozenset[str]] = {}
         self._producers: dict[str, list[str]] | None = None
         self._analysis_lock = threading.Lock()
@@ -182,6 +162,8 @@ class DisclosureGraph:
             self._add_gate(name, entry.condition, f"gate:{name}", top=True)
         if facade is not None:
             self._add_inner(facade)
+        if isinstance(facade, Outlined):
+            self._add_sections(facade)
 
     def _add_place(
         self, existing: ToolEntry, entry: ToolEntry, edge_attributes: Mapping[str, Any]
@@ -235,6 +217,15 @@ class DisclosureGraph:
                 self.add_playbook(member, facade=facade.name)
             else:
                 self.add_machine(member, facade=facade.name)
+
+    def _add_sections(self, facade: Outlined) -> None:
+        outline = self.outlines[facade.name] = facade.outline()
+        nodes, edges = outline_elements(facade.name, outline, self.node_of)
+        for node, attributes in nodes:
+            self._node(node, "section", **attributes)
+        for source, target, kind in edges:
+            self._node(target, "tool", label=target.partition(":")[2])  # open: added later
+            self._edge(source, target, kind)
 
     def _add_gate(self, tool: str, condition: Condition, node: str, *, top: bool) -> None:
         op = "OR" if isinstance(condition, AnyOf) else "AND"

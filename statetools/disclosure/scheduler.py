@@ -23,6 +23,7 @@ from statetools.disclosure.conditions import unmet_sentences
 from statetools.disclosure.facades import Facades, unfolded_value
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.outcomes import Blocked, Changes, Injected, StateChange, announcement
+from statetools.disclosure.outline import refuse_duplicate_sections
 from statetools.disclosure.resume import restore_added_tools
 from statetools.disclosure.search import SearchCall
 from statetools.disclosure.shown import Shown
@@ -79,6 +80,7 @@ class Scheduler:
                 path="tools",
                 hint="give every tool its own name (one tool may sit in several places)",
             )
+        refuse_duplicate_sections(graph.outlines)
         restored = state or DisclosureState()
         self.graph = graph
         self.visibility = visibility

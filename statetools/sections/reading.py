@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import attrs
 
+from statetools.disclosure.outline import Outline
 from statetools.disclosure.unfolding import Unfolded, UnfoldingTool
 from statetools.sections.tree import SectionTree
 from statetools.tools.calling import Arguments, Context, parse_arguments
@@ -63,6 +64,15 @@ class ReadSectionTool(UnfoldingTool):
             categories=categories,
             tree=tree,
         )
+
+    def outline(self) -> Outline:
+        """The sections as the disclosure graph sees them (``section`` nodes).
+
+        >>> tool = Sections(Section("a", "A", "Body of A.", summary="About A.")).facade
+        >>> [(s.path, s.visibility) for s in tool.outline().sections]
+        [('a', 'summary')]
+        """
+        return self.tree.outline(dict(self.categories))
 
     def prompt_text(self, unfolds: Sequence[Mapping[str, Any]]) -> str:
         """The sections as the system prompt shows them after ``unfolds`` (the

@@ -26,6 +26,11 @@ class Sections:
     With a model whose tools cannot change within a conversation, reading a section
     that opens tools restarts the conversation with that section shown in full.
 
+    Two sections with one key among their siblings raise
+    :class:`~statetools.DefinitionError`; ``strict=False`` keeps them instead (the
+    first one is read) for :func:`~statetools.check` to report (ST017), as YAML
+    designs do, and a run refuses them.
+
     >>> from statetools.models import ScriptedModel
     >>> refund = Tool.create("refund", "Refund an order", lambda order: f"refunded {order}")
     >>> sections = Sections(
@@ -55,6 +60,7 @@ class Sections:
         tool_name: str = "read_section",
         common_tools: Iterable[Any] = (),
         folder: str | os.PathLike[str] | None = None,
+        strict: bool = True,
     ) -> None:
         for section in sections:
             if not isinstance(section, Section):
@@ -71,7 +77,7 @@ class Sections:
             )
         common = tuple(as_tool(item) for item in common_tools)
         tree = SectionTree(sections, tool_name)
-        check_tree(tree, tool_name)
+        check_tree(tree, tool_name, strict=strict)
         facade = ReadSectionTool.for_tree(tree, tool_name, common)
         where = None if folder is None else Path(folder)
         self.__attrs_init__(tuple(sections), tool_name, common, tree, facade, where)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
+from statetools.disclosure.outline import Outline, OutlineSection
 from statetools.errors import DefinitionError
 from statetools.sections.section import Section
 from statetools.tools.tool import BaseTool
@@ -88,6 +89,29 @@ class SectionTree:
         """Every attached tool, in document order."""
         return [tool for node in self.nodes.values() for tool in node.section.tools]
 
+    def outline(self, opens: Mapping[str, Sequence[str]]) -> Outline:
+        """The tree as the disclosure graph sees it; ``opens``: the tool names reading
+        each path opens."""
+        sections = tuple(
+            OutlineSection(
+                path,
+                node.section.title,
+                node.parent,
+                node.section.visibility,
+                node.section.summary,
+                tuple(tool.name for tool in node.section.tools),
+                self.gate_of(path) is not None,
+                tuple(opens.get(path, ())),
+            )
+            for path, node in self.nodes.items()
+        )
+        seen: dict[str, int] = {}
+        duplicates: list[tuple[str, int]] = []
+        for path in self.duplicates:
+            seen[path] = seen.get(path, 1) + 1
+            duplicates.append((path, seen[path]))
+        return Outline(sections, tuple(duplicates))
+
     # text ---------------------------------------------------------------------------
 
     def expand_line(self, path: str) -> str:
@@ -153,9 +177,10 @@ class SectionTree:
         return f"No section has the key '{key}'. Keys, closest first: {', '.join(keys)}."
 
 
-def check_tree(tree: SectionTree, where: str) -> None:
-    """Refuse duplicate paths and tools of one name attached twice (differently)."""
-    if tree.duplicates:
+def check_tree(tree: SectionTree, where: str, *, strict: bool = True) -> None:
+    """Refuse duplicate paths (unless not ``strict``) and tools of one name attached
+    twice (differently)."""
+    if tree.duplicates and strict:
         raise DefinitionError(
             f"more than one section has the key {', '.join(sorted(set(tree.duplicates)))}",
             path=where,
