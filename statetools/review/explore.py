@@ -33,6 +33,7 @@ from statetools.review.prompt_states import (
 from statetools.review.space import AbstractState, Space
 from statetools.review.text_table import after, table
 from statetools.review.tokens import Provider, array_tokens, count_text, entry_texts
+from statetools.review.visible_set import VisibleSet as VisibleSet
 from statetools.tools.tool import BaseTool
 
 DEFAULT_MAX_STATES = 10_000
@@ -58,44 +59,6 @@ class Progress:
     states: int
     queued: int
     depth: int
-
-
-@attrs.frozen
-class VisibleSet:
-    """Tools the model may see together, first reached after ``path`` (one call a turn).
-
-    ``tools`` are in registration order; ``tokens`` counts their definitions as one
-    ``tools`` array; ``turns == len(path)``.
-
-    >>> search = Tool.create("search", "Search the web", lambda query: "found")
-    >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
-    >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(analyze)
-    >>> [(v.tools, v.path) for v in explore(research.unlocked_by(search)).visible_sets]
-    [(('search',), ()), (('search', 'analyze'), ('search',))]
-    """
-
-    tools: tuple[str, ...]
-    tokens: int
-    path: tuple[str, ...]
-
-    @property
-    def turns(self) -> int:
-        """Model turns (calls) before this set is visible; 0 at the start."""
-        return len(self.path)
-
-    @property
-    def label_path(self) -> str:
-        """``visible-set:start`` or ``visible-set:search/fetch`` (used in findings)."""
-        return f"visible-set:{'/'.join(self.path) if self.path else 'start'}"
-
-    def to_dict(self) -> dict[str, Any]:
-        """The set as a JSON-ready dict."""
-        return {
-            "tools": list(self.tools),
-            "tokens": self.tokens,
-            "turns": self.turns,
-            "path": list(self.path),
-        }
 
 
 @attrs.frozen
@@ -264,13 +227,16 @@ def explore(
     max_states: int = DEFAULT_MAX_STATES,
     max_depth: int | None = None,
     progress: Callable[[Progress], None] | None = None,
+    prompts: bool = True,
 ) -> Exploration:
     """Breadth-first search over a design's abstract disclosure states.
 
     ``graph`` is a :class:`~statetools.DisclosureGraph` (or tools and definitions).
     Stops after ``max_depth`` turns when given; raises :class:`ExplorationTooLarge`
     when more than ``max_states`` states are found. ``progress`` is called now and
-    then with a :class:`Progress` (for a progress bar).
+    then with a :class:`Progress` (for a progress bar). With sections, every read that
+    changes the prompt text is a step and ``prompt_states`` reports the prompt per
+    state; ``prompts=False`` explores only the reads that open tools (fewer states).
 
     >>> search = Tool.create("search", "Search the web", lambda query: "found")
     >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
@@ -280,7 +246,9 @@ def explore(
     (1, ('search',))
     """
     design = DesignView(as_graph(graph))
-    return search(design, provider, max_states, max_depth, progress, stop_at_limit=False)
+    return search(
+        design, provider, max_states, max_depth, progress, stop_at_limit=False, prompts=prompts
+    )
 
 
 def search(
@@ -291,11 +259,14 @@ def search(
     progress: Callable[[Progress], None] | None = None,
     *,
     stop_at_limit: bool,
+    prompts: bool = False,
 ) -> Exploration:
     """The search behind :func:`explore`. With ``stop_at_limit``, reaching
     ``max_states`` ends the search after the last turn it covered completely instead of
-    raising (the result is then not ``complete``)."""
-    space = Space(design)
+    raising (the result is then not ``complete``). With ``prompts`` the reads of
+    sections that open no tools are explored too, and the result has ``prompt_states``
+    (check and the prefix analysis need the tools alone)."""
+    space = Space(design, every_read=prompts)
     start = space.start()
     path_of: dict[AbstractState, tuple[str, ...]] = {start: ()}
     queue: deque[AbstractState] = deque([start])
@@ -349,7 +320,12 @@ def search(
                             depth=depth + 1,
                             states=len(path_of),
                             hint=f"pass max_depth={depth} to explore the first turns only, "
-                            "or a larger max_states",
+                            "or a larger max_states"
+                            + (
+                                ", or prompts=False (only reads that open tools)"
+                                if space.reads
+                                else ""
+                            ),
                         )
                     limit = depth  # finish this turn, go no further
                     complete = False

@@ -3,8 +3,9 @@
 A state holds what decides visibility: call counts (capped at what some ``After``
 needs), each machine's state, whether any call succeeded (for artifacts), the facade
 unfolds (facade, category) and the exclusive facade in force. A read of a section
-(``read_section``) is an unfold whose category is the section's key, whether or not
-the section opens tools: the sections read decide the prompt text. The transitions mirror
+(``read_section``) is an unfold whose category is the section's key; with
+``every_read`` also when the section opens no tools (the sections read decide the
+prompt text). The transitions mirror
 the scheduler; what analysis cannot decide is taken both ways (see ``explore``).
 """
 
@@ -44,7 +45,10 @@ class AbstractState(NamedTuple):
 class Space:
     """The abstract semantics: visible sets of a state, and the states after a call."""
 
-    def __init__(self, design: DesignView) -> None:
+    def __init__(self, design: DesignView, *, every_read: bool = False) -> None:
+        """``every_read``: reading any section that changes the prompt text is a step
+        of its own (for the prompt text per state); without it only reads that open
+        tools are (they alone decide the visible tools)."""
         self.design = design
         self.machines = list(design.machines)
         self.position = {name: i for i, name in enumerate(self.machines)}
@@ -82,7 +86,9 @@ class Space:
             name: design.scope(name) for name in design.facades if design.facades[name].exclusive
         }
         self.prompts = PromptTexts(design.graph)
-        """The sections' prompt text; each key a read may name is a step of its own."""
+        """The sections' prompt text."""
+        self.reads = self.prompts.readings if every_read else {}
+        """Per ``read_section`` facade, the keys whose reads are steps of their own."""
 
     def start(self) -> AbstractState:
         """The state of a fresh run."""
@@ -188,7 +194,7 @@ class Space:
             return [(state.opened, state.exclusive, tool)]
         first = not any(name == tool for name, _ in state.opened)
         exclusive = tool if facade.exclusive and first else state.exclusive
-        keys = self.prompts.readings.get(tool)
+        keys = self.reads.get(tool)
         if keys is not None:  # read_section: every key, with tools or without
             return [
                 (state.opened | {(tool, key)}, exclusive, self.prompts.step(tool, key))

@@ -12,6 +12,7 @@ import pytest
 
 import statetools as st
 from statetools.cli import main
+from statetools.review import ExplorationTooLarge
 from statetools.review.tokens import count_text, tools_tokens
 from tests.sections.cli_design import write_design
 from tests.sections.design import support_sections
@@ -93,6 +94,43 @@ def test_reading_a_section_without_tools_is_a_state_of_its_own() -> None:
     ]
     assert count_text(sections.prompt(["a", "a.b"])) == 21
     assert exploration.states == 4
+
+
+def test_many_sections_without_tools_leave_check_alone_and_explore_can_skip_them() -> None:
+    sections = st.Sections(
+        *(st.Section(f"s{i}", f"S{i}", f"Body {i}.", summary=f"About {i}.") for i in range(16))
+    )
+    assert st.check([sections]).findings == ()  # check explores the tools alone
+    with pytest.raises(ExplorationTooLarge) as caught:
+        st.explore([sections])  # 2**16 sets of sections read
+    assert caught.value.hint == (
+        "pass max_depth=5 to explore the first turns only, or a larger max_states, "
+        "or prompts=False (only reads that open tools)"
+    )
+    shallow = st.explore([sections], max_depth=1)
+    assert len(shallow.prompt_states) == 17  # nothing read, or one of the 16
+    assert shallow.prompt_states[16].keys == ("s15",)
+    quick = st.explore([sections], prompts=False)
+    assert (quick.states, [s.keys for s in quick.prompt_states]) == (2, [()])
+
+
+def test_without_prompts_only_the_reads_that_open_tools_are_states() -> None:
+    exploration = st.explore([support_sections()], prompts=False)
+    assert len(exploration.prompt_states) == 16  # every summary section here opens tools
+    text_only = st.Sections(
+        st.Section("a", "A", "Body of A.", summary="About A."),
+        st.Section("b", "B", "Body of B.", summary="About B.", tools=[design_tools()[1]]),
+    )
+    assert [s.keys for s in st.explore([text_only], prompts=False).prompt_states] == [
+        (),
+        ("b",),
+    ]
+    assert [s.keys for s in st.explore([text_only]).prompt_states] == [
+        (),
+        ("a",),
+        ("b",),
+        ("a", "b"),
+    ]
 
 
 def test_designs_without_sections_report_no_prompt_states() -> None:
