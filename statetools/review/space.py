@@ -5,8 +5,8 @@ needs), each machine's state, whether any call succeeded (for artifacts), the fa
 unfolds (facade, category) and the exclusive facade in force. A read of a section
 (``read_section``) is an unfold whose category is the section's key; with
 ``every_read`` also when the section opens no tools (the sections read decide the
-prompt text). The transitions mirror
-the scheduler; what analysis cannot decide is taken both ways (see ``explore``).
+prompt text). The transitions mirror the scheduler; what analysis cannot decide is
+taken both ways (see ``explore``).
 """
 
 from __future__ import annotations
