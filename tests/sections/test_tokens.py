@@ -270,3 +270,33 @@ def test_on_a_terminal_the_prompt_states_are_a_table(
         rows = [line for line in text.splitlines() if "pdf-forms, tone, travel" in line]
         assert len(rows) == 1
         assert re.findall(r"\d+", rows[0]) == ["3", "4", "236", "72", "308"]
+
+
+def test_each_prompt_state_is_what_a_run_along_its_path_sends() -> None:
+    """The prompt text explore counts for a state is what the sections write when a
+    conversation starts in it: a model without dynamic tools, restarted by each read
+    that opens tools, is sent that text after such a read (after a read that opens
+    nothing, the text of the last restart stays). The tools are those of the state."""
+    from statetools.models import ModelCapabilities, ScriptedModel
+
+    sections = support_sections()
+    states = st.explore([sections]).prompt_states
+    tools_of = {state.keys: state.tools for state in states}
+    restarted_with_all = 0
+    for state in states:
+        shown: tuple[str, ...] = ()
+        for i in range(len(state.keys)):
+            if tools_of[state.keys[: i + 1]] != tools_of[state.keys[:i]]:
+                shown = state.keys[: i + 1]  # this read opened tools: a restart
+        reads = [("read_section", {"key": key}) for key in state.keys]
+        model = ScriptedModel(
+            [*reads, "done"], capabilities=ModelCapabilities(supports_dynamic_tools=False)
+        )
+        st.ToolLoop(model, system_prompt="You are a support agent.").run("hi", tools=[sections])
+        last = model.requests[-1]
+        assert last.messages[1].content == sections.prompt(shown)
+        assert tuple(last.tool_names) == state.tools
+        if shown == state.keys:
+            assert count_text(last.messages[1].content) == state.prompt_tokens
+            restarted_with_all += 1
+    assert restarted_with_all == 12  # 4 paths end with a read of a section already open
