@@ -2,21 +2,29 @@
 
 Run: ``python benchmarks/bridges.py`` (``--write`` updates benchmarks/RESULTS.md).
 
-One agent per framework and size, built once, runs 10 tool calls (one per model
+One agent per framework, size and side, built once, runs 10 tool calls (one per model
 request) and a final answer: 11 requests, driven by the framework's own offline test
-model. N tools are registered and 10 are visible: with the bridge, a playbook whose
-N - 10 other tools wait for an unlock that never happens; with the framework's own
-filter, the same N tools and a fixed set of 10 names:
+model, which checks that each request carried exactly 10 tools and that each call's
+answer was ``ok``. N tools are registered and 10 are visible. Both sides register the
+same Python function, ``ok(q: str = "") -> str``, N times under the names t0..t{N-1}:
+
+- with the bridge, as statetools tools (``Tool.from_function``) in a playbook whose
+  N - 10 other tools wait for an unlock that never happens; the bridge filters each
+  request, checks every call against the scheduler (a locked call never runs),
+  validates its arguments against the tool's JSON schema, runs it and records it;
+- with the framework's own filter, as the framework's own tools with a fixed set of
+  10 names, the framework validating the arguments and running the function:
 
 - pydantic-ai: ``StatetoolsCapability`` vs a ``FunctionToolset(...).filtered(...)``
   (``FilteredToolset``);
-- LangChain: ``StatetoolsMiddleware`` vs a middleware whose ``wrap_model_call`` keeps
-  the 10 names (the documented filter);
-- openai-agents: ``StatetoolsTools`` vs function tools whose ``is_enabled`` checks
-  the 10 names.
+- LangChain: ``StatetoolsMiddleware`` vs ``StructuredTool.from_function`` tools and a
+  middleware whose ``wrap_model_call`` keeps the 10 names (the documented filter);
+- openai-agents: ``StatetoolsTools`` vs ``function_tool`` tools whose ``is_enabled``
+  checks the 10 names.
 
-Each figure is the fastest of repeated runs of (run time / 11), in milliseconds. The
-bridge also enforces and records every call (the framework's filter does neither).
+Runs of the two sides alternate (bridge, own, own, bridge, ...) so that load on the
+machine falls on both alike; each figure is the fastest run's time / 11, in
+milliseconds.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ import gc
 import json
 import sys
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,46 +50,42 @@ SIZES = (10, 100, 500, 2_000)
 CALLS = 10
 VISIBLE = 10
 REQUESTS = CALLS + 1
+REPEATS = 15
 
 
-def design(n: int) -> list[Any]:
-    """10 visible tools; the other N - 10 wait for a call of ``never_called``."""
-    schema = st.InputSchema.of(st.Parameter.string("q", "Query", required=False))
-    tools = [
-        st.Tool.create(f"t{i}", f"Tool {i}", lambda q="": "ok", schema=schema) for i in range(n)
-    ]
-    playbook = st.PlaybookTool("bench", "Benchmark tools").with_tools(*tools[:VISIBLE])
-    for tool in tools[VISIBLE:]:
-        playbook = playbook.with_tool(tool).unlocked_by("never_called")
-    return [playbook]
+def ok(q: str = "") -> str:
+    """The tool every setup registers N times."""
+    return "ok"
 
 
 def names(n: int) -> list[str]:
     return [f"t{i}" for i in range(n)]
 
 
-SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}}
+def design(n: int) -> list[Any]:
+    """10 visible tools; the other N - 10 wait for a call of ``never_called``."""
+    tools = [st.Tool.from_function(ok, name=name, description=f"Tool {name}") for name in names(n)]
+    playbook = st.PlaybookTool("bench", "Benchmark tools").with_tools(*tools[:VISIBLE])
+    for tool in tools[VISIBLE:]:
+        playbook = playbook.with_tool(tool).unlocked_by("never_called")
+    return [playbook]
 
 
-def best(run: Callable[[], Any], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        start = time.perf_counter()
-        run()
-        times.append((time.perf_counter() - start) * 1000 / REQUESTS)
-    return min(times)
-
-
-async def best_async(run: Callable[[], Awaitable[Any]], repeats: int) -> float:
-    await run()  # warm up, as best() does through its repeats
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        start = time.perf_counter()
-        await run()
-        times.append((time.perf_counter() - start) * 1000 / REQUESTS)
-    return min(times)
+def interleaved(
+    bridge: Callable[[], Any], own: Callable[[], Any], repeats: int
+) -> tuple[float, float]:
+    """The fastest of ``repeats`` runs of each side, in ms per request; the two sides
+    alternate (ABBA), after one warm-up run each."""
+    bridge()
+    own()
+    times: dict[Callable[[], Any], list[float]] = {bridge: [], own: []}
+    for index in range(repeats):
+        for run in (bridge, own) if index % 2 == 0 else (own, bridge):
+            gc.collect()
+            start = time.perf_counter()
+            run()
+            times[run].append((time.perf_counter() - start) * 1000 / REQUESTS)
+    return min(times[bridge]), min(times[own])
 
 
 # pydantic-ai -------------------------------------------------------------------------
@@ -89,7 +93,7 @@ async def best_async(run: Callable[[], Awaitable[Any]], repeats: int) -> float:
 
 def pydantic_ai(n: int, repeats: int) -> tuple[float, float]:
     from pydantic_ai import Agent
-    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import AgentInfo, FunctionModel
     from pydantic_ai.tools import Tool as PaiTool
     from pydantic_ai.toolsets import FunctionToolset
@@ -99,21 +103,20 @@ def pydantic_ai(n: int, repeats: int) -> tuple[float, float]:
     def model(messages: list[Any], info: AgentInfo) -> ModelResponse:
         assert len(info.function_tools) == VISIBLE
         step = sum(isinstance(m, ModelResponse) for m in messages)
+        if step:
+            last = messages[-1]
+            assert isinstance(last, ModelRequest) and last.parts[-1].content == "ok"
         if step < CALLS:
             return ModelResponse(parts=[ToolCallPart("t0", {"q": "x"}, tool_call_id=f"c{step}")])
         return ModelResponse(parts=[TextPart("done")])
 
-    def ok(q: str = "") -> str:
-        return "ok"
-
     shown = set(names(VISIBLE))
-    toolset = FunctionToolset([PaiTool(ok, name=name, takes_ctx=False) for name in names(n)])
+    toolset = FunctionToolset(
+        [PaiTool(ok, name=name, description=f"Tool {name}", takes_ctx=False) for name in names(n)]
+    )
     own = Agent(FunctionModel(model), toolsets=[toolset.filtered(lambda c, d: d.name in shown)])
     bridge = Agent(FunctionModel(model), capabilities=[StatetoolsCapability(design(n))])
-    return (
-        best(lambda: bridge.run_sync("go"), repeats),
-        best(lambda: own.run_sync("go"), repeats),
-    )
+    return interleaved(lambda: bridge.run_sync("go"), lambda: own.run_sync("go"), repeats)
 
 
 # LangChain ---------------------------------------------------------------------------
@@ -123,7 +126,7 @@ def langchain(n: int, repeats: int) -> tuple[float, float]:
     from langchain.agents import create_agent
     from langchain.agents.middleware import AgentMiddleware
     from langchain_core.language_models import BaseChatModel
-    from langchain_core.messages import AIMessage, HumanMessage
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
     from langchain_core.outputs import ChatGeneration, ChatResult
     from langchain_core.tools import StructuredTool
 
@@ -140,6 +143,8 @@ def langchain(n: int, repeats: int) -> tuple[float, float]:
         def _generate(self, messages: list[Any], stop: Any = None, **kwargs: Any) -> ChatResult:
             assert len(kwargs["tool_names"]) == VISIBLE
             step = sum(isinstance(m, AIMessage) for m in messages)
+            if step:
+                assert isinstance(messages[-1], ToolMessage) and messages[-1].content == "ok"
             if step < CALLS:
                 call = {"name": "t0", "args": {"q": "x"}, "id": f"c{step}"}
                 message = AIMessage(content="", tool_calls=[call])
@@ -153,9 +158,6 @@ def langchain(n: int, repeats: int) -> tuple[float, float]:
         def wrap_model_call(self, request: Any, handler: Any) -> Any:
             return handler(request.override(tools=[t for t in request.tools if t.name in shown]))
 
-    def ok(q: str = "") -> str:
-        return "ok"
-
     tools = [
         StructuredTool.from_function(func=ok, name=name, description=f"Tool {name}")
         for name in names(n)
@@ -164,17 +166,14 @@ def langchain(n: int, repeats: int) -> tuple[float, float]:
     middleware = StatetoolsMiddleware(design(n))
     bridge = create_agent(Chat(), tools=middleware.tools, middleware=[middleware])
     prompt = {"messages": [HumanMessage("go")]}
-    return (
-        best(lambda: bridge.invoke(prompt), repeats),
-        best(lambda: own.invoke(prompt), repeats),
-    )
+    return interleaved(lambda: bridge.invoke(prompt), lambda: own.invoke(prompt), repeats)
 
 
 # openai-agents -----------------------------------------------------------------------
 
 
 def openai_agents(n: int, repeats: int) -> tuple[float, float]:
-    from agents import Agent, FunctionTool, ModelResponse, RunConfig, Runner, Usage
+    from agents import Agent, ModelResponse, RunConfig, Runner, Usage, function_tool
     from agents.models.interface import Model
     from openai.types.responses import (
         ResponseFunctionToolCall,
@@ -190,6 +189,8 @@ def openai_agents(n: int, repeats: int) -> tuple[float, float]:
         ) -> ModelResponse:
             assert len(tools) == VISIBLE
             step = sum(1 for i in input if isinstance(i, dict) and i.get("type") == "function_call")
+            if step:
+                assert input[-1]["type"] == "function_call_output" and input[-1]["output"] == "ok"
             if step < CALLS:
                 output: list[Any] = [
                     ResponseFunctionToolCall(
@@ -214,44 +215,39 @@ def openai_agents(n: int, repeats: int) -> tuple[float, float]:
 
     shown = set(names(VISIBLE))
 
-    async def ok(context: Any, arguments: str) -> str:
-        return "ok"
-
     def enabled(name: str) -> Callable[[Any, Any], bool]:
         return lambda context, agent: name in shown
 
     tools = [
-        FunctionTool(
-            name=name,
-            description=f"Tool {name}",
-            params_json_schema=SCHEMA,
-            on_invoke_tool=ok,
-            strict_json_schema=False,
+        function_tool(
+            ok,
+            name_override=name,
+            description_override=f"Tool {name}",
             is_enabled=enabled(name),
+            strict_mode=False,
         )
         for name in names(n)
     ]
-    quiet = RunConfig(tracing_disabled=True)
     turns = REQUESTS + 1
     own = Agent(name="own", model=Scripted(), tools=tools)
     statetools_tools = StatetoolsTools(design(n))
     bridge = Agent(name="bridge", model=Scripted(), tools=statetools_tools.tools)
+    quiet = RunConfig(tracing_disabled=True)
     config = dataclasses.replace(statetools_tools.run_config, tracing_disabled=True)
-
-    async def both() -> tuple[float, float]:
-        # one event loop for every run: asyncio.run per run would time its own set-up
-        bridge_ms = await best_async(
-            lambda: Runner.run(
-                bridge, "go", hooks=statetools_tools.hooks, run_config=config, max_turns=turns
+    hooks = statetools_tools.hooks
+    loop = asyncio.new_event_loop()  # one event loop for every run of both sides
+    try:
+        return interleaved(
+            lambda: loop.run_until_complete(
+                Runner.run(bridge, "go", hooks=hooks, run_config=config, max_turns=turns)
+            ),
+            lambda: loop.run_until_complete(
+                Runner.run(own, "go", run_config=quiet, max_turns=turns)
             ),
             repeats,
         )
-        own_ms = await best_async(
-            lambda: Runner.run(own, "go", run_config=quiet, max_turns=turns), repeats
-        )
-        return bridge_ms, own_ms
-
-    return asyncio.run(both())
+    finally:
+        loop.close()
 
 
 FRAMEWORKS: dict[str, tuple[str, Callable[[int, int], tuple[float, float]]]] = {
@@ -264,7 +260,7 @@ FRAMEWORKS: dict[str, tuple[str, Callable[[int, int], tuple[float, float]]]] = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="update benchmarks/RESULTS.md")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=REPEATS)
     parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
     args = parser.parse_args()
     rows = []

@@ -10,8 +10,9 @@ recorded, and its answer carries the announcement line of what it unlocked.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
-from typing import Any
+import inspect
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeGuard
 
 import attrs
 
@@ -24,9 +25,16 @@ from statetools.loop.run import unknown_tool_message
 from statetools.messages import ToolCall
 from statetools.tools.calling import failure
 from statetools.tools.result import ToolResult
-from statetools.tools.tool import BaseTool
+from statetools.tools.tool import BaseTool, Tool
 
-__all__ = ["Answer", "BridgeRun", "compile_items", "registered_tools"]
+__all__ = ["Answer", "BridgeRun", "InThread", "compile_items", "registered_tools"]
+
+InThread = Callable[
+    [Callable[[Tool, ToolCall, Mapping[str, Any]], ToolResult], Tool, ToolCall, Mapping[str, Any]],
+    Awaitable[ToolResult],
+]
+"""Runs ``f(tool, call, context)`` in a worker thread and returns its result (such as
+``anyio.to_thread.run_sync``)."""
 
 
 def compile_items(items: Sequence[Any] | DisclosureGraph) -> DisclosureGraph:
@@ -97,10 +105,14 @@ class BridgeRun:
         state: DisclosureState | None = None,
         *,
         context: Mapping[str, Any] | None = None,
+        in_thread: InThread | None = None,
     ) -> None:
         self.graph = graph
         self.scheduler = Scheduler(graph, state)
         self.context: Mapping[str, Any] = context or {}
+        self.in_thread = in_thread
+        """Runs a tool with a synchronous handler in a worker thread (the framework's own
+        way of doing it, when it has a cheaper one than ``asyncio.to_thread``)."""
         self.version = 0
         self._turn = asyncio.Lock()
         self._shown: Shown | None = None
@@ -144,20 +156,38 @@ class BridgeRun:
 
     def answer_sync(self, call: ToolCall, runner: asyncio.Runner | None = None) -> Answer:
         """:meth:`answer` for synchronous frameworks (not inside a running event loop;
-        the caller keeps the calls of one run apart). ``runner`` reuses one event loop
-        for every call instead of starting one per call."""
-        if runner is None:
-            return asyncio.run(self._answer(call))
-        return runner.run(self._answer(call))
+        the caller keeps the calls of one run apart). A tool with a synchronous handler
+        runs right here, in the caller's thread; any other tool runs on ``runner``'s
+        event loop (one loop for every call), or on a loop of its own without one."""
+        resolved = self._runnable(call)
+        if isinstance(resolved, Answer):
+            return resolved
+        if isinstance(resolved, Tool) and not inspect.iscoroutinefunction(resolved.handler):
+            return self._ran(call, _call_sync(resolved, call, self.context))
+        running = _run(resolved, call, self.context)
+        result = asyncio.run(running) if runner is None else runner.run(running)
+        return self._ran(call, result)
 
     async def _answer(self, call: ToolCall) -> Answer:
+        resolved = self._runnable(call)
+        if isinstance(resolved, Answer):
+            return resolved
+        if self.in_thread is not None and _threaded(resolved):
+            return self._ran(call, await self.in_thread(_call_sync, resolved, call, self.context))
+        return self._ran(call, await _run(resolved, call, self.context))
+
+    def _runnable(self, call: ToolCall) -> BaseTool | Answer:
+        """The tool to run for ``call``, or the refusal when it may not run now."""
         resolved = self.scheduler.resolve(call.name)
         if resolved is None:
             text = unknown_tool_message(call.name, self.scheduler.shown().names)
             return Answer(text, True, False)
         if isinstance(resolved, Blocked):
             return Answer(resolved.reason, True, False, blocked=resolved.reason)
-        result = await _run(resolved, call, self.context)
+        return resolved
+
+    def _ran(self, call: ToolCall, result: ToolResult) -> Answer:
+        """Record ``call`` that ran with ``result``; the answer carries the announcement."""
         changes = self.scheduler.record(call, result)
         self.version += 1
         text = result.text
@@ -168,6 +198,25 @@ class BridgeRun:
     def snapshot(self) -> DisclosureState:
         """The run's disclosure state, serializable (``.to_json()``)."""
         return self.scheduler.snapshot()
+
+
+def _threaded(tool: BaseTool) -> TypeGuard[Tool]:
+    """Whether ``tool.acall`` would run the handler in a worker thread."""
+    return (
+        isinstance(tool, Tool)
+        and not tool.metadata.on_loop_thread
+        and not inspect.iscoroutinefunction(tool.handler)
+    )
+
+
+def _call_sync(tool: Tool, call: ToolCall, context: Mapping[str, Any]) -> ToolResult:
+    """Run a tool with a synchronous handler right here (no event loop)."""
+    if call.invalid_arguments is not None:
+        return ToolResult.error(call.invalid_arguments)
+    try:
+        return tool.call(dict(call.arguments), context)
+    except Exception as exc:  # raised outside the handler (its own errors are results)
+        return failure(call.name, exc)
 
 
 async def _run(tool: BaseTool, call: ToolCall, context: Mapping[str, Any]) -> ToolResult:

@@ -20,6 +20,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from anyio import to_thread
 from pydantic_ai import RunContext
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.models import ModelRequestContext
@@ -28,6 +29,7 @@ from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
 from statetools.disclosure.graph import DisclosureGraph
+from statetools.disclosure.shown import Shown
 from statetools.integrations.bridge import BridgeRun, compile_items, registered_tools
 from statetools.messages import ToolCall
 from statetools.tools.tool import BaseTool
@@ -37,6 +39,12 @@ __all__ = ["StatetoolsCapability", "StatetoolsToolset"]
 _ANY_ARGUMENTS = SchemaValidator(core_schema.dict_schema(core_schema.str_schema()))
 """Arguments reach statetools as the model sent them: a tool validates its own (and a
 locked tool answers with its guidance text whatever the arguments)."""
+
+
+def new_run(graph: DisclosureGraph) -> BridgeRun:
+    """One run's disclosure; synchronous handlers run in anyio's worker threads, as
+    pydantic-ai runs its own."""
+    return BridgeRun(graph, in_thread=to_thread.run_sync)
 
 
 class StatetoolsToolset(AbstractToolset[Any]):
@@ -68,8 +76,13 @@ class StatetoolsToolset(AbstractToolset[Any]):
         self.max_retries = max_retries
         self.run = run
         """This run's disclosure (None on the toolset given to the agent)."""
-        self._tools: dict[str, ToolsetTool[Any]] = {}
+        self._tools: dict[str, tuple[BaseTool, ToolsetTool[Any]]] = {}
+        """Converted tools by name, shared by every run: the statetools tool each was
+        made from (a tool added during a run may reuse a name with another schema)."""
         self._registered: dict[str, ToolsetTool[Any]] = {}
+        self._shown: Shown | None = None
+        self._listed: dict[str, ToolsetTool[Any]] = {}
+        """What :meth:`get_tools` gave for the visible tools :attr:`_shown` (this run's)."""
 
     @property
     def id(self) -> str | None:
@@ -83,23 +96,24 @@ class StatetoolsToolset(AbstractToolset[Any]):
         return toolset
 
     async def for_run(self, ctx: RunContext[Any]) -> AbstractToolset[Any]:
-        return self if self.run is not None else self.bound(BridgeRun(self.graph))
+        return self if self.run is not None else self.bound(new_run(self.graph))
 
     def _toolset_tool(self, tool: BaseTool) -> ToolsetTool[Any]:
-        made = self._tools.get(tool.name)
-        if made is None:
-            definition = tool.definition
-            made = ToolsetTool(
-                toolset=self,
-                tool_def=ToolDefinition(
-                    name=definition.name,
-                    description=definition.description,
-                    parameters_json_schema=dict(definition.input_schema),
-                ),
-                max_retries=self.max_retries,
-                args_validator=_ANY_ARGUMENTS,
-            )
-            self._tools[tool.name] = made
+        cached = self._tools.get(tool.name)
+        if cached is not None and (cached[0] is tool or cached[0].definition == tool.definition):
+            return cached[1]
+        definition = tool.definition
+        made: ToolsetTool[Any] = ToolsetTool(
+            toolset=self,
+            tool_def=ToolDefinition(
+                name=definition.name,
+                description=definition.description,
+                parameters_json_schema=dict(definition.input_schema),
+            ),
+            max_retries=self.max_retries,
+            args_validator=_ANY_ARGUMENTS,
+        )
+        self._tools[tool.name] = (tool, made)
         return made
 
     def owns(self, name: str) -> bool:
@@ -112,20 +126,23 @@ class StatetoolsToolset(AbstractToolset[Any]):
             registered.update(
                 (tool.name, self._toolset_tool(tool)) for tool in registered_tools(self.graph)
             )
-        tools = dict(registered)
-        if self.run is not None:  # tools built or discovered during the run
+        if self.run is None:
+            return dict(registered)
+        shown = self.run.scheduler.shown()
+        if shown is not self._shown:  # tools built or discovered during the run
             entries = self.graph.entries
-            for tool in self.run.scheduler.shown().tools:
-                if tool.name not in entries:
-                    tools[tool.name] = self._toolset_tool(tool)
-        return tools
+            added = [tool for tool in shown.tools if tool.name not in entries]
+            listed = dict(registered)
+            listed.update((tool.name, self._toolset_tool(tool)) for tool in added)
+            self._shown, self._listed = shown, listed
+        return dict(self._listed)
 
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> Any:
         run = self.run
         if run is None:  # called outside a run (for_run was not asked): a run of its own
-            run = self.run = BridgeRun(self.graph)
+            run = self.run = new_run(self.graph)
         answer = await run.answer(ToolCall(ctx.tool_call_id or name, name, tool_args))
         return answer.text
 
@@ -163,6 +180,9 @@ class StatetoolsCapability(AbstractCapability[Any]):
     ) -> None:
         self.toolset = toolset or StatetoolsToolset(items, id=id, max_retries=max_retries)
         self.graph = self.toolset.graph
+        self._visible: tuple[str, ...] | None = None
+        self._place: dict[str, int] = {}
+        """Where each visible tool goes in the request (for :attr:`_visible`)."""
 
     @property
     def run(self) -> BridgeRun | None:
@@ -172,7 +192,7 @@ class StatetoolsCapability(AbstractCapability[Any]):
     async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
         if self.toolset.run is not None:
             return self
-        bound = self.toolset.bound(BridgeRun(self.graph))
+        bound = self.toolset.bound(new_run(self.graph))
         return StatetoolsCapability(self.graph, toolset=bound)
 
     def get_toolset(self) -> StatetoolsToolset:
@@ -185,11 +205,19 @@ class StatetoolsCapability(AbstractCapability[Any]):
         if run is None:
             return request_context
         visible = run.offer()
+        if visible is not self._visible:
+            self._visible, self._place = visible, {name: i for i, name in enumerate(visible)}
+        place, entries, added = self._place, self.graph.entries, self.toolset._tools
         parameters = request_context.model_request_parameters
-        owns = self.toolset.owns
-        ours = {tool.name: tool for tool in parameters.function_tools if owns(tool.name)}
-        tools = [tool for tool in parameters.function_tools if tool.name not in ours]
-        tools.extend(ours[name] for name in visible if name in ours)
+        picked: list[ToolDefinition | None] = [None] * len(visible)
+        tools: list[ToolDefinition] = []
+        for tool in parameters.function_tools:  # the agent's own tools keep their place
+            index = place.get(tool.name)
+            if index is not None:
+                picked[index] = tool
+            elif tool.name not in entries and tool.name not in added:
+                tools.append(tool)
+        tools.extend(tool for tool in picked if tool is not None)
         return dataclasses.replace(
             request_context,
             model_request_parameters=dataclasses.replace(parameters, function_tools=tools),
