@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, TypeGuard
+from typing import Any, Generic, TypeGuard, TypeVar
 
 import attrs
 
@@ -27,7 +28,9 @@ from statetools.tools.calling import failure
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool, Tool
 
-__all__ = ["Answer", "BridgeRun", "InThread", "compile_items", "registered_tools"]
+__all__ = ["Answer", "BridgeRun", "Converted", "InThread", "compile_items", "registered_tools"]
+
+T = TypeVar("T")
 
 InThread = Callable[
     [Callable[[Tool, ToolCall, Mapping[str, Any]], ToolResult], Tool, ToolCall, Mapping[str, Any]],
@@ -66,6 +69,43 @@ def registered_tools(graph: DisclosureGraph) -> list[BaseTool]:
     ['a']
     """
     return [entry.tool for entry in graph.entries.values()]
+
+
+class Converted(Generic[T]):
+    """A framework's form of each tool, made once and shared by every run.
+
+    Tools added during runs (discovery, chaining) may reuse a name with another
+    description or schema: the form is made again then. Added tools are kept up to
+    ``limit`` (the least recently used go first); registered tools are always kept.
+
+    >>> from statetools.tools.tool import Tool
+    >>> forms = Converted(lambda tool: tool.name.upper())
+    >>> forms.get(Tool.create("ping", "Ping.", lambda: "pong"))
+    'PING'
+    """
+
+    def __init__(self, convert: Callable[[BaseTool], T], *, limit: int = 1024) -> None:
+        self._convert = convert
+        self._limit = limit
+        self._registered: dict[str, tuple[BaseTool, T]] = {}
+        self._added: OrderedDict[str, tuple[BaseTool, T]] = OrderedDict()
+
+    def get(self, tool: BaseTool, *, registered: bool = False) -> T:
+        """The converted form of ``tool`` (``registered``: one of the graph's own)."""
+        store = self._registered if registered else self._added
+        cached = store.get(tool.name)
+        if cached is not None and (cached[0] is tool or cached[0].definition == tool.definition):
+            if not registered:
+                self._added.move_to_end(tool.name)
+            return cached[1]
+        made = self._convert(tool)
+        store[tool.name] = (tool, made)
+        if len(self._added) > self._limit:
+            self._added.popitem(last=False)
+        return made
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._registered or name in self._added
 
 
 @attrs.frozen
@@ -140,10 +180,14 @@ class BridgeRun:
 
     def enabled(self, name: str) -> bool:
         """Whether ``name`` is visible now."""
+        return name in self.visible_names()
+
+    def visible_names(self) -> frozenset[str]:
+        """The names of the tools visible now (the same set while they do not change)."""
         shown = self.scheduler.shown()
         if shown is not self._shown:
             self._shown, self._names = shown, frozenset(shown.names)
-        return name in self._names
+        return self._names
 
     async def answer(self, call: ToolCall) -> Answer:
         """Run ``call`` if it may run now, record it, and say what the model is told.

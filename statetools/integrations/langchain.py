@@ -38,7 +38,13 @@ from langgraph.types import Command
 from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.state import DisclosureState
 from statetools.errors import DefinitionError
-from statetools.integrations.bridge import Answer, BridgeRun, compile_items, registered_tools
+from statetools.integrations.bridge import (
+    Answer,
+    BridgeRun,
+    Converted,
+    compile_items,
+    registered_tools,
+)
 from statetools.messages import ToolCall
 from statetools.tools.tool import BaseTool
 
@@ -89,6 +95,8 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
         self.tools: list[LangChainTool] = [_as_langchain(t) for t in registered_tools(self.graph)]
         """Every tool of the definition, for ``create_agent(tools=...)``."""
         self._ours = {tool.name for tool in self.tools}
+        self._added: Converted[LangChainTool] = Converted(_as_langchain)
+        """Tools added during runs, converted once."""
         self._runs: OrderedDict[str, BridgeRun] = OrderedDict()
         self._lock = threading.Lock()
         self._turn = threading.Condition(self._lock)
@@ -152,11 +160,14 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
         for name in visible:
             found = ours.get(name)
             if found is None:  # added during the run (a facade built it, discovery, chaining)
-                added = run.tool(name)
-                found = _as_langchain(added) if added is not None else None
+                found = self._converted(run.tool(name))
             if found is not None:
                 tools.append(found)
         return request.override(tools=tools)
+
+    def _converted(self, tool: BaseTool | None) -> LangChainTool | None:
+        """The LangChain form of a tool added during a run (made once per tool)."""
+        return None if tool is None else self._added.get(tool)
 
     def wrap_model_call(
         self,

@@ -80,13 +80,15 @@ class _Runs:
 class _Hooks(RunHooks[Any]):
     """Marks the end of a turn's tool calls: the next request starts a new turn."""
 
-    def __init__(self, runs: _Runs) -> None:
+    def __init__(self, runs: _Runs, ended: Any) -> None:
         self._runs = runs
+        self._ended = ended
 
     async def on_tool_end(
         self, context: RunContextWrapper[Any], agent: Agent[Any], tool: Tool, result: object
     ) -> None:
         self._runs.of(context)[1][0] = True
+        self._ended()
 
 
 class StatetoolsTools:
@@ -100,13 +102,16 @@ class StatetoolsTools:
     def __init__(self, items: Sequence[Any] | DisclosureGraph) -> None:
         self.graph = compile_items(items)
         self._runs = _Runs(self.graph)
+        self._last: tuple[RunContextWrapper[Any] | None, frozenset[str]] = (None, frozenset())
+        """The context whose turn was last asked about, and the names visible in it:
+        ``is_enabled`` is asked once per tool per request, from the same context."""
         self.guardrail: ToolInputGuardrail[Any] = ToolInputGuardrail(self._guard, name="statetools")
         """Refuses a call of a tool that may not run now, with the guidance text."""
         self.tools: list[FunctionTool] = [
             self._function_tool(t) for t in registered_tools(self.graph)
         ]
         """Every tool of the definition, for ``Agent(tools=...)``."""
-        self.hooks = _Hooks(self._runs)
+        self.hooks = _Hooks(self._runs, self._forget)
         """Run hooks for ``Runner.run(hooks=...)``: a tool call ends a turn."""
         self.run_config = RunConfig(
             tool_not_found_behavior="return_error_to_model",
@@ -122,13 +127,27 @@ class StatetoolsTools:
 
     def _enabled(self, name: str) -> Any:
         def is_enabled(context: RunContextWrapper[Any], agent: AgentBase[Any]) -> bool:
-            run, fresh = self._runs.of(context)
-            if fresh[0]:
-                fresh[0] = False
-                run.offer()
-            return run.enabled(name)
+            last = self._last
+            if last[0] is context:
+                return name in last[1]
+            return name in self._visible(context)
 
         return is_enabled
+
+    def _visible(self, context: RunContextWrapper[Any]) -> frozenset[str]:
+        """The names visible in ``context``'s run, starting its turn if it is the first
+        question of one."""
+        run, fresh = self._runs.of(context)
+        if fresh[0]:
+            fresh[0] = False
+            run.offer()
+        names = run.visible_names()
+        self._last = (context, names)
+        return names
+
+    def _forget(self) -> None:
+        """A call ran (or a turn ended): the next question starts from the scheduler."""
+        self._last = (None, frozenset())
 
     def _function_tool(self, tool: BaseTool) -> FunctionTool:
         name = tool.name
@@ -140,9 +159,15 @@ class StatetoolsTools:
                 call = ToolCall(call_id, name, {}, invalid_arguments=parsed)
             else:
                 call = ToolCall(call_id, name, parsed)
-            answer = await self.run_of(context).answer(call)
+            self._forget()
+            try:
+                answer = await self.run_of(context).answer(call)
+            finally:
+                self._forget()
             return answer.text
 
+        # the SDK reads these annotations on every call: real types, not strings to evaluate
+        invoke.__annotations__ = {"context": ToolContext[Any], "arguments": str, "return": str}
         definition = tool.definition
         return FunctionTool(
             name=name,

@@ -30,7 +30,7 @@ from pydantic_core import SchemaValidator, core_schema
 
 from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.shown import Shown
-from statetools.integrations.bridge import BridgeRun, compile_items, registered_tools
+from statetools.integrations.bridge import BridgeRun, Converted, compile_items, registered_tools
 from statetools.messages import ToolCall
 from statetools.tools.tool import BaseTool
 
@@ -76,9 +76,8 @@ class StatetoolsToolset(AbstractToolset[Any]):
         self.max_retries = max_retries
         self.run = run
         """This run's disclosure (None on the toolset given to the agent)."""
-        self._tools: dict[str, tuple[BaseTool, ToolsetTool[Any]]] = {}
-        """Converted tools by name, shared by every run: the statetools tool each was
-        made from (a tool added during a run may reuse a name with another schema)."""
+        self._tools: Converted[ToolsetTool[Any]] = Converted(self._toolset_tool)
+        """Converted tools, shared by every run."""
         self._registered: dict[str, ToolsetTool[Any]] = {}
         self._shown: Shown | None = None
         self._listed: dict[str, ToolsetTool[Any]] = {}
@@ -99,11 +98,8 @@ class StatetoolsToolset(AbstractToolset[Any]):
         return self if self.run is not None else self.bound(new_run(self.graph))
 
     def _toolset_tool(self, tool: BaseTool) -> ToolsetTool[Any]:
-        cached = self._tools.get(tool.name)
-        if cached is not None and (cached[0] is tool or cached[0].definition == tool.definition):
-            return cached[1]
         definition = tool.definition
-        made: ToolsetTool[Any] = ToolsetTool(
+        return ToolsetTool(
             toolset=self,
             tool_def=ToolDefinition(
                 name=definition.name,
@@ -113,8 +109,6 @@ class StatetoolsToolset(AbstractToolset[Any]):
             max_retries=self.max_retries,
             args_validator=_ANY_ARGUMENTS,
         )
-        self._tools[tool.name] = (tool, made)
-        return made
 
     def owns(self, name: str) -> bool:
         """Whether ``name`` is a tool of this toolset (registered, or added in a run)."""
@@ -124,7 +118,8 @@ class StatetoolsToolset(AbstractToolset[Any]):
         registered = self._registered
         if not registered:
             registered.update(
-                (tool.name, self._toolset_tool(tool)) for tool in registered_tools(self.graph)
+                (tool.name, self._tools.get(tool, registered=True))
+                for tool in registered_tools(self.graph)
             )
         if self.run is None:
             return dict(registered)
@@ -133,7 +128,7 @@ class StatetoolsToolset(AbstractToolset[Any]):
             entries = self.graph.entries
             added = [tool for tool in shown.tools if tool.name not in entries]
             listed = dict(registered)
-            listed.update((tool.name, self._toolset_tool(tool)) for tool in added)
+            listed.update((tool.name, self._tools.get(tool)) for tool in added)
             self._shown, self._listed = shown, listed
         return dict(self._listed)
 

@@ -19,6 +19,11 @@ class Repo:
     name: str
     stars: int = 0
 
+    @property
+    def id(self) -> str:
+        """How a saved disclosure state refers to the repo."""
+        return self.name
+
     @st.llm_tool("Star the repository.")
     def star(self) -> str:
         self.stars += 1
@@ -67,6 +72,64 @@ def people() -> list[Customer]:
     return [Customer("c1", "Ann"), Customer("c2", "Andy"), Customer("c3", "Bob")]
 
 
+@attrs.define
+class Door:
+    id: str = "front"
+
+    @st.llm_tool("Close the door.")
+    def close(self) -> str:
+        return "door closed"
+
+
+@attrs.define
+class Box:
+    id: str = "b1"
+
+    @st.llm_tool("Close the box.")
+    def close(self, force: bool) -> str:
+        return "box forced shut" if force else "box closed"
+
+
+def design_any() -> list[Any]:
+    """Chaining from any returned object: ``close`` is the door's, then the box's
+    (same name, another description and schema)."""
+
+    def open_door() -> Door:
+        """Open the door."""
+        return Door()
+
+    def open_box() -> Box:
+        """Open the box."""
+        return Box()
+
+    return [st.Tool.from_function(open_door), st.Tool.from_function(open_box), st.Chaining.any()]
+
+
+SCRIPT_ANY: list[Any] = [
+    ("open_door", {}),
+    ("close", {}),
+    ("open_box", {}),
+    ("close", {"force": True}),
+    "Both closed.",
+]
+REQUESTS_ANY = [
+    ["open_door", "open_box"],
+    ["open_door", "open_box", "close"],
+    ["open_door", "open_box", "close"],
+    ["open_door", "open_box", "close"],
+    ["open_door", "open_box", "close"],
+]
+CLOSE_SCHEMAS = [
+    None,
+    ("Close the door.", {}),
+    ("Close the door.", {}),
+    ("Close the box.", {"force": {"type": "boolean"}}),
+    ("Close the box.", {"force": {"type": "boolean"}}),
+]
+"""The description and properties of ``close`` in each request of SCRIPT_ANY."""
+ANSWERS_ANY = ['{"id": "front"}', "door closed", '{"id": "b1"}', "box forced shut"]
+
+
 SCRIPT: list[Any] = [
     ("star", {}),
     ("open_repo", {"name": "tides"}),
@@ -77,3 +140,28 @@ SCRIPT: list[Any] = [
     ("customer_c1_profile", {}),
     "All done.",
 ]
+"""The calls the test model makes, one per request, then its answer."""
+
+BEFORE = ["open_repo", "star", "search_customers"]
+FOUND = [
+    *BEFORE,
+    "customer_c1_profile",
+    "customer_c1_add_note",
+    "customer_c2_profile",
+    "customer_c2_add_note",
+]
+REQUESTS = [BEFORE] * 5 + [FOUND] * 3
+"""The tools of each model request of SCRIPT, exactly: ``star`` is declared from the
+start (a call before a repo is open gets guidance); the customers' tools come with the
+search that found them."""
+CUSTOMERS = '[{"id": "c1", "name": "Ann", "notes": []}, {"id": "c2", "name": "Andy", "notes": []}]'
+ANSWERS = [
+    "Tool 'star' needs a Repo first. Call first: open_repo.",
+    '{"name": "tides", "stars": 0}',
+    "tides: 1 stars",
+    None,  # a name nobody has yet: the framework's own unknown-tool answer
+    CUSTOMERS,
+    "noted for Andy",
+    "Ann",
+]
+"""What the model reads back for each call of SCRIPT (None: the framework's text)."""

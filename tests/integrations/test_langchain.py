@@ -20,6 +20,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import Field
 
 from statetools.integrations.langchain import StatetoolsMiddleware
+from tests.integrations import dynamic
 from tests.integrations.scenario import ANSWERS, LOCKED, RAN, REQUESTS, SCRIPT, design
 
 
@@ -149,3 +150,54 @@ def test_a_call_locked_by_an_earlier_call_of_the_same_step_is_refused(mode: str)
     ]
     assert ran == ["confirm"]
     assert chat.tools_seen["both"][1] == ["search", "github", "ship"]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_tools_added_during_the_run_are_offered_and_answered(mode: str) -> None:
+    repos: dict[str, dynamic.Repo] = {}
+    customers = dynamic.people()
+    chat = model(dynamic.SCRIPT)
+    middleware = StatetoolsMiddleware(dynamic.design(repos, customers))
+    agent = create_agent(chat, tools=middleware.tools, middleware=[middleware])
+    prompt = {"messages": [HumanMessage("go")]}
+    result = agent.invoke(prompt) if mode == "sync" else asyncio.run(agent.ainvoke(prompt))
+    assert result["messages"][-1].content == "All done."
+    assert chat.tools_seen["go"] == dynamic.REQUESTS
+    answers = chat.answers["go"]
+    assert answers[3] == (
+        "Error: customer_c1_profile is not a valid tool, "
+        "try one of [open_repo, star, search_customers]."
+    )
+    assert [None if i == 3 else a for i, a in enumerate(answers)] == dynamic.ANSWERS
+    assert repos["tides"].stars == 1
+    assert [c.notes for c in customers] == [[], ["call back"], []]
+
+
+class SchemaChat(ScriptChat):
+    """Also notes the description and properties of ``close`` in each request."""
+
+    closes: list[Any] = Field(default_factory=list)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        close = [t["function"] for t in kwargs.get("tools", []) if t["function"]["name"] == "close"]
+        self.closes.append(
+            (close[0]["description"], close[0]["parameters"]["properties"]) if close else None
+        )
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+
+def test_a_name_reused_with_another_schema_is_offered_with_the_new_one() -> None:
+    chat = SchemaChat(script=dynamic.SCRIPT_ANY)
+    middleware = StatetoolsMiddleware(dynamic.design_any())
+    agent = create_agent(chat, tools=middleware.tools, middleware=[middleware])
+    result = agent.invoke({"messages": [HumanMessage("go")]})
+    assert result["messages"][-1].content == "Both closed."
+    assert chat.tools_seen["go"] == dynamic.REQUESTS_ANY
+    assert chat.closes == dynamic.CLOSE_SCHEMAS
+    assert chat.answers["go"] == dynamic.ANSWERS_ANY

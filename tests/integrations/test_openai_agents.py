@@ -149,3 +149,48 @@ def test_an_unknown_tool_gets_the_list_of_visible_tools() -> None:
     assert model.answers["typo"] == [
         "Tool 'serach' does not exist. Did you mean 'search'? Available tools: search."
     ]
+
+
+def test_a_when_condition_is_checked_again_before_each_request() -> None:
+    door = {"open": False}
+    taken: list[str] = []
+
+    @function_tool
+    def open_door() -> str:
+        """Open the vault door."""
+        door["open"] = True
+        return "door open"
+
+    def close_door() -> str:
+        """Close the vault door."""
+        door["open"] = False
+        return "door closed"
+
+    def take(item: str) -> str:
+        """Take an item from the vault."""
+        taken.append(item)
+        return f"took {item}"
+
+    vault = (
+        st.PlaybookTool("vault", "The vault")
+        .with_tool(st.Tool.from_function(take))
+        .unlocked_when(lambda view: door["open"], "the door is open")
+    )
+    model = ScriptModel(
+        [
+            ("take", {"item": "gold"}),
+            ("open_door", {}),  # the agent's own tool opens it: our condition holds now
+            ("take", {"item": "gold"}),
+            ("close_door", {}),
+            ("take", {"item": "silver"}),
+            "done",
+        ]
+    )
+    bridge = StatetoolsTools([vault, st.Tool.from_function(close_door)])
+    agent = Agent(name="helper", model=model, tools=[open_door, *bridge.tools])
+    assert asyncio.run(run(bridge, agent, "vault")).final_output == "done"
+    closed, opened = ["open_door", "close_door"], ["open_door", "take", "close_door"]
+    assert model.tools["vault"] == [closed, closed, opened, opened, closed, closed]
+    locked = "Tool 'take' is locked. It unlocks when the door is open."
+    assert model.answers["vault"] == [locked, "door open", "took gold", "door closed", locked]
+    assert taken == ["gold"]

@@ -19,6 +19,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 import statetools as st
 from statetools.integrations.pydantic_ai import StatetoolsCapability, StatetoolsToolset
+from tests.integrations import dynamic
 from tests.integrations.scenario import ANSWERS, LOCKED, RAN, REQUESTS, SCRIPT, design
 
 
@@ -139,3 +140,62 @@ def test_a_tool_that_raises_is_an_answer_not_the_end_of_the_run() -> None:
     agent = Agent(FunctionModel(model), capabilities=[StatetoolsCapability([tool])])
     assert agent.run_sync("fail").output == "ok"
     assert model.answers["fail"] == ["Tool 'boom' failed: disk full"]
+
+
+def test_tools_added_during_the_run_are_offered_and_answered() -> None:
+    repos: dict[str, dynamic.Repo] = {}
+    customers = dynamic.people()
+    model = Recorder(dynamic.SCRIPT)
+    capability = StatetoolsCapability(dynamic.design(repos, customers))
+    agent = Agent(FunctionModel(model), capabilities=[capability])
+    assert agent.run_sync("go").output == "All done."
+    assert model.tools["go"] == dynamic.REQUESTS
+    answers = model.answers["go"]
+    assert answers[3].startswith("Unknown tool name: 'customer_c1_profile'")
+    assert [None if i == 3 else a for i, a in enumerate(answers)] == dynamic.ANSWERS
+    assert repos["tides"].stars == 1  # star ran on the repo open_repo returned
+    assert [c.notes for c in customers] == [[], ["call back"], []]
+
+
+def test_runs_discover_their_own_objects() -> None:
+    made: list[list[dynamic.Customer]] = []
+
+    def search_customers(name: str) -> list[dynamic.Customer]:
+        """Find customers by name."""
+        made.append([c for c in dynamic.people() if c.name.startswith(name)])
+        return made[-1]
+
+    model = Recorder(
+        [("search_customers", {"name": "An"}), ("customer_c2_add_note", {"text": "hi"}), "ok"]
+    )
+    tool = st.Tool.from_function(search_customers)
+    agent = Agent(FunctionModel(model), capabilities=[StatetoolsCapability([tool])])
+
+    async def both() -> list[Any]:
+        return await asyncio.gather(agent.run("first"), agent.run("second"))
+
+    asyncio.run(both())
+    assert agent.run_sync("third").output == "ok"
+    # each run's call reached the object its own search returned
+    assert [[c.notes for c in found] for found in made] == [[[], ["hi"]]] * 3
+    assert model.answers["third"][1] == "noted for Andy"
+
+
+def test_a_name_reused_with_another_schema_is_offered_with_the_new_one() -> None:
+    model = Recorder(dynamic.SCRIPT_ANY)
+    closes: list[Any] = []
+
+    def recording(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        close = [t for t in info.function_tools if t.name == "close"]
+        closes.append(
+            (close[0].description, close[0].parameters_json_schema["properties"]) if close else None
+        )
+        return model(messages, info)
+
+    agent = Agent(
+        FunctionModel(recording), capabilities=[StatetoolsCapability(dynamic.design_any())]
+    )
+    assert agent.run_sync("go").output == "Both closed."
+    assert model.tools["go"] == dynamic.REQUESTS_ANY
+    assert closes == dynamic.CLOSE_SCHEMAS
+    assert model.answers["go"] == dynamic.ANSWERS_ANY
