@@ -105,7 +105,8 @@ def pydantic_ai(n: int, repeats: int) -> tuple[float, float]:
         step = sum(isinstance(m, ModelResponse) for m in messages)
         if step:
             last = messages[-1]
-            assert isinstance(last, ModelRequest) and last.parts[-1].content == "ok"
+            assert isinstance(last, ModelRequest)
+            assert last.parts[-1].content == "ok"
         if step < CALLS:
             return ModelResponse(parts=[ToolCallPart("t0", {"q": "x"}, tool_call_id=f"c{step}")])
         return ModelResponse(parts=[TextPart("done")])
@@ -144,7 +145,8 @@ def langchain(n: int, repeats: int) -> tuple[float, float]:
             assert len(kwargs["tool_names"]) == VISIBLE
             step = sum(isinstance(m, AIMessage) for m in messages)
             if step:
-                assert isinstance(messages[-1], ToolMessage) and messages[-1].content == "ok"
+                assert isinstance(messages[-1], ToolMessage)
+                assert messages[-1].content == "ok"
             if step < CALLS:
                 call = {"name": "t0", "args": {"q": "x"}, "id": f"c{step}"}
                 message = AIMessage(content="", tool_calls=[call])
@@ -190,7 +192,8 @@ def openai_agents(n: int, repeats: int) -> tuple[float, float]:
             assert len(tools) == VISIBLE
             step = sum(1 for i in input if isinstance(i, dict) and i.get("type") == "function_call")
             if step:
-                assert input[-1]["type"] == "function_call_output" and input[-1]["output"] == "ok"
+                assert input[-1]["type"] == "function_call_output"
+                assert input[-1]["output"] == "ok"
             if step < CALLS:
                 output: list[Any] = [
                     ResponseFunctionToolCall(
