@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from statetools.disclosure.graph import DisclosureGraph
 
 
+Replay = Callable[[UnfoldingTool, dict[str, Any]], "Unfolded | str"]
+"""What a saved unfold of a facade with these arguments opened (see :meth:`Facades.replay`)."""
+
+
 @attrs.frozen(kw_only=True)
 class FacadeRecall(WrapperTool):
     """An unfolded facade called again: lists the tools it opened (or calls one of them
@@ -184,13 +188,16 @@ class Facades:
                         stack.append(child)
         return result
 
-    def replay(self, log: Sequence[tuple[str, str]]) -> None:
-        """Repeat saved unfolds (selectors run again with the saved arguments)."""
+    def replay(self, log: Sequence[tuple[str, str]], select: Replay | None = None) -> None:
+        """Repeat saved unfolds: ``select(facade, arguments)`` gives what each opened
+        (by default the facade's own ``select``: selectors run again with the saved
+        arguments)."""
         for name, arguments in log:
             facade = self.graph.facades.get(name)
             if facade is None:
                 continue
-            unfolded = facade.select(json.loads(arguments))
+            parsed = json.loads(arguments)
+            unfolded = facade.select(parsed) if select is None else select(facade, parsed)
             if isinstance(unfolded, Unfolded):
                 self.apply(unfolded, lambda _: False)
 

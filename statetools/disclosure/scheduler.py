@@ -20,7 +20,7 @@ from typing import Any, Literal
 from statetools.blackboard import Blackboard
 from statetools.disclosure.bindings import Bindings, Plan, Resolver
 from statetools.disclosure.conditions import unmet_sentences
-from statetools.disclosure.facades import Facades, unfolded_value
+from statetools.disclosure.facades import Facades, Replay, unfolded_value
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.outcomes import Blocked, Changes, Injected, StateChange, announcement
 from statetools.disclosure.outline import refuse_duplicate_sections
@@ -45,6 +45,9 @@ DISCOVERY_LIMIT = 128
 
 class Scheduler:
     """Decides, turn by turn, which tools are visible and which calls may run.
+
+    A saved ``state`` resumes a run; ``replay`` says what its saved unfolds opened
+    (by default each facade selects again, running its selector).
 
     >>> def search(query: str) -> str:
     ...     '''Search the web.'''
@@ -72,6 +75,7 @@ class Scheduler:
         discovery_limit: int = DISCOVERY_LIMIT,
         instances: Resolver | None = None,
         restore: Callable[[str], BaseTool | None] | None = None,
+        replay: Replay | None = None,
     ) -> None:
         if graph.duplicates:
             twice = ", ".join(sorted(set(graph.duplicates)))
@@ -114,7 +118,7 @@ class Scheduler:
         )
         self._folding = self._facades.active
         self._bindings = Bindings(graph, discovery_limit)
-        self._facades.replay(restored.unfolds)
+        self._facades.replay(restored.unfolds, replay)
         added, self._not_restored = restore_added_tools(
             restored,
             self._bindings,

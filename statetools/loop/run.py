@@ -97,6 +97,23 @@ def injection_events(iteration: int, injected: Injected) -> list[Event]:
     return events
 
 
+def change_events(iteration: int, changes: Changes) -> list[Event]:
+    """The events for what a call (or a new turn) changed: unlocked and hidden tools,
+    states entered, tools added or removed."""
+    events: list[Event] = []
+    if changes.unlocked:
+        events.append(ToolsUnlocked(iteration, changes.unlocked))
+    if changes.hidden:
+        events.append(ToolsHidden(iteration, changes.hidden))
+    for change in changes.entered:
+        events.append(
+            StateEntered(iteration, change.machine, change.state, change.previous, change.final)
+        )
+    for injected in changes.injected:
+        events.extend(injection_events(iteration, injected))
+    return events
+
+
 def tools_digest(definitions: Sequence[ToolDefinition]) -> str:
     """A short digest of tool definitions (names, descriptions, schemas), to tell on
     resume whether a conversation's tools are still the same."""
@@ -178,19 +195,8 @@ class Run:
             listener(event)
 
     def emit_changes(self, changes: Changes) -> None:
-        if changes.unlocked:
-            self.emit(ToolsUnlocked(self.iterations, changes.unlocked))
-        if changes.hidden:
-            self.emit(ToolsHidden(self.iterations, changes.hidden))
-        for change in changes.entered:
-            self.emit(
-                StateEntered(
-                    self.iterations, change.machine, change.state, change.previous, change.final
-                )
-            )
-        for injected in changes.injected:
-            for event in injection_events(self.iterations, injected):
-                self.emit(event)
+        for event in change_events(self.iterations, changes):
+            self.emit(event)
 
     def checkpoint(self, output: Any = None, outcome: str = RUNNING) -> None:
         """Save the run so far to its session's store (a run without one saves nothing)."""

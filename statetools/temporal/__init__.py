@@ -18,6 +18,7 @@ from statetools.temporal.client import (
     send_message,
     session,
     start_session,
+    trace,
     visible_tools,
 )
 from statetools.temporal.designs import Designs, LoadedDesign, load_reference, loaded_design
@@ -47,5 +48,6 @@ __all__ = [
     "session",
     "session_worker",
     "start_session",
+    "trace",
     "visible_tools",
 ]

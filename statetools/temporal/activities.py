@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Coroutine, Mapping
 from typing import Any, TypeVar
 
@@ -12,6 +13,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from statetools.blackboard import Blackboard
+from statetools.disclosure.facades import FacadeRecall, unfolded_value
 from statetools.disclosure.scheduler import Scheduler
 from statetools.disclosure.state import DisclosureState
 from statetools.loop.calls import timed_out_message, timeout_of
@@ -20,6 +22,7 @@ from statetools.models.base import Model, ModelRequest, ToolDefinition
 from statetools.temporal.designs import LoadedDesign
 from statetools.temporal.driver import call_of
 from statetools.temporal.payloads import ModelAnswer, ModelCall, ToolOutcome, ToolRun
+from statetools.temporal.unfolds import describe
 from statetools.tools.calling import failure
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
 from statetools.tools.result import ToolResult
@@ -77,7 +80,8 @@ class SessionActivities:
     @activity.defn(name=TOOL_ACTIVITY)
     async def call_tool(self, run: ToolRun) -> ToolOutcome:
         """Run one tool call in the disclosure state the workflow had when it resolved
-        it; a handler's failure or timeout is a result the model sees."""
+        it; a handler's failure or timeout is a result the model sees. A facade's call
+        runs here too; what it opened goes back as JSON for the workflow's scheduler."""
         loaded = self.designs[run.design]
         context = (
             ToolCallContext(loaded.context())
@@ -93,9 +97,23 @@ class SessionActivities:
                 type="StatetoolsError",
                 non_retryable=True,
             )
+        started = time.monotonic()
         result = await _beating(_run(tool, call.name, call.arguments, context, run.tool_timeout))
+        duration = time.monotonic() - started
+        unfolded = unfolded_value(result)
+        if unfolded is not None:
+            opened = describe(unfolded, loaded.graph, recall=isinstance(tool, FacadeRecall))
+            return ToolOutcome(
+                result.content,
+                result.is_error,
+                result.has_value,
+                None,
+                result.kind,
+                duration,
+                opened,
+            )
         has_value, value = _json_value(result)
-        return ToolOutcome(result.content, result.is_error, has_value, value)
+        return ToolOutcome(result.content, result.is_error, has_value, value, result.kind, duration)
 
 
 async def _beating(work: Coroutine[Any, Any, T]) -> T:

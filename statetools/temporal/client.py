@@ -9,6 +9,7 @@ from typing import Any
 from temporalio.client import Client, WorkflowHandle
 
 from statetools.disclosure.state import DisclosureState
+from statetools.loop.events import Trace
 from statetools.temporal.payloads import SessionInput, SessionResult, SessionSettings
 from statetools.temporal.workflow import WORKFLOW_NAME
 
@@ -116,3 +117,14 @@ async def disclosure_state(handle: WorkflowHandle[Any, Any]) -> DisclosureState:
     """
     text: str = await handle.query("state", result_type=str)
     return DisclosureState.from_json(text)
+
+
+async def trace(handle: WorkflowHandle[Any, Any]) -> Trace:
+    """The session's trace so far: the events a local run records, one run per user
+    message (times are the workflow's; a tool call's duration is its activity's).
+
+    >>> [event.type for event in await trace(handle)][:2]  # doctest: +SKIP
+    ['run_started', 'iteration_started']
+    """
+    events: list[dict[str, Any]] = await handle.query("trace", result_type=list[dict[str, Any]])
+    return Trace.from_json(events)

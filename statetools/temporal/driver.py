@@ -1,21 +1,36 @@
 """The session's bookkeeping inside the workflow: history, scheduler and counters.
 
-Everything here is deterministic (no I/O, no clock): a workflow replays it exactly.
+Everything here is deterministic (no I/O; the clock is the workflow's): a workflow
+replays it exactly.
 The model and the tools run elsewhere, as activities; the driver says what to ask
 them and folds their answers into the history and the disclosure state.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import attrs
 
 from statetools.disclosure.outcomes import Blocked
+from statetools.disclosure.prompt_part import prompt_text
 from statetools.disclosure.scheduler import Scheduler
 from statetools.disclosure.state import DisclosureState
 from statetools.loop.boundary import clean_message, clean_text
-from statetools.loop.run import unknown_tool_message
+from statetools.loop.events import (
+    CallBlocked,
+    Event,
+    IterationStarted,
+    ModelResponded,
+    RunFinished,
+    RunStarted,
+    ToolAnswered,
+    ToolCalled,
+    ToolNotFound,
+    Trace,
+)
+from statetools.loop.run import change_events, unknown_tool_message
 from statetools.messages import (
     AssistantMessage,
     SystemMessage,
@@ -27,21 +42,32 @@ from statetools.messages import (
 )
 from statetools.temporal.designs import LoadedDesign
 from statetools.temporal.payloads import ModelAnswer, ModelCall, SessionInput, ToolOutcome
+from statetools.temporal.unfolds import UnfoldBook, unfolds_in_workflow
 from statetools.tools.calling import failure
 from statetools.tools.context import ToolCallContext
-from statetools.tools.result import ToolResult
+from statetools.tools.result import OutcomeKind, ToolResult
 from statetools.tools.tool import BaseTool
 
 
 class SessionDriver:
-    """One session's history and scheduler, rebuilt from a :class:`SessionInput`.
+    """One session's history, scheduler and trace, rebuilt from a :class:`SessionInput`.
+
+    ``run_id`` names the session in its trace; ``clock`` gives the times of its
+    ``RunStarted`` and ``RunFinished`` events (the workflow's clock).
 
     >>> driver = SessionDriver(loaded, SessionInput("desk.yaml", "Hi"))  # doctest: +SKIP
     >>> driver.visible()  # doctest: +SKIP
     ['find_customer_by_email', 'find_customer_by_name_zip']
     """
 
-    def __init__(self, loaded: LoadedDesign, session: SessionInput) -> None:
+    def __init__(
+        self,
+        loaded: LoadedDesign,
+        session: SessionInput,
+        *,
+        run_id: str = "",
+        clock: Callable[[], float] = lambda: 0.0,
+    ) -> None:
         self.design = loaded.reference
         state = DisclosureState.from_json(session.state) if session.state else None
         self.messages = messages_from_json(session.messages)
@@ -50,24 +76,45 @@ class SessionDriver:
         if state is not None:
             state = attrs.evolve(state, unknown_calls_in_a_row=0)
         self.context = ToolCallContext(loaded.context())
+        self.unfolds = UnfoldBook(loaded.graph, session.unfolds)
         self.scheduler = Scheduler(
             loaded.graph,
             state,
             visibility="declared" if session.settings.visibility == "declared" else "hidden",
             context=self.context,
+            replay=self.unfolds.replay,
         )
-        self.system_prompt = session.settings.system_prompt
+        design = loaded.design
+        self.system_prompt = session.settings.system_prompt or (
+            design.system_prompt if design is not None else None
+        )
+        self.events: list[Event] = list(Trace.from_json(session.trace).events)
+        self.run_id = run_id
+        self.clock = clock
 
     def add_user_message(self, text: str) -> None:
-        """Start on a user message (the system prompt goes first, once)."""
-        if self.system_prompt and not any(isinstance(m, SystemMessage) for m in self.messages):
-            self.messages.insert(0, SystemMessage(self.system_prompt))
+        """Start on a user message: a new run in the trace. The session's first
+        message comes after the system prompt and the text of its sections or skills
+        (as a local run places them)."""
+        if not self.messages:
+            if self.system_prompt:
+                self.messages.append(clean_message(SystemMessage(self.system_prompt)))
+            graph = self.scheduler.graph
+            sections = prompt_text(graph, self.scheduler.snapshot().unfolds)
+            if sections is not None:
+                self.messages.append(SystemMessage(sections))
         self.messages.append(clean_message(UserMessage(text)))
+        self.events.append(RunStarted(self.run_id, self.clock(), self.scheduler.shown().names))
+
+    def finish(self, outcome: str) -> None:
+        """The run of the current user message ended with ``outcome``."""
+        self.events.append(RunFinished(self.clock(), self.iterations, outcome))
 
     def request(self) -> ModelCall:
         """The next model call: the history and the tools visible this turn."""
-        self.scheduler.begin_turn()
+        self.events.extend(change_events(self.iterations, self.scheduler.begin_turn()))
         shown = self.scheduler.shown()
+        self.events.append(IterationStarted(self.iterations + 1, shown.names))
         tools = [
             {"name": d.name, "description": d.description, "input_schema": dict(d.input_schema)}
             for d in shown.definitions
@@ -81,34 +128,47 @@ class SessionDriver:
         message = clean_message(message)
         assert isinstance(message, AssistantMessage)
         self.messages.append(message)
+        names = tuple(call.name for call in message.tool_calls)
+        self.events.append(
+            ModelResponded(self.iterations, message.content, names, answer.stop_reason)
+        )
         return message
 
-    def resolve(self, call: ToolCall) -> BaseTool | str:
-        """The tool to run for ``call``, or the text that answers it instead (an
+    def resolve(self, call: ToolCall) -> BaseTool | None:
+        """The tool to run for ``call``; None when ``call`` is answered already (an
         unknown name, or a tool that is locked now)."""
         resolved = self.scheduler.resolve(call.name)
         if resolved is None:
             self.misses += 1
-            return unknown_tool_message(call.name, self.scheduler.shown().names)
+            self.events.append(ToolNotFound(self.iterations, call.id, call.name))
+            names = self.scheduler.shown().names
+            self.answer(call, unknown_tool_message(call.name, names), True)
+            return None
         self.misses = 0
         if isinstance(resolved, Blocked):
-            return resolved.reason
-        if call.invalid_arguments is not None:
-            return call.invalid_arguments
+            self.events.append(CallBlocked(self.iterations, call.id, call.name, resolved.reason))
+            self.answer(call, resolved.reason, True)
+            return None
         return resolved
 
     def answer(self, call: ToolCall, text: str, is_error: bool) -> None:
-        """Answer ``call`` without running it."""
-        self.messages.append(ToolMessage(call.id, call.name, clean_text(text), is_error))
+        """Answer ``call`` with ``text``."""
+        text = clean_text(text)
+        self.messages.append(ToolMessage(call.id, call.name, text, is_error))
+        self.events.append(ToolAnswered(self.iterations, call.id, call.name, text, is_error))
 
-    def runs_here(self, call: ToolCall) -> bool:
-        """Whether ``call`` runs in the workflow: a facade's call only computes which
-        tools it opens (no I/O), and what it opens is tools, which only the workflow's
-        scheduler can take in."""
-        return call.name in self.scheduler.graph.facades
+    def runs_here(self, call: ToolCall, tool: BaseTool) -> bool:
+        """Whether ``call`` is answered in the workflow: arguments that are not JSON,
+        or pure bookkeeping (see :func:`~statetools.temporal.unfolds.unfolds_in_workflow`).
+        Every other call runs in the tool activity."""
+        return call.invalid_arguments is not None or unfolds_in_workflow(
+            tool, call, self.scheduler.graph
+        )
 
     async def run_here(self, call: ToolCall, tool: BaseTool) -> ToolResult:
-        """Run a facade's call (see :meth:`runs_here`); a failure is a result."""
+        """Answer a call :meth:`runs_here`; a failure is a result."""
+        if call.invalid_arguments is not None:
+            return ToolResult.error(call.invalid_arguments)
         try:
             return await tool.acall(dict(call.arguments), self.context)
         except Exception as exc:
@@ -116,17 +176,23 @@ class SessionDriver:
 
     def record(self, call: ToolCall, outcome: ToolOutcome | ToolResult) -> ToolResult:
         """Answer ``call`` with the tool's outcome and let the scheduler see it."""
-        result = (
-            outcome
-            if isinstance(outcome, ToolResult)
-            else ToolResult(
+        if isinstance(outcome, ToolResult):
+            result, kind, duration = outcome, outcome.kind, 0.0
+        else:
+            unfolded = outcome.unfolded
+            result = ToolResult(
                 outcome.content,
-                outcome.value,
+                outcome.value if unfolded is None else self.unfolds.rebuild(unfolded),
                 is_error=outcome.is_error,
                 has_value=outcome.has_value,
             )
+            kind, duration = cast(OutcomeKind, outcome.kind), outcome.duration
+        arguments = dict(call.arguments)
+        self.events.append(
+            ToolCalled(self.iterations, call.id, call.name, arguments, kind, duration)
         )
         changes = self.scheduler.record(call, result)
+        self.events.extend(change_events(self.iterations, changes))
         text = result.text
         if changes.announcement:
             text = f"{text}\n{changes.announcement}"
@@ -145,6 +211,10 @@ class SessionDriver:
     def messages_json(self) -> list[dict[str, Any]]:
         """The history as JSON."""
         return messages_to_json(self.messages)
+
+    def trace_json(self) -> list[dict[str, Any]]:
+        """The trace as JSON (``statetools.Trace.from_json`` reads it)."""
+        return Trace(tuple(self.events)).to_json()
 
 
 def call_payload(call: ToolCall) -> dict[str, Any]:

@@ -18,7 +18,8 @@ class SessionSettings:
     tries (Temporal retries it); ``tool_attempts``: tries of a tool call whose worker
     died; ``heartbeat_timeout``: seconds without a heartbeat from a running call
     before Temporal counts its worker as lost and runs the call again elsewhere;
-    ``turns_per_run``: model calls before the workflow continues as new.
+    ``turns_per_run``: model calls before the workflow continues as new;
+    ``system_prompt``: the session's system prompt (by default the design's own).
 
     >>> SessionSettings(tool_timeout=5.0).max_iterations
     20
@@ -59,13 +60,16 @@ class SessionInput:
     usage: list[int] = field(default_factory=lambda: [0, 0, 0])
     ended: bool = False
     runs: int = 1
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    unfolds: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
 class SessionResult:
     """What a finished session returns: its last answer, every answer, the whole
     history (``statetools.messages.messages_from_json`` reads it), the disclosure
-    state (``DisclosureState.from_json``), model calls made and workflow runs used.
+    state (``DisclosureState.from_json``), model calls made, workflow runs used, usage
+    and the trace (``statetools.Trace.from_json``; one run per user message).
 
     >>> SessionResult("done", ["done"], [], "{}", 1, 1).output
     'done'
@@ -78,6 +82,7 @@ class SessionResult:
     iterations: int
     runs: int
     usage: list[int] = field(default_factory=lambda: [0, 0, 0])
+    trace: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -112,10 +117,14 @@ class ToolRun:
 
 @dataclass
 class ToolOutcome:
-    """The output of the tool activity: what the model sees, and the result's value
-    when it is JSON (artifacts that are not stay behind, as their text)."""
+    """The output of the tool activity: what the model sees, the result's value when
+    it is JSON (artifacts that are not stay behind, as their text), its kind and how
+    long it ran; for a facade, what it opened (see ``statetools.temporal.unfolds``)."""
 
     content: str
     is_error: bool
     has_value: bool = False
     value: Any = None
+    kind: str = "text"
+    duration: float = 0.0
+    unfolded: dict[str, Any] | None = None

@@ -39,7 +39,8 @@ class SessionWorkflow:
     """A statetools session as a workflow (register it with :func:`session_worker`).
 
     Signals: ``send`` (a user message), ``end`` (no more messages). Queries:
-    ``visible_tools``, ``state`` (DisclosureState JSON), ``answers``, ``messages``.
+    ``visible_tools``, ``state`` (DisclosureState JSON), ``answers``, ``messages``,
+    ``trace``.
 
     >>> Worker(client, task_queue="q", workflows=[SessionWorkflow], ...)  # doctest: +SKIP
     """
@@ -54,7 +55,12 @@ class SessionWorkflow:
     async def run(self, session: SessionInput) -> SessionResult:
         session = self.session
         try:
-            self.driver = SessionDriver(loaded_design(session.design), session)
+            self.driver = SessionDriver(
+                loaded_design(session.design),
+                session,
+                run_id=workflow.info().workflow_id,
+                clock=lambda: workflow.now().timestamp(),
+            )
         except StatetoolsError as error:
             raise _failed(error) from None
         if session.prompt is not None and not session.messages:
@@ -71,26 +77,30 @@ class SessionWorkflow:
     async def _answer_next(self, session: SessionInput, driver: SessionDriver) -> None:
         if session.iterations_this_message == 0:
             driver.add_user_message(session.pending[0])
-        answer: str | None = None
-        while answer is None:
+        ended: tuple[str, str] | None = None
+        while ended is None:
             if session.iterations_this_message >= session.settings.max_iterations:
+                driver.finish("MaxIterationsExceeded")
                 raise ApplicationError(
                     f"no final answer after {session.settings.max_iterations} model calls",
                     type="MaxIterationsExceeded",
                     non_retryable=True,
                 )
-            answer = await self._turn(session, driver)
+            ended = await self._turn(session, driver)
             session.iterations_this_message += 1
             self.turns += 1
-            if answer is None:
+            if ended is None:
                 self._maybe_continue(session, driver)
+        answer, outcome = ended
+        driver.finish(outcome)
         session.pending.pop(0)
         session.answers.append(answer)
         session.iterations_this_message = 0
         self._maybe_continue(session, driver)
 
-    async def _turn(self, session: SessionInput, driver: SessionDriver) -> str | None:
-        """One model call and its tool calls; the final answer, if it was one."""
+    async def _turn(self, session: SessionInput, driver: SessionDriver) -> tuple[str, str] | None:
+        """One model call and its tool calls; the final answer and the outcome (as
+        ``RunFinished`` names it), if it was one."""
         settings = session.settings
         reply: ModelAnswer = await workflow.execute_activity(
             MODEL_ACTIVITY,
@@ -105,36 +115,36 @@ class SessionWorkflow:
         if reply.stop_reason == "refusal":
             for call in message.tool_calls:
                 driver.answer(call, refused_message(call.name), True)
-            return message.content
+            return message.content, "refusal"
         if reply.stop_reason == "max_tokens" and message.tool_calls:
             for call in message.tool_calls:
                 driver.answer(call, cut_off_message(call.name), True)
             return None
         if not message.tool_calls:
-            return message.content
+            return message.content, "answer"
         direct: str | None = None
         for call in message.tool_calls:
             text = await self._call(session, driver, call)
             direct = direct if direct is not None else text
         if driver.misses >= MAX_MISSES_IN_A_ROW:
+            driver.finish("ToolNotFoundError")
             raise ApplicationError(
                 f"the model called tools that do not exist {driver.misses} times in a row",
                 type="ToolNotFoundError",
                 non_retryable=True,
             )
-        return direct
+        return None if direct is None else (direct, "return_direct")
 
     async def _call(
         self, session: SessionInput, driver: SessionDriver, call: ToolCall
     ) -> str | None:
         """Answer one call; the result's text when its tool returns directly."""
         tool = driver.resolve(call)
-        if isinstance(tool, str):
-            driver.answer(call, tool, True)
+        if tool is None:
             return None
-        if driver.runs_here(call):
-            driver.record(call, await driver.run_here(call, tool))
-            return None
+        if driver.runs_here(call, tool):
+            result = driver.record(call, await driver.run_here(call, tool))
+            return result.text if tool.metadata.return_direct and not result.is_error else None
         settings = session.settings
         seconds = timeout_of(tool, settings.tool_timeout)
         limit = NO_TOOL_TIMEOUT if seconds is None else seconds + settings.heartbeat_timeout
@@ -177,6 +187,8 @@ class SessionWorkflow:
                 list(session.usage),
                 session.ended,
                 session.runs + 1,
+                driver.trace_json(),
+                driver.unfolds.saved(),
             )
         )
 
@@ -189,6 +201,7 @@ class SessionWorkflow:
             driver.iterations,
             session.runs,
             list(session.usage),
+            driver.trace_json(),
         )
 
     @workflow.signal(name="send")
@@ -215,6 +228,11 @@ class SessionWorkflow:
     def answers(self) -> list[str]:
         """The answers so far, one per user message."""
         return list(self.session.answers)
+
+    @workflow.query(name="trace")
+    def trace(self) -> list[dict[str, Any]]:
+        """The trace so far, as JSON (``statetools.Trace.from_json`` reads it)."""
+        return self.driver.trace_json() if self.driver is not None else []
 
     @workflow.query(name="messages")
     def messages(self) -> list[dict[str, Any]]:

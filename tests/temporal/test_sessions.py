@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import statetools as st
 from statetools.disclosure.state import DisclosureState
+from statetools.loop.events import RunFinished
 from statetools.messages import messages_from_json
 from statetools.temporal import (
     SessionSettings,
@@ -16,8 +18,10 @@ from statetools.temporal import (
     end_session,
     session_worker,
     start_session,
+    trace,
     visible_tools,
 )
+from tests.temporal.comparing import comparable
 from tests.temporal.conftest import DevServer
 from tests.temporal.session_designs import DESIGN, MODEL
 
@@ -57,6 +61,7 @@ def test_a_session_with_a_playbook_and_a_facade_completes_as_a_local_run_does(
     assert DisclosureState.from_json(result.state) == local.state
     assert result.iterations == 5
     assert result.runs == 1
+    assert comparable(result.trace) == comparable(local.trace)
     tool_texts = [m.content for m in local.messages if m.role == "tool"]
     assert tool_texts == [
         "3 articles about tides\n[now available: summarize]",
@@ -83,11 +88,14 @@ def test_continue_as_new_after_n_turns_keeps_the_state(dev_server: DevServer) ->
     local = _unbroken()
     assert result.runs == 3  # turns 1-2, 3-4, then 5 (the answer)
     assert result.output == "Saved a note on tides."
+    assert comparable(result.trace) == comparable(local.trace)
     assert messages_from_json(result.messages) == list(local.messages)
     assert DisclosureState.from_json(result.state) == local.state
 
 
-def test_a_waiting_session_takes_messages_and_answers_queries(dev_server: DevServer) -> None:
+def test_a_waiting_session_takes_messages_and_answers_queries(
+    dev_server: DevServer, tmp_path: Path
+) -> None:
     async def body(client: Any, queue: str) -> Any:
         handle = await start_session(
             client,
@@ -102,10 +110,11 @@ def test_a_waiting_session_takes_messages_and_answers_queries(dev_server: DevSer
         after = await visible_tools(handle)
         state = await disclosure_state(handle)
         second = await ask(handle, "What is in the note?")
+        so_far = await trace(handle)
         result = await end_session(handle)
-        return before, first, after, state, second, result
+        return before, first, after, state, second, so_far, result
 
-    before, first, after, state, second, result = _on_worker(dev_server, body)
+    before, first, after, state, second, so_far, result = _on_worker(dev_server, body)
     assert before == ["search", "notes"]
     assert first == "Saved a note on tides."
     assert after == ["search", "summarize", "read_note", "write_note"]
@@ -116,3 +125,12 @@ def test_a_waiting_session_takes_messages_and_answers_queries(dev_server: DevSer
     history = messages_from_json(result.messages)
     assert [m.role for m in history[-4:]] == ["user", "assistant", "tool", "assistant"]
     assert history[-2].content == "note tides is empty"
+
+    # the same two messages in a local session: the same history and trace
+    store = st.SqliteStore(tmp_path / "sessions.db")
+    st.ToolLoop(MODEL).run(PROMPT, tools=DESIGN, session="s", store=store)
+    local = st.ToolLoop(MODEL).run("What is in the note?", tools=DESIGN, session="s", store=store)
+    assert history == list(local.messages)
+    assert comparable(result.trace) == comparable(local.trace) == comparable(so_far)
+    finished = [e.outcome for e in st.Trace.from_json(result.trace).of_type(RunFinished)]
+    assert finished == ["answer", "answer"]

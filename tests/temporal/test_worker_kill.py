@@ -19,6 +19,7 @@ import statetools as st
 from statetools.disclosure.state import DisclosureState
 from statetools.messages import messages_from_json
 from statetools.temporal import SessionSettings, session_worker, start_session, visible_tools
+from tests.temporal.comparing import comparable
 from tests.temporal.conftest import DevServer
 from tests.temporal.kill_design import DESIGN, MODEL
 
@@ -134,10 +135,12 @@ def test_a_killed_worker_is_replaced_and_the_session_ends_as_an_unbroken_one(
         unbroken.usage,
     )
     assert broken_tools == unbroken_tools == ["step", "report", "file_report"]
+    assert comparable(broken.trace) == comparable(unbroken.trace)
 
     local = st.ToolLoop(MODEL).run(PROMPT, tools=DESIGN)
     assert messages_from_json(broken.messages) == list(local.messages)
     assert DisclosureState.from_json(broken.state) == local.state
+    assert comparable(broken.trace) == comparable(local.trace)
     assert [m.content for m in local.messages if m.role == "tool"] == [
         "step 1 done\n[now available: report]",
         "step 2 done",
