@@ -51,3 +51,46 @@ def test_mypy_strict_passes_on_a_user_file_outside_the_checkout(tmp_path: Path) 
     )
 
     assert (done.returncode, done.stdout) == (0, "Success: no issues found in 1 source file\n")
+
+
+STREAM_CODE = '''\
+import statetools as st
+from statetools.models import ScriptedModel
+
+
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+loop = st.ToolLoop(ScriptedModel(["3"]))
+fine: st.RunStream = loop.stream("1 + 2?", tools=[add], output_type=int, context={"k": 1})
+typo = loop.stream("1 + 2?", tool=[add])
+wrong = loop.stream("1 + 2?", session=42)
+'''
+
+
+def test_mypy_sees_the_parameters_of_stream(tmp_path: Path) -> None:
+    (tmp_path / "user.py").write_text(STREAM_CODE, encoding="utf-8")
+
+    cache = str(ROOT / ".mypy_cache")
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", cache, "user.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+
+    assert (done.returncode, done.stdout.splitlines()) == (
+        1,
+        [
+            'user.py:12: error: Unexpected keyword argument "tool" for "stream" of "ToolLoop"; '
+            'did you mean "tools"?  [call-arg]',
+            'user.py:12: note: "stream" defined in "statetools.loop.toolloop"',
+            'user.py:13: error: Argument "session" to "stream" of "ToolLoop" has incompatible '
+            'type "int"; expected "str | None"  [arg-type]',
+            "Found 2 errors in 1 file (checked 1 source file)",
+        ],
+    )

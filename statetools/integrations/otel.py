@@ -8,9 +8,11 @@
 
 Spans follow the OpenTelemetry GenAI semantic conventions: one ``invoke_agent`` span
 per run, a ``chat`` span per model call and an ``execute_tool`` span per tool call,
-nested in that order. Disclosure attributes (``statetools.*``) say how many tools the
-model was shown, which tools a call unlocked or hid, which state it entered, and why a
-call was blocked.
+nested in that order. Every span ends, however the run ends: a run that raises (an
+error, cancellation, an interrupt) ends its open spans with status ERROR and
+``error.type`` (the error's class name, ``cancelled`` or ``interrupted``). Disclosure
+attributes (``statetools.*``) say how many tools the model was shown, which tools a
+call unlocked or hid, which state it entered, and why a call was blocked.
 """
 
 from __future__ import annotations
@@ -49,8 +51,8 @@ FINISH_REASONS = {
 }
 """Our stop reasons as the GenAI conventions name them (others pass as they are)."""
 
-FINISHED = frozenset({"answer", "return_direct", "final_state"})
-"""Run outcomes that are not errors."""
+FINISHED = frozenset({"answer", "return_direct", "final_state", "refusal"})
+"""Run outcomes that are not errors (the run returned its result)."""
 
 
 class _RunSpans:
@@ -215,13 +217,25 @@ class OtelListener:
 
     def _finished(self, spans: _RunSpans, event: RunFinished) -> None:
         now = self.clock()
-        for span in (spans.model, *spans.tools.values()):
-            if span is not None:
-                span.end(now)
+        failed = event.outcome not in FINISHED
+        if spans.model is not None:  # the model call the run was waiting for
+            if failed:
+                _failed(spans.model, event)
+            spans.model.end(now)
+        for span in spans.tools.values():  # not answered: the run stopped first
+            if failed:
+                _failed(span, event)
+            span.end(now)
         spans.run.set_attribute("statetools.iterations", event.iterations)
         spans.run.set_attribute("statetools.outcome", event.outcome)
-        if event.outcome not in FINISHED:
-            spans.run.set_status(Status(StatusCode.ERROR, event.outcome))
-            spans.run.set_attribute("error.type", event.outcome)
+        if failed:
+            _failed(spans.run, event)
         spans.run.end(now)
         _CURRENT.set(None)
+
+
+def _failed(span: Span, event: RunFinished) -> None:
+    """Mark ``span`` as ended by the error that ended the run (GenAI conventions:
+    status ERROR with a description, ``error.type`` the error's class or the outcome)."""
+    span.set_status(Status(StatusCode.ERROR, event.error or event.outcome))
+    span.set_attribute("error.type", event.outcome)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
+from cattrs.gen import make_dict_unstructure_fn, override
 
 from statetools.errors import SpecError
 from statetools.tools.convert import make_json_converter
@@ -191,12 +192,20 @@ class OutputRejected:
 
 @attrs.frozen
 class RunFinished:
-    """A run ended; ``outcome`` is ``answer``, ``return_direct``, ``final_state`` or the
-    name of the error that ended it."""
+    """A run ended; ``outcome`` is ``answer``, ``return_direct``, ``final_state``,
+    ``refusal``, ``cancelled``, ``interrupted`` or the name of the error that ended it.
+    ``error`` says what stopped a run that did not end normally (the error's text, or
+    the exception that cancelled or interrupted it); None otherwise, and then it is left
+    out of :meth:`Trace.to_json`. Every run reports exactly one, however it ends.
+
+    >>> RunFinished(1.5, 3, "MaxIterationsExceeded", "ToolLoop: no final answer ...").error
+    'ToolLoop: no final answer ...'
+    """
 
     at: float
     iterations: int
     outcome: str
+    error: str | None = None
     type: Literal["run_finished"] = "run_finished"
 
 
@@ -275,6 +284,10 @@ _converter = make_json_converter(forbid_extra_keys=True)
 _converter.register_structure_hook(
     Event,
     lambda data, _: _converter.structure(data, _EVENT_TYPES[data["type"]]),
+)
+_converter.register_unstructure_hook(
+    RunFinished,
+    make_dict_unstructure_fn(RunFinished, _converter, error=override(omit_if_default=True)),
 )
 
 

@@ -147,6 +147,8 @@ class Run:
         """The stop reason of the latest model response."""
         self.ended: LoopResult | None = None
         """The result this run ended with."""
+        self.finished: RunFinished | None = None
+        """The ``RunFinished`` event of this run, once it was reported."""
         self.conversation = state.conversation if state is not None else 0
         self.conversation_tools: tuple[ToolDefinition, ...] | None = None
         self.saved_tools_digest = state.conversation_tools if state is not None else None
@@ -235,13 +237,15 @@ class Run:
         return result
 
     def finish(self, output: Any, outcome: str) -> LoopResult:
-        self.emit(RunFinished(self.loop.clock(), self.iterations, outcome))
+        event = RunFinished(self.loop.clock(), self.iterations, outcome)
+        self.finished = event  # reported once, even if a listener fails on it
+        self.emit(event)
         result = self.result(output, outcome)
         if self.save is not None:
             self.save(result)
         return result
 
-    def _answer_open_calls(self, report: bool) -> None:
+    def _answer_open_calls(self) -> None:
         """Answer the calls of the latest response that have no answer yet."""
         for message in reversed(self.messages):
             if isinstance(message, AssistantMessage):
@@ -250,15 +254,13 @@ class Run:
                     if call.id not in answered:
                         self.messages.append(ToolMessage(call.id, call.name, NOT_RUN, True))
                         event = ToolAnswered(self.iterations, call.id, call.name, NOT_RUN, True)
-                        self._record(event, report)
+                        self._record(event)
                 break
 
-    def _record(self, event: Event, report: bool) -> None:
-        """Keep ``event`` in the trace; tell the listeners too if ``report``, but let no
-        listener's failure hide the exception that is ending the run."""
+    def _record(self, event: Event) -> None:
+        """Keep ``event`` in the trace and tell the listeners, but let no listener's
+        failure hide the exception that is ending the run (it is logged)."""
         self.events.append(event)
-        if not report:
-            return
         for listener in (self.stream, *self.loop.listeners):
             if listener is None:
                 continue
@@ -267,20 +269,31 @@ class Run:
             except Exception:
                 logger.exception("a listener failed while the run was being stopped")
 
-    def fail(self, error: RunError) -> RunError:
-        """Attach the run so far to ``error``; answer calls the run did not get to.
+    def _end(self, outcome: str, error: str) -> None:
+        """Answer the open calls and report how the run ended, once: a run whose
+        ``RunFinished`` was already reported (a listener or the store failed after it)
+        gets its trace's last event replaced, and the listeners are not told again."""
+        self._answer_open_calls()
+        event = RunFinished(self.loop.clock(), self.iterations, outcome, error)
+        reported = self.finished
+        self.finished = event
+        if reported is None:
+            self._record(event)
+            return
+        if reported in self.events:
+            self.events.remove(reported)
+        self.events.append(event)
 
-        Listeners are not called any more: one of them may be what failed.
-        """
-        self._answer_open_calls(report=False)
+    def fail(self, error: RunError) -> RunError:
+        """Attach the run so far to ``error``; answer calls the run did not get to, and
+        tell the listeners (``RunFinished`` with the error's name as outcome)."""
         outcome = type(error).__name__
-        self.events.append(RunFinished(self.loop.clock(), self.iterations, outcome))
+        self._end(outcome, str(error))
         error.result = self.result(None, outcome)
         return error
 
     def stop(self, exc: BaseException, outcome: str) -> None:
         """The run is being cancelled or interrupted by ``exc``: answer the open calls,
         tell the listeners, and attach the run so far to ``exc`` as ``exc.result``."""
-        self._answer_open_calls(report=True)
-        self._record(RunFinished(self.loop.clock(), self.iterations, outcome), report=True)
+        self._end(outcome, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
         exc.result = self.result(None, outcome)  # type: ignore[attr-defined]

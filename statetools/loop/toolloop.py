@@ -339,8 +339,18 @@ class ToolLoop:
             if ended is not None and run.ended is not None:
                 ended.append(run.ended)
 
-    def stream(self, prompt: str | Sequence[Message] | None, **options: Any) -> RunStream:
-        """Run as :meth:`arun` does (same ``options``), as an async iterable of events.
+    def stream(
+        self,
+        prompt: str | Sequence[Message] | None,
+        *,
+        tools: Sequence[Any] = (),
+        output_type: Any = None,
+        context: Mapping[str, Any] | None = None,
+        state: DisclosureState | None = None,
+        session: str | None = None,
+        store: SessionStore | None = None,
+    ) -> RunStream:
+        """Run as :meth:`arun` does (same parameters), as an async iterable of events.
 
         It yields the run's events and, as the model streams, :class:`TextDelta` and
         :class:`ToolCallStarted`; afterwards ``.result`` is the :class:`LoopResult`. A
@@ -358,7 +368,17 @@ class ToolLoop:
         Hello!
         Hello!
         """
-        return RunStream(lambda: self.arun(prompt, **options))
+        return RunStream(
+            lambda: self.arun(
+                prompt,
+                tools=tools,
+                output_type=output_type,
+                context=context,
+                state=state,
+                session=session,
+                store=store,
+            )
+        )
 
     async def _ask(self, run: Run, request: ModelRequest) -> ModelResponse:
         if run.stream is None:

@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from typing import Any
 
+import attrs
 import pytest
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
 import statetools as st
 from statetools.integrations.otel import OtelListener
-from statetools.models import ScriptedModel
+from statetools.models import ModelCapabilities, ModelRequest, ModelResponse, ScriptedModel
 from tests.integrations.scenario import SCRIPT, design
+from tests.providers.provider_wire import (
+    WireServer,
+    chat_completion,
+    openai_call,
+    openai_error,
+)
 
 
 @pytest.fixture
@@ -22,9 +31,24 @@ def exporter() -> InMemorySpanExporter:
     return InMemorySpanExporter()
 
 
-def listener(exporter: InMemorySpanExporter) -> OtelListener:
+class OpenSpans(SpanProcessor):
+    """The names of the spans started and not ended yet."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        self.names.append(span.name)
+
+    def on_end(self, span: ReadableSpan) -> None:
+        self.names.remove(span.name)
+
+
+def listener(exporter: InMemorySpanExporter, opened: OpenSpans | None = None) -> OtelListener:
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
+    if opened is not None:
+        provider.add_span_processor(opened)
     ticks = iter(range(1_000_000_000, 10**12, 1_000_000_000))
     return OtelListener(provider, agent_name="desk", model="scripted", clock=lambda: next(ticks))
 
@@ -117,8 +141,10 @@ def test_a_cancelled_run_is_an_error_span(exporter: InMemorySpanExporter) -> Non
     assert [s.name for s in spans] == ["chat scripted", "invoke_agent desk"]
     run = spans[-1]
     assert run.status.status_code is StatusCode.ERROR
+    assert run.status.description == "CancelledError"
     assert attributes(run)["statetools.outcome"] == "cancelled"
     assert attributes(run)["error.type"] == "cancelled"
+    assert spans[0].status.status_code is StatusCode.UNSET  # the model call had ended
 
 
 def test_concurrent_runs_of_one_loop_get_their_own_traces(exporter: InMemorySpanExporter) -> None:
@@ -146,3 +172,182 @@ def test_concurrent_runs_of_one_loop_get_their_own_traces(exporter: InMemorySpan
             "execute_tool ping",
         ]
         assert {s.context.trace_id for s in children} == {run.context.trace_id}
+
+
+PING = st.Tool.create("ping", "Ping.", lambda: "pong")
+
+
+def status(span: ReadableSpan) -> tuple[StatusCode, str | None, Any]:
+    return (
+        span.status.status_code,
+        span.status.description,
+        (span.attributes or {}).get("error.type"),
+    )
+
+
+def test_a_run_that_runs_out_of_iterations_ends_its_span_with_the_error(
+    exporter: InMemorySpanExporter,
+) -> None:
+    opened = OpenSpans()
+    model = ScriptedModel([("ping", {}), ("ping", {}), "never"])
+    loop = st.ToolLoop(model, max_iterations=2, listeners=[listener(exporter, opened)])
+    with pytest.raises(st.MaxIterationsExceeded) as caught:
+        loop.run("go", tools=[PING])
+
+    spans = exporter.get_finished_spans()
+    assert [s.name for s in spans] == [
+        "chat scripted",
+        "execute_tool ping",
+        "chat scripted",
+        "execute_tool ping",
+        "invoke_agent desk",
+    ]
+    assert opened.names == []
+    run = spans[-1]
+    assert status(run) == (
+        StatusCode.ERROR,
+        "ToolLoop: no final answer after 2 model calls Hint: raise max_iterations, or check "
+        "that the tools let the model finish",
+        "MaxIterationsExceeded",
+    )
+    assert str(caught.value) == run.status.description
+    assert attributes(run)["statetools.outcome"] == "MaxIterationsExceeded"
+    assert attributes(run)["statetools.iterations"] == 2
+    assert {status(s) for s in spans[:-1]} == {(StatusCode.UNSET, None, None)}
+
+
+@pytest.fixture
+def wire() -> Iterator[WireServer]:
+    server = WireServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_a_provider_error_ends_the_model_span_and_the_run_span_with_it(
+    exporter: InMemorySpanExporter, wire: WireServer
+) -> None:
+    from statetools.models import OpenAIChatModel
+
+    wire.reply(chat_completion(tool_calls=[openai_call("call_1", "ping", "{}")]))
+    wire.reply(openai_error("The server had an error"), status=500)
+    model = OpenAIChatModel("gpt-test", base_url=f"{wire.url}/v1", api_key="sk-test", max_retries=0)
+    opened = OpenSpans()
+    loop = st.ToolLoop(model, listeners=[listener(exporter, opened)])
+    with pytest.raises(st.ProviderError) as caught:
+        loop.run("go", tools=[PING])
+
+    assert [body["messages"][-1]["role"] for body in wire.bodies] == ["user", "tool"]
+    assert wire.bodies[1]["messages"][-1]["content"] == "pong"
+    spans = exporter.get_finished_spans()
+    assert [s.name for s in spans] == [
+        "chat scripted",
+        "execute_tool ping",
+        "chat scripted",
+        "invoke_agent desk",
+    ]
+    assert opened.names == []
+    error = (
+        StatusCode.ERROR,
+        "openai:gpt-test: OpenAI returned HTTP 500: The server had an error Hint: the provider "
+        "failed even after retries; run again later or raise max_retries",
+        "ProviderError",
+    )
+    assert str(caught.value) == error[1]
+    assert status(spans[2]) == status(spans[3]) == error
+    assert attributes(spans[0])["gen_ai.response.finish_reasons"] == ["tool_call"]
+    assert status(spans[0]) == status(spans[1]) == (StatusCode.UNSET, None, None)
+    assert "gen_ai.response.finish_reasons" not in attributes(spans[2])
+
+
+@attrs.frozen
+class Answer:
+    text: str
+
+
+def test_an_output_that_never_fits_ends_the_run_span_with_the_error(
+    exporter: InMemorySpanExporter,
+) -> None:
+    loop = st.ToolLoop(ScriptedModel(["not json", "still not"]), listeners=[listener(exporter)])
+    with pytest.raises(st.OutputValidationError) as caught:
+        loop.run("go", output_type=Answer)
+
+    spans = exporter.get_finished_spans()
+    assert [s.name for s in spans] == ["chat scripted", "chat scripted", "invoke_agent desk"]
+    assert status(spans[2]) == (StatusCode.ERROR, str(caught.value), "OutputValidationError")
+    assert str(caught.value).startswith("output: the final answer is not a valid Answer: ")
+    assert attributes(spans[2])["statetools.iterations"] == 2
+    assert [status(s) for s in spans[:2]] == [(StatusCode.UNSET, None, None)] * 2
+
+
+def test_a_run_cancelled_while_the_model_thinks_ends_the_model_span_too(
+    exporter: InMemorySpanExporter,
+) -> None:
+    asked = asyncio.Event()
+
+    async def think(request: ModelRequest) -> ModelResponse:
+        asked.set()
+        await asyncio.Event().wait()
+        raise AssertionError("never")
+
+    class Slow:
+        capabilities = ModelCapabilities()
+
+        async def complete(self, request: ModelRequest) -> ModelResponse:
+            return await think(request)
+
+    opened = OpenSpans()
+    loop = st.ToolLoop(Slow(), listeners=[listener(exporter, opened)])
+
+    async def cancel() -> None:
+        task = asyncio.create_task(loop.arun("go"))
+        await asked.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel())
+    spans = exporter.get_finished_spans()
+    assert [s.name for s in spans] == ["chat scripted", "invoke_agent desk"]
+    assert opened.names == []
+    assert status(spans[0]) == status(spans[1]) == (StatusCode.ERROR, "CancelledError", "cancelled")
+
+
+class Broken:
+    def evaluate(self, context: st.InjectionContext) -> st.Injection | None:
+        raise RuntimeError("strategy bug")
+
+
+def test_a_tool_span_left_open_by_an_aborted_run_is_ended_with_an_error(
+    exporter: InMemorySpanExporter,
+) -> None:
+    opened = OpenSpans()
+    loop = st.ToolLoop(
+        ScriptedModel([("ping", {}), "never"]),
+        strategies=[Broken()],
+        listeners=[listener(exporter, opened)],
+    )
+    with pytest.raises(st.RunAborted) as caught:
+        loop.run("go", tools=[PING])
+
+    spans = exporter.get_finished_spans()
+    assert [s.name for s in spans] == ["chat scripted", "execute_tool ping", "invoke_agent desk"]
+    assert opened.names == []
+    assert status(spans[1]) == (
+        StatusCode.ERROR,
+        "No result: the run stopped before this call was answered.",
+        "tool_error",
+    )
+    assert status(spans[2]) == (StatusCode.ERROR, str(caught.value), "RunAborted")
+
+
+def test_a_refusal_is_how_the_run_ended_not_an_error(exporter: InMemorySpanExporter) -> None:
+    def refuse(request: ModelRequest) -> ModelResponse:
+        return ModelResponse(st.AssistantMessage("I can't help with that."), stop_reason="refusal")
+
+    result = st.ToolLoop(ScriptedModel([refuse]), listeners=[listener(exporter)]).run("go")
+    assert result.outcome == "refusal"
+    chat, run = exporter.get_finished_spans()
+    assert attributes(chat)["gen_ai.response.finish_reasons"] == ["content_filter"]
+    assert status(run) == (StatusCode.UNSET, None, None)
+    assert attributes(run)["statetools.outcome"] == "refusal"

@@ -122,7 +122,7 @@ def test_three_misses_in_a_row_raise_with_the_whole_history() -> None:
     answered = [m.tool_call_id for m in error.result.messages if isinstance(m, st.ToolMessage)]
     assert answered == ["call_1", "call_2", "call_3"]
     assert error.result.trace[-1] == RunFinished(
-        at=error.result.trace[-1].at, iterations=2, outcome="ToolNotFoundError"
+        at=error.result.trace[-1].at, iterations=2, outcome="ToolNotFoundError", error=str(error)
     )
 
 
