@@ -92,7 +92,12 @@ class ToolMessage:
 
 
 Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage
-"""Any message of a conversation; ``message.role`` tells which."""
+"""Any message of a conversation; ``message.role`` tells which.
+
+>>> history: list[Message] = [SystemMessage("Be brief."), UserMessage("2 + 3?")]
+>>> [message.role for message in history]
+['system', 'user']
+"""
 
 _BY_ROLE: dict[str, type[Any]] = {
     "system": SystemMessage,

@@ -183,7 +183,12 @@ class When:
 
 
 Condition = After | AllOf | AnyOf | OnArtifact | OnBlackboard | InState | When
-"""Any unlock condition."""
+"""Any unlock condition: data that ``check()`` and ``explore()`` can reason about.
+
+>>> condition: Condition = AnyOf((After(("search",)), When(lambda view: False, "never")))
+>>> isinstance(condition, Condition)
+True
+"""
 
 
 def holds(condition: Condition, view: ConditionView) -> bool:

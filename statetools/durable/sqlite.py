@@ -48,6 +48,12 @@ class SessionInfo:
     """One saved session, as :meth:`SqliteStore.sessions` lists it.
 
     ``outcome`` is ``running`` while its run has not ended; ``updated`` is a Unix time.
+
+    >>> import os, tempfile
+    >>> store = SqliteStore(os.path.join(tempfile.mkdtemp(), "runs.db"), clock=lambda: 1.5)
+    >>> _ = ToolLoop(st.models.ScriptedModel(["Hello!"])).run("Hi", session="s1", store=store)
+    >>> store.sessions()
+    [SessionInfo(id='s1', outcome='answer', iterations=1, updated=1.5)]
     """
 
     id: str

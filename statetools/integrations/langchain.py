@@ -71,7 +71,14 @@ def _latest(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str,
 
 
 class StatetoolsState(AgentState[Any]):
-    """The agent state with the run's disclosure: ``{"key", "version", "state"}``."""
+    """The agent state with the run's disclosure: ``{"key", "version", "state"}``.
+
+    >>> middleware = StatetoolsMiddleware([Tool.create("ping", "Ping.", lambda: "pong")])
+    >>> state: StatetoolsState = {"messages": []}
+    >>> update = middleware.before_agent(state, None)  # a new thread gets a fresh key
+    >>> sorted(update["statetools"]), update["statetools"]["version"]
+    (['key', 'state', 'version'], 0)
+    """
 
     statetools: NotRequired[Annotated[dict[str, Any] | None, _latest]]
 

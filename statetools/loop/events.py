@@ -228,10 +228,24 @@ Event = (
     | OutputRejected
     | RunFinished
 )
-"""Any event of a run; ``event.type`` tells which."""
+"""Any event of a run; ``event.type`` tells which.
+
+>>> model = st.models.ScriptedModel(["Hello."])
+>>> [event.type for event in ToolLoop(model).run("Hi", tools=[]).trace]
+['run_started', 'iteration_started', 'model_responded', 'run_finished']
+"""
 
 Listener = Callable[[Event], None]
-"""A function called with every event as it happens."""
+"""A function called with every event as it happens (``ToolLoop(listeners=...)``).
+
+>>> seen: list[str] = []
+>>> def record(event: Event) -> None:
+...     seen.append(event.type)
+>>> listener: Listener = record
+>>> _ = ToolLoop(st.models.ScriptedModel(["Hello."]), listeners=[listener]).run("Hi", tools=[])
+>>> seen[0], seen[-1]
+('run_started', 'run_finished')
+"""
 
 
 @attrs.frozen
@@ -265,7 +279,11 @@ class TextDelta:
 @attrs.frozen
 class ToolCallStarted:
     """The model began a tool call whose name is known (``loop.stream`` only; never
-    in the trace). See :class:`TextDelta` for an example."""
+    in the trace). :class:`TextDelta` shows both in a stream.
+
+    >>> ToolCallStarted(1, "call_1", "search").name
+    'search'
+    """
 
     iteration: int
     call_id: str
@@ -274,7 +292,15 @@ class ToolCallStarted:
 
 
 StreamEvent = Event | TextDelta | ToolCallStarted
-"""What ``loop.stream(...)`` yields: the run's events and the streaming ones."""
+"""What ``loop.stream(...)`` yields: the run's events and the streaming ones.
+
+>>> import asyncio
+>>> async def types() -> list[str]:
+...     stream = ToolLoop(st.models.ScriptedModel(["Hi!"])).stream("Hello", tools=[])
+...     return [event.type async for event in stream]
+>>> asyncio.run(types())
+['run_started', 'iteration_started', 'text_delta', 'model_responded', 'run_finished']
+"""
 
 _EVENT_TYPES: dict[str, type[Any]] = {
     cls.__attrs_attrs__.type.default: cls for cls in Event.__args__

@@ -21,7 +21,12 @@ __all__ = ["SavedRun", "SessionStore", "check_continuation", "pending_calls"]
 
 @attrs.frozen
 class SavedRun:
-    """What a store keeps of a session: the run so far, and the id of its run."""
+    """What a store keeps of a session: the run so far, and the id of its run.
+
+    >>> result = ToolLoop(st.models.ScriptedModel(["Hello!"])).run("Hi", tools=[])
+    >>> SavedRun(result.trace[0].run_id, result).result.output
+    'Hello!'
+    """
 
     run_id: str
     result: LoopResult
@@ -33,6 +38,25 @@ class SessionStore(Protocol):
 
     ``save`` must replace the saved run atomically: a reader (or a process that starts
     after a crash) sees the previous step or this one, never a mix.
+
+    A store of your own, in memory (for tests; :class:`statetools.SqliteStore` keeps
+    sessions in a file):
+
+    >>> class MemoryStore:
+    ...     def __init__(self) -> None:
+    ...         self.runs: dict[str, SavedRun] = {}
+    ...     def saved(self, session: str) -> SavedRun | None:
+    ...         return self.runs.get(session)
+    ...     def save(self, session: str, run: SavedRun) -> None:
+    ...         self.runs[session] = run
+    >>> store = MemoryStore()
+    >>> loop = ToolLoop(st.models.ScriptedModel(["Hello!", "Bye!"]))
+    >>> loop.run("Hi", tools=[], session="s1", store=store).output
+    'Hello!'
+    >>> loop.run("Thanks", tools=[], session="s1", store=store).output
+    'Bye!'
+    >>> [message.content for message in store.saved("s1").result.messages]
+    ['Hi', 'Hello!', 'Thanks', 'Bye!']
     """
 
     def saved(self, session: str) -> SavedRun | None:

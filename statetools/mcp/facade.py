@@ -36,7 +36,14 @@ __all__ = ["Grouping", "MCPFacade"]
 
 Grouping = Literal["annotations"] | Mapping[str, Sequence[str]] | None
 """How a facade groups a server's tools: not at all, ``read``/``write`` from the
-annotations, or your own ``{category: [tool names]}``."""
+annotations, or your own ``{category: [tool names]}``.
+
+>>> from statetools.mcp import Listing, MCPServer
+>>> listing = Listing("git", ({"name": "git_status"}, {"name": "git_commit"}))
+>>> by: Grouping = {"inspect": ["git_status"], "change": ["git_commit"]}
+>>> MCPServer.from_listing(listing).facade(by=by).categories
+(('inspect', ('git_status',)), ('change', ('git_commit',)))
+"""
 
 ANNOTATION_CATEGORIES = ("read", "write")
 
@@ -54,7 +61,14 @@ def _grouping(value: Grouping) -> Any:
 
 @attrs.frozen(kw_only=True)
 class MCPFacade(UnfoldingTool):
-    """A facade over the tools of :attr:`server` (see :meth:`MCPServer.facade`)."""
+    """A facade over the tools of :attr:`server` (see :meth:`MCPServer.facade`).
+
+    >>> from statetools.mcp import Listing, MCPServer
+    >>> listing = Listing("time", ({"name": "now", "description": "The time"},))
+    >>> facade = MCPServer.from_listing(listing).facade("Open the clock")
+    >>> facade.name, facade.description, [tool.name for tool in facade.inner]
+    ('time', 'Open the clock', ['now'])
+    """
 
     server: Server = attrs.field(eq=False, repr=False)
     grouping: Any = None

@@ -59,7 +59,15 @@ __all__ = ["SESSION_HEADER", "disclosure_server"]
 
 SESSION_HEADER = "statetools-session"
 """The HTTP header a 2026-era client sends to keep its disclosure state between
-requests (2025-era clients are told apart by ``Mcp-Session-Id``)."""
+requests (2025-era clients are told apart by ``Mcp-Session-Id``).
+
+>>> from statetools.mcp import MCPServer
+>>> desk = MCPServer.http(
+...     "http://127.0.0.1:8000/mcp", headers={SESSION_HEADER: "user-42"}, name="desk"
+... )
+>>> SESSION_HEADER
+'statetools-session'
+"""
 
 ContextSource = Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
 

@@ -27,6 +27,10 @@ class Listing:
     """The ``tools/list`` answer of server ``server``, as the JSON the server sent.
 
     ``saved`` is true for a listing read from a file (a live server is listed again).
+
+    >>> listing = Listing("time", ({"name": "now", "description": "The time"},))
+    >>> listing.names, Listing.from_json(listing.to_json()) == listing
+    (['now'], True)
     """
 
     server: str

@@ -57,7 +57,13 @@ Transport = Callable[[MessageHandlerFnT], mcp.Client]
 
 
 class MCPServerError(StatetoolsError):
-    """An MCP server could not be started, reached or listed."""
+    """An MCP server could not be started, reached or listed.
+
+    >>> MCPServer.stdio("mcp-server-time", name="time").cached_tools()
+    Traceback (most recent call last):
+    ...
+    statetools.mcp.server.MCPServerError: mcp server 'time': MCP server 'time' has not been ...
+    """
 
 
 def _command(command: str) -> str:

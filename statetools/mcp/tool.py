@@ -75,6 +75,14 @@ class MCPTool(BaseTool):
     ``annotations`` (``readOnlyHint``, ``destructiveHint``, ...) and ``title`` are kept
     as the server sent them; ``metadata.category`` is ``read`` or ``write`` from the
     annotations. Calling it sends ``tools/call``; the server checks the arguments.
+
+    >>> from statetools.mcp import MCPServer
+    >>> listing = Listing("git", ({"name": "git.log", "annotations": {"readOnlyHint": True}},))
+    >>> [log] = MCPServer.from_listing(listing).cached_tools()
+    >>> log.name, log.remote_name, log.metadata.category
+    ('git_log', 'git.log', 'read')
+    >>> log.call({}).text  # a saved listing has no server to call
+    "MCP server 'git' is known only by a saved listing."
     """
 
     server: Server | None = attrs.field(eq=False, repr=False)

@@ -11,11 +11,23 @@ from statetools.messages import AssistantMessage, Message
 from statetools.tools.definition import ToolDefinition as ToolDefinition
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "other"]
+"""Why the model stopped: each adapter maps its provider's reasons onto these five.
+
+>>> ModelResponse(AssistantMessage("Cut short"), stop_reason="max_tokens").stop_reason
+'max_tokens'
+"""
 
 
 @attrs.frozen
 class Usage:
-    """Token counts of one or more model calls. Adding two sums them."""
+    """Token counts of one or more model calls. Adding two sums them.
+
+    ``input_tokens`` counts every input token, cached ones included;
+    ``cached_input_tokens`` those read from the provider's prompt cache.
+
+    >>> Usage(100, 20, cached_input_tokens=80) + Usage(50, 10)
+    Usage(input_tokens=150, output_tokens=30, cached_input_tokens=80)
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
@@ -79,6 +91,10 @@ class ModelRequest:
     (see ``ModelCapabilities.supports_dynamic_tools``). ``catalogue`` is set for a
     model that declares every tool and restricts them by other means (see
     :class:`ToolCatalogue`).
+
+    >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
+    >>> ModelRequest((UserMessage("Ping the server."),), (ping,)).tool_names
+    ['ping']
     """
 
     messages: tuple[Message, ...]
@@ -94,7 +110,13 @@ class ModelRequest:
 
 @attrs.frozen
 class ModelResponse:
-    """The model's answer to one request."""
+    """The model's answer to one request.
+
+    >>> call = ToolCall("call_1", "ping", {})
+    >>> response = ModelResponse(AssistantMessage(tool_calls=[call]), stop_reason="tool_use")
+    >>> [call.name for call in response.message.tool_calls], response.usage.input_tokens
+    (['ping'], 0)
+    """
 
     message: AssistantMessage
     usage: Usage = Usage()
@@ -109,6 +131,10 @@ class ModelCapabilities:
     conversation. ``parallel_tool_calls``: it may ask for several calls at once.
     ``declares_all_tools``: the model wants ``ModelRequest.catalogue`` (every tool
     the design can show), as the provider-native disclosure modes do.
+
+    >>> capabilities = ModelCapabilities(parallel_tool_calls=False)
+    >>> capabilities.supports_dynamic_tools, capabilities.parallel_tool_calls
+    (True, False)
     """
 
     supports_dynamic_tools: bool = True
@@ -137,7 +163,21 @@ class Model(Protocol):
 
 
 class StreamSink(Protocol):
-    """Where a streaming model reports what it receives, as it receives it."""
+    """Where a streaming model reports what it receives, as it receives it.
+
+    The loop passes one to :meth:`StreamingModel.stream`; a sink of your own, for
+    an adapter's tests, can print what arrives:
+
+    >>> class Printing:
+    ...     def text(self, delta: str) -> None:
+    ...         print("text", repr(delta))
+    ...     def call_started(self, call_id: str, name: str) -> None:
+    ...         print("call", call_id, name)
+    >>> sink: StreamSink = Printing()
+    >>> sink.text("Hel"); sink.call_started("call_1", "search")
+    text 'Hel'
+    call call_1 search
+    """
 
     def text(self, delta: str) -> None:
         """A piece of the answer's text."""

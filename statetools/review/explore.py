@@ -44,6 +44,17 @@ class ExplorationTooLarge(StatetoolsError):
 
     ``depth`` is the turn the search had reached; ``explore(..., max_depth=depth - 1)``
     covers every turn before it.
+
+    >>> a, b, c = (st.Tool.create(name, name.upper(), lambda: "ok") for name in "abc")
+    >>> more = st.PlaybookTool("more", "More").with_tool(c).unlocked_by("a", "b")
+    >>> graph = st.disclosure_graph(a, b, more)
+    >>> try:
+    ...     explore(graph, max_states=3)
+    ... except ExplorationTooLarge as error:
+    ...     print(error.depth, error.states, error.hint)
+    2 3 pass max_depth=1 to explore the first turns only, or a larger max_states
+    >>> explore(graph, max_states=3, max_depth=1).min_turns  # c needs turn 2
+    {'a': 0, 'b': 0}
     """
 
     def __init__(self, message: str, *, depth: int, states: int, hint: str) -> None:
@@ -54,7 +65,16 @@ class ExplorationTooLarge(StatetoolsError):
 
 @attrs.frozen
 class Progress:
-    """How far :func:`explore` got: states seen, states waiting, the current turn."""
+    """How far :func:`explore` got: states seen, states waiting, the current turn.
+
+    >>> a, b, c = (st.Tool.create(name, name.upper(), lambda: "ok") for name in "abc")
+    >>> more = st.PlaybookTool("more", "More").with_tool(c).unlocked_by("a", "b")
+    >>> graph = st.disclosure_graph(a, b, more)
+    >>> seen: list[Progress] = []
+    >>> _ = explore(graph, progress=seen.append)
+    >>> seen[-1]
+    Progress(states=4, queued=0, depth=2)
+    """
 
     states: int
     queued: int

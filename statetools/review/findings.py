@@ -14,7 +14,12 @@ SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 
 @attrs.frozen
 class Rule:
-    """One check: a stable ``code``, a short ``name``, its usual severity, what it finds."""
+    """One check: a stable ``code``, a short ``name``, its usual severity, what it finds.
+
+    >>> rule = RULES_BY_CODE["ST008"]
+    >>> rule.name, rule.severity, rule.summary
+    ('empty-facade', 'error', 'an unfolding facade holds no tools')
+    """
 
     code: str
     name: str
@@ -69,6 +74,11 @@ RULES: tuple[Rule, ...] = (
         "after some calls no tool is visible and no machine is in a final state",
     ),
 )
+"""Every rule :func:`~statetools.review.check.check` applies, in code order.
+
+>>> [rule.code for rule in RULES][:3], RULES[1].name
+(['ST001', 'ST002', 'ST003'], 'duplicate-tool')
+"""
 RULES_BY_CODE = {rule.code: rule for rule in RULES}
 RULES_BY_NAME = {rule.name: rule for rule in RULES}
 

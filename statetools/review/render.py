@@ -128,12 +128,28 @@ def render(graph: Any, format: Format = "svg", trace: TraceLike | None = None) -
 
 
 def to_dot(graph: Any, trace: TraceLike | None = None) -> str:
-    """The DOT text of a design (see :func:`render`)."""
+    """The DOT text of a design (see :func:`render`).
+
+    >>> search = st.Tool.create("search", "Search the web", lambda: "found")
+    >>> dot = to_dot(st.disclosure_graph(st.PlaybookTool("research", "Research").with_tool(search)))
+    >>> dot.splitlines()[0], "tool_search [label=<search>" in dot
+    ('digraph statetools {', True)
+    """
     return render(graph, "dot", trace).text
 
 
 def to_mermaid(graph: Any, trace: TraceLike | None = None) -> str:
-    """The Mermaid flowchart of a design (see :func:`render`)."""
+    """The Mermaid flowchart of a design (see :func:`render`).
+
+    >>> search = st.Tool.create("search", "Search the web", lambda: "found")
+    >>> research = st.PlaybookTool("research", "Research").with_tool(search)
+    >>> print(to_mermaid(st.disclosure_graph(research)))
+    flowchart LR
+      subgraph cluster_playbook_research["playbook research"]
+        tool_search["search"]
+      end
+    <BLANKLINE>
+    """
     return render(graph, "mermaid", trace).text
 
 

@@ -158,6 +158,17 @@ def tools_tokens(tools: Sequence[Definition], provider: Provider = "openai") -> 
 
     Boundaries between entries merge into shared tokens, so this is a little less
     than the sum of :func:`tool_tokens`.
+
+    >>> def add(a: int, b: int) -> int:
+    ...     "Add two numbers."
+    ...     return a + b
+    >>> def negate(a: int) -> int:
+    ...     "Negate a number."
+    ...     return -a
+    >>> import statetools as st
+    >>> tools = [st.Tool.from_function(add), st.Tool.from_function(negate)]
+    >>> tools_tokens(tools), tool_tokens(tools[0]) + tool_tokens(tools[1]), tools_tokens([])
+    (97, 97, 0)
     """
     return array_tokens(entry_texts(tools, provider))
 

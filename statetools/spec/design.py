@@ -43,7 +43,14 @@ from statetools.spec.source import SourceLike, read_source
 from statetools.tools.tool import BaseTool
 
 ToolRegistry = Sequence[Any] | Mapping[str, Any]
-"""Tools that definitions may name: a list (by each tool's name) or ``{name: tool}``."""
+"""Tools that definitions may name: a list (by each tool's name) or ``{name: tool}``.
+
+>>> search = Tool.create("search", "Search the web", lambda query: "found")
+>>> text = "definitions:\\n  - {kind: playbook, name: r, description: R, tools: [find]}\\n"
+>>> registry: ToolRegistry = {"find": search}
+>>> [tool.name for tool in load_playbook(text, tools=registry).tools]
+['search']
+"""
 
 
 @attrs.frozen

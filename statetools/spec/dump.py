@@ -364,7 +364,12 @@ _Dumper.add_representer(str, _text)
 
 
 def to_data(value: Any, *, relative_to: str | os.PathLike[str] | None = None) -> Any:
-    """The plain data :func:`dump_playbook` writes (a dict), for JSON or further editing."""
+    """The plain data :func:`dump_playbook` writes (a dict), for JSON or further editing.
+
+    >>> search = Tool.create("search", "Search the web", lambda query: "found")
+    >>> to_data(PlaybookTool("research", "Research").with_tool(search))
+    {'kind': 'playbook', 'name': 'research', 'description': 'Research', 'tools': ['search']}
+    """
     writer = _Writer(Path(relative_to) if relative_to is not None else None)
     head: dict[str, Any] = {}
     if isinstance(value, Design):

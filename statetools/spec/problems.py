@@ -84,6 +84,15 @@ class SpecProblem(str):
     A ``str`` subclass, so ``SpecError.problems`` stays a tuple of strings while tools
     such as ``statetools check --format json`` can read ``path``, ``line``,
     ``message`` and ``hint``.
+
+    >>> try:
+    ...     load_playbook("definitions:\\n  - kind: playbook\\n    name: research\\n")
+    ... except SpecError as error:
+    ...     problem = error.problems[0]
+    >>> problem
+    "$.definitions[0].description (line 2): 'description' is required"
+    >>> problem.path, problem.line, problem.message
+    (('definitions', 0, 'description'), 2, "'description' is required")
     """
 
     path: Path

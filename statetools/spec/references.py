@@ -210,6 +210,14 @@ def load_tools_file(source: str, base_dir: Path) -> list[SchemaOnlyTool]:
     ``{name, description, parameters}`` items, or Anthropic/MCP ``input_schema`` /
     ``inputSchema``), or a mapping with such a list under ``tools``. ``source`` is
     relative to ``base_dir``. Every problem is reported (as :class:`Several`).
+
+    >>> import json, tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> lookup = {"name": "lookup", "description": "Look up an order", "parameters": {}}
+    >>> tools = [{"type": "function", "function": lookup}]
+    >>> _ = (folder / "tools.json").write_text(json.dumps(tools))
+    >>> [(tool.name, tool.description) for tool in load_tools_file("tools.json", folder)]
+    [('lookup', 'Look up an order')]
     """
     path = Path(source).expanduser()
     if not path.is_absolute():

@@ -17,7 +17,15 @@ from statetools.models.base import Model, ModelCapabilities
 from statetools.models.scripted import ScriptedModel, Step
 
 Script = Sequence[Step] | str | Path
-"""Steps of a :class:`~statetools.models.ScriptedModel`, or a YAML script (path or text)."""
+"""Steps of a :class:`~statetools.models.ScriptedModel`, or a YAML script (path or text).
+
+>>> search = st.Tool.create("search", "Search the web", lambda query: "found")
+>>> script: Script = [("search", {"query": "tides"}), "Done."]
+>>> run_scripted([search], script).output
+'Done.'
+>>> run_scripted([search], "- answer: Done from YAML.\\n").output
+'Done from YAML.'
+"""
 
 
 class ScriptedModelFactory(Protocol):
@@ -36,7 +44,13 @@ class ScriptedModelFactory(Protocol):
 
 
 class LoopOptions(TypedDict, total=False):
-    """Options of :class:`~statetools.ToolLoop` that :func:`run_scripted` passes on."""
+    """Options of :class:`~statetools.ToolLoop` that :func:`run_scripted` passes on.
+
+    >>> options: LoopOptions = {"max_iterations": 3, "system_prompt": "Be brief."}
+    >>> result = run_scripted([], ["Done."], **options)
+    >>> result.messages[0].content, result.output
+    ('Be brief.', 'Done.')
+    """
 
     max_iterations: int
     listeners: Sequence[Listener]

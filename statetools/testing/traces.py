@@ -30,7 +30,11 @@ from statetools.messages import AssistantMessage
 
 VOLATILE_FIELDS = frozenset({"type", "at", "duration", "run_id", "call_id", "iteration"})
 """Event fields never written: they differ between identical runs or are implied by
-the layout (the turn an event belongs to)."""
+the layout (the turn an event belongs to).
+
+>>> sorted(VOLATILE_FIELDS)
+['at', 'call_id', 'duration', 'iteration', 'run_id', 'type']
+"""
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 

@@ -12,7 +12,9 @@ import pytest
 
 import statetools as st
 from tests.providers.provider_wire import (
+    FAST_RETRY,
     WireServer,
+    anthropic_error,
     anthropic_message,
     chat_completion,
     function_call,
@@ -26,11 +28,24 @@ from tests.providers.provider_wire import (
 DOC = Path(__file__).resolve().parents[2] / "docs" / "providers.md"
 
 
+def blocks() -> list[str]:
+    """The python blocks of the doc."""
+    return re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.DOTALL)
+
+
 def example(name: str) -> str:
     """The python block of the doc that starts with ``# example: NAME``."""
-    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.DOTALL)
-    (found,) = [b for b in blocks if b.startswith(f"# example: {name}\n")]
+    (found,) = [b for b in blocks() if b.startswith(f"# example: {name}\n")]
     return found
+
+
+def test_every_python_block_is_an_example_a_test_runs() -> None:
+    names = [block.partition("\n")[0] for block in blocks()]
+
+    assert names == [
+        f"# example: {name}"
+        for name in ("openai-responses", "openai", "anthropic", "resolve", "errors", "modes")
+    ]
 
 
 def run(code: str) -> str:
@@ -98,6 +113,28 @@ def test_the_openai_responses_example_runs(
         "output": "5",
     }
     assert wire.bodies[0]["temperature"] == 0
+
+
+def test_the_errors_example_catches_the_provider_error(
+    wire: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-doc")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", wire.url)
+    wire.reply(anthropic_message(tool_use("toolu_1", "add", {"a": 2, "b": 3})))
+    for _ in range(3):  # the first attempt and the SDK's two retries
+        wire.reply(
+            anthropic_error("Overloaded", "overloaded_error"), status=529, headers=FAST_RETRY
+        )
+
+    printed = run(example("errors"))
+
+    assert printed == (
+        "529\n"
+        "anthropic:claude-sonnet-4-6: Anthropic returned HTTP 529: Overloaded Hint: the "
+        "provider failed even after retries; run again later or raise max_retries\n"
+        "['user', 'assistant', 'tool']\n"
+    )
+    assert len(wire.requests) == 4
 
 
 def test_the_modes_example_makes_the_adapters(monkeypatch: pytest.MonkeyPatch) -> None:

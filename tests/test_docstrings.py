@@ -1,0 +1,169 @@
+"""Every public name has a docstring with a short example (DESIGN.md §4).
+
+Public names are those in the ``__all__`` of the packages a user imports. The rule:
+
+- a class or function has its own docstring (``__doc__`` set on the object itself,
+  not inherited);
+- any other value (a type alias, a constant) has an attribute docstring: the string
+  literal on the line right after its assignment, in the module that defines it;
+- the docstring shows an example: a ``>>>`` line, a paragraph ending in ``::``
+  followed by an indented block, or a fenced code block.
+
+The ``>>>`` examples of classes and functions run as doctests (tests/test_doctests.py
+and the packages' own docs tests); doctest does not see attribute docstrings, so the
+examples of those run here.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import importlib
+import inspect
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+PACKAGES = [
+    "statetools",
+    "statetools.models",
+    "statetools.mcp",
+    "statetools.sections",
+    "statetools.testing",
+    "statetools.review",
+    "statetools.spec",
+    "statetools.durable",
+    "statetools.temporal",
+    "statetools.integrations.langchain",
+    "statetools.integrations.openai_agents",
+    "statetools.integrations.otel",
+    "statetools.integrations.pydantic_ai",
+]
+
+EXAMPLE = re.compile(
+    r"^\s*>>> "  # a doctest line
+    r"|::\n\s*\n( {4,}|\t)\S"  # a literal block after "::"
+    r"|^\s*```",  # a fenced block
+    re.MULTILINE,
+)
+
+
+def has_example(doc: str | None) -> bool:
+    """Whether a docstring shows an example by the rule above."""
+    return doc is not None and EXAMPLE.search(doc) is not None
+
+
+def defining_module(module: ModuleType, name: str, seen: int = 0) -> ModuleType:
+    """The module that assigns ``name``, following ``from X import name`` re-exports."""
+    assert seen < 10, f"re-export chain too long for {name}"
+    tree = ast.parse(Path(inspect.getfile(module)).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.level == 0
+            and any((alias.asname or alias.name) == name for alias in node.names)
+        ):
+            return defining_module(importlib.import_module(node.module), name, seen + 1)
+    return module
+
+
+def attribute_docstring(module: ModuleType, name: str) -> str | None:
+    """The string literal right after ``name = ...`` in the module that defines it."""
+    source = defining_module(module, name)
+    body = ast.parse(Path(inspect.getfile(source)).read_text(encoding="utf-8")).body
+    for index, node in enumerate(body):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            following = body[index + 1] if index + 1 < len(body) else None
+            if (
+                isinstance(following, ast.Expr)
+                and isinstance(following.value, ast.Constant)
+                and isinstance(following.value.value, str)
+            ):
+                return inspect.cleandoc(following.value.value)
+            return None
+    return None
+
+
+def docstring(module: ModuleType, name: str) -> str | None:
+    """The docstring the rule checks for one public name of a module."""
+    value = getattr(module, name)
+    if inspect.isclass(value):
+        own = value.__dict__.get("__doc__")
+        return own if isinstance(own, str) else None
+    if carries_its_docstring(value):
+        return value.__doc__
+    return attribute_docstring(module, name)
+
+
+def carries_its_docstring(value: object) -> bool:
+    """Classes, functions and modules carry ``__doc__``; other values do not."""
+    return (
+        inspect.isclass(value)
+        or inspect.isfunction(value)
+        or inspect.isbuiltin(value)
+        or inspect.ismethod(value)
+        or hasattr(value, "__wrapped__")  # functools.lru_cache and other wrappers
+        or isinstance(value, ModuleType)
+    )
+
+
+def public_names() -> list[tuple[str, str]]:
+    found = []
+    for package in PACKAGES:
+        module = importlib.import_module(package)
+        found.extend((package, name) for name in module.__all__)
+    return found
+
+
+def test_the_rule_tells_examples_from_prose() -> None:
+    assert has_example("Add.\n\n>>> add(1, 2)\n3\n")
+    assert has_example("Add::\n\n    add(1, 2)\n")
+    assert has_example("Add:\n\n```python\nadd(1, 2)\n```\n")
+    assert not has_example("Add two numbers: a and b.")
+    assert not has_example("Add::\nnot indented")
+    assert not has_example(None)
+
+
+def test_attribute_docstrings_are_found_through_re_exports() -> None:
+    module = importlib.import_module("statetools")
+    assert defining_module(module, "Message").__name__ == "statetools.messages"
+    doc = attribute_docstring(module, "Message")
+    assert doc is not None
+    assert doc.startswith("Any message of a conversation; ``message.role`` tells which.\n")
+    assert attribute_docstring(sys.modules[__name__], "EXAMPLE") is None  # comments only
+    assert attribute_docstring(module, "no_such_name") is None
+
+
+def run_examples(module: ModuleType, name: str, doc: str) -> None:
+    """Run the ``>>>`` lines of an attribute docstring in its module's namespace."""
+    import statetools as st
+
+    source = defining_module(module, name)
+    globs: dict[str, Any] = {**vars(source), **{n: getattr(st, n) for n in st.__all__}}
+    globs["st"] = st
+    test = doctest.DocTestParser().get_doctest(
+        doc, globs, f"{source.__name__}.{name}", inspect.getfile(source), 0
+    )
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.failures == 0
+
+
+@pytest.mark.parametrize(("package", "name"), public_names())
+def test_public_name_has_a_docstring_with_an_example(package: str, name: str) -> None:
+    module = importlib.import_module(package)
+    doc = docstring(module, name)
+    assert doc, f"{package}.{name} has no docstring"
+    assert has_example(doc), f"{package}.{name}: its docstring shows no example"
+    if not carries_its_docstring(getattr(module, name)):
+        run_examples(module, name, doc)
