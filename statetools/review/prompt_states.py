@@ -172,7 +172,14 @@ def prompt_rows(
 
 
 def prompt_table(states: Sequence[PromptState], *, with_path: bool | None = None) -> str:
-    """:func:`prompt_rows` as a plain-text table."""
+    """:func:`prompt_rows` as a plain-text table.
+
+    >>> billing = Section("billing", "Billing", "Refunds within 30 days.", summary="Refunds.")
+    >>> print(prompt_table(explore([Sections(billing)]).prompt_states))
+    sections read  turns  tools  tool tokens  prompt tokens  total
+    (none)             0      1           66             24     90
+    billing            1      1           66             10     76
+    """
     return table(*prompt_rows(states, with_path=with_path))
 
 
