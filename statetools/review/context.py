@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from statetools.errors import StatetoolsError
+from statetools.review.dead import dead_reasons
 from statetools.review.findings import RULES_BY_CODE, Finding, Severity
 from statetools.review.model import DesignView, Reachability
 from statetools.review.tokens import Provider
@@ -25,6 +26,8 @@ class RuleContext:
     max_facade_depth: int
     provider: Provider
     max_states: int
+    disabled: tuple[str, ...] = ()
+    """The codes of the rules switched off."""
     _explored: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
 
     def exploration(self) -> Exploration | StatetoolsError:
@@ -42,6 +45,13 @@ class RuleContext:
             self._explored["result"] = found
         result: Exploration | StatetoolsError = self._explored["result"]
         return result
+
+    def dead(self) -> dict[str, str]:
+        """Every tool that can never become visible -> why (worked out once)."""
+        if "dead" not in self._explored:
+            self._explored["dead"] = dead_reasons(self.design, self.reach)
+        reasons: dict[str, str] = self._explored["dead"]
+        return reasons
 
     def finding(
         self, code: str, message: str, path: str, severity: Severity | None = None

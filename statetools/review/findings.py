@@ -73,6 +73,24 @@ RULES: tuple[Rule, ...] = (
         "error",
         "after some calls no tool is visible and no machine is in a final state",
     ),
+    Rule(
+        "ST015",
+        "unreachable-section-tool",
+        "error",
+        "a tool of a prompt section can never show: no read of the section can happen",
+    ),
+    Rule(
+        "ST016",
+        "empty-section-summary",
+        "warning",
+        "a summary section has no summary and no title to show",
+    ),
+    Rule(
+        "ST017",
+        "duplicate-section-key",
+        "error",
+        "two sections have the same key among their siblings",
+    ),
 )
 """Every rule :func:`~statetools.review.check.check` applies, in code order.
 

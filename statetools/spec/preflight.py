@@ -25,7 +25,7 @@ line 7: playbook:research/tool:report: ST001 error [unknown-reference] ...
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -37,6 +37,7 @@ from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import SpecError
 from statetools.review.check import check
 from statetools.review.findings import Finding, Report
+from statetools.sections import Section, Sections
 from statetools.spec.problems import Path as SpecPath
 from statetools.spec.problems import line_of
 
@@ -71,7 +72,34 @@ def locations(
                     put(f"{key}/{_kind(tool)}:{tool.name}", (*path, "states", states[0]))
         elif isinstance(definition, UnfoldingTool):
             put(f"facade:{definition.name}", path)
+        elif isinstance(definition, Sections):
+            put(f"facade:{definition.tool_name}", path)
+            if definition.folder is None:  # skills live in their SKILL.md files
+                _section_lines(f"facade:{definition.tool_name}", definition, path, put)
     return found
+
+
+def _section_lines(
+    key: str, sections: Sections, path: SpecPath, put: Callable[[str, SpecPath], None]
+) -> None:
+    """Lines of the sections of ``kind: sections`` (the second section with a path
+    is ``section:PATH@2``, as ST017 names it)."""
+    seen: dict[str, int] = {}
+
+    def walk(section: Section, at: SpecPath, parent: str | None) -> None:
+        name = section.key if parent is None else f"{parent}.{section.key}"
+        seen[name] = seen.get(name, 0) + 1
+        suffix = "" if seen[name] == 1 else f"@{seen[name]}"
+        put(f"{key}/section:{name}{suffix}", at)
+        if suffix:
+            return  # the tree keeps the first section with a path only
+        for index, tool in enumerate(section.tools):
+            put(f"{key}/section:{name}/tool:{tool.name}", (*at, "tools", index))
+        for index, child in enumerate(section.children):
+            walk(child, (*at, "children", index), name)
+
+    for index, root in enumerate(sections.sections):
+        walk(root, (*path, "sections", index), None)
 
 
 class Locations(Mapping[str, int]):
