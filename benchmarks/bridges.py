@@ -34,6 +34,7 @@ import asyncio
 import dataclasses
 import gc
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -266,6 +267,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=REPEATS)
     parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     rows = []
     for framework, (own_name, measure) in FRAMEWORKS.items():
         for n in args.sizes:
@@ -278,10 +280,30 @@ def main() -> None:
         machine_line(),
         "",
         "`python benchmarks/bridges.py --write`: one run of 10 tool calls and a final answer "
-        "(11 requests) inside each framework, with its own offline test model; N tools "
-        "registered, 10 visible. Milliseconds per request (fastest of "
-        f"{args.repeats} runs); ratio = bridge / framework's filter. The bridge also "
-        "enforces and records every call.",
+        "(11 requests) inside each framework, driven by its own offline test model, which "
+        "checks that each request carried exactly 10 tools and each call's answer was `ok`. "
+        "N tools registered, 10 visible. Both sides register the same Python function "
+        '`ok(q: str = "") -> str` N times (t0..t{N-1}) and run it the framework\'s usual way '
+        "for a synchronous function (anyio's worker threads in pydantic-ai, `asyncio.to_thread` "
+        "in openai-agents, LangGraph's tool thread in LangChain's `invoke`):",
+        "",
+        "- **statetools bridge**: the N tools as statetools tools in a playbook whose N - 10 "
+        "others wait for an unlock that never happens; the bridge filters each request to "
+        "the visible tools, checks each call against the scheduler (a locked call would not "
+        "run), validates its arguments against the tool's JSON schema, runs it and records it "
+        "(counts, unlocks, announcement line).",
+        "- **framework's filter**: the framework's own tools "
+        "(pydantic-ai `Tool` in a `FunctionToolset(...).filtered(...)`; LangChain "
+        "`StructuredTool.from_function` and a middleware whose `wrap_model_call` keeps the "
+        "10 names; openai-agents `function_tool` with `is_enabled` checking the 10 names); "
+        "the framework validates the arguments (pydantic) and runs the function; nothing "
+        "is enforced or recorded.",
+        "",
+        "Runs of the two sides alternate (bridge, filter, filter, bridge, ...) after one "
+        f"warm-up run each, so load on the machine falls on both alike; each figure is the "
+        f"fastest of {args.repeats} runs, in milliseconds per request; ratio = bridge / "
+        f"framework's filter. Load average (1 min) of the machine, shared with other work: "
+        f"{load_before:.2f} when the run started, {os.getloadavg()[0]:.2f} when it ended.",
         "",
         "| framework | N | statetools bridge (ms) | framework's filter | filter (ms) | ratio |",
         "|---|---:|---:|---|---:|---:|",

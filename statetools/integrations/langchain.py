@@ -105,6 +105,9 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
         self._added: Converted[LangChainTool] = Converted(_as_langchain)
         """Tools added during runs, converted once."""
         self._runs: OrderedDict[str, BridgeRun] = OrderedDict()
+        self._last: tuple[Any, tuple[str, ...] | None, int, list[Any]] = (None, None, 0, [])
+        """The tools given to the last model call, its visible names, their number and
+        what it was sent: the agent's list is the same object at every call."""
         self._lock = threading.Lock()
         self._turn = threading.Condition(self._lock)
         self._arrived: OrderedDict[str, bool] = OrderedDict()
@@ -157,20 +160,42 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
     def _narrowed(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
         run = self.run_for(request.state)
         visible = run.offer()
-        ours: dict[str, LangChainTool] = {}
+        given = request.tools
+        last = self._last
+        if last[0] is given and last[1] is visible and last[2] == len(given):
+            tools = last[3]  # the agent's tool list and the visible tools are unchanged
+        else:
+            tools = self._filter(given, visible, run)
+            self._last = (given, visible, len(given), tools)
+        return request.override(tools=list(tools))
+
+    def _filter(
+        self,
+        given: list[LangChainTool | dict[str, Any]],
+        visible: tuple[str, ...],
+        run: BridgeRun,
+    ) -> list[LangChainTool | dict[str, Any]]:
+        """The agent's own tools in their places, then the visible tools of ours in the
+        scheduler's order (those added during the run converted once)."""
+        place = {name: i for i, name in enumerate(visible)}
+        picked: list[LangChainTool | None] = [None] * len(visible)
         tools: list[LangChainTool | dict[str, Any]] = []
-        for tool in request.tools:
-            if isinstance(tool, LangChainTool) and tool.name in self._ours:
-                ours[tool.name] = tool
-            else:
+        ours = self._ours
+        for tool in given:
+            if isinstance(tool, dict):  # a provider's built-in tool
                 tools.append(tool)
-        for name in visible:
-            found = ours.get(name)
+                continue
+            index = place.get(tool.name)
+            if index is not None:
+                picked[index] = tool
+            elif tool.name not in ours:
+                tools.append(tool)
+        for index, found in enumerate(picked):
             if found is None:  # added during the run (a facade built it, discovery, chaining)
-                found = self._converted(run.tool(name))
+                found = self._converted(run.tool(visible[index]))
             if found is not None:
                 tools.append(found)
-        return request.override(tools=tools)
+        return tools
 
     def _converted(self, tool: BaseTool | None) -> LangChainTool | None:
         """The LangChain form of a tool added during a run (made once per tool)."""
