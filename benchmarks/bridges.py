@@ -51,7 +51,7 @@ SIZES = (10, 100, 500, 2_000)
 CALLS = 10
 VISIBLE = 10
 REQUESTS = CALLS + 1
-REPEATS = 15
+REPEATS = 21
 
 
 def ok(q: str = "") -> str:
