@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from statetools.review.scene import Cluster, Edge, Node, Scene, Step
+from statetools.review.marks import Step
+from statetools.review.picture import Cluster, Edge, Node, Scene
 
 CLASSES = {
     "locked": "stroke-dasharray: 5 5",

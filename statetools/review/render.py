@@ -22,8 +22,10 @@ import graphviz  # type: ignore[import-untyped]
 
 from statetools.errors import StatetoolsError
 from statetools.loop.events import Event, Trace
+from statetools.review.marks import Step
 from statetools.review.model import DesignView, as_graph
-from statetools.review.scene import Cluster, Edge, Node, Scene, Step, build_scene
+from statetools.review.picture import Cluster, Edge, Node, Scene
+from statetools.review.scene import build_scene
 
 Format = Literal["dot", "svg", "png", "mermaid"]
 FORMATS: tuple[Format, ...] = ("dot", "svg", "png", "mermaid")

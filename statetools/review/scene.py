@@ -1,17 +1,14 @@
 """The picture of a design, independent of the output language (DOT or Mermaid).
 
 :func:`build_scene` turns a graph (and optionally a run's trace) into clusters,
-nodes and edges with stable, escaped ids; the DOT and Mermaid writers only format it.
+nodes and edges with stable, escaped ids (see :mod:`~statetools.review.picture`); the
+DOT and Mermaid writers only format it.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
-from collections.abc import Iterable, Sequence
-from typing import Any, Literal
-
-import attrs
+from collections.abc import Sequence
+from typing import Any
 
 from statetools.disclosure.conditions import (
     After,
@@ -21,186 +18,16 @@ from statetools.disclosure.conditions import (
     InState,
     describe,
 )
-from statetools.loop.events import (
-    CallBlocked,
-    Event,
-    StateEntered,
-    ToolCalled,
-    ToolNotFound,
-    ToolsUnlocked,
-    Trace,
-)
+from statetools.loop.events import Event, Trace
+from statetools.review.marks import Marks, read_marks
+from statetools.review.marks import Step as Step
 from statetools.review.model import DesignView
-
-NodeKind = Literal[
-    "tool", "facade", "state", "global", "start", "leaf", "gate", "missing", "template"
-]
-EdgeKind = Literal["condition", "in_state", "transition", "unfolds", "start", "chain"]
-ClusterKind = Literal["playbook", "machine", "facade"]
-
-_SAFE = re.compile(r"[^A-Za-z0-9_]")
-COLUMN = 8
-"""Tools per column inside a facade's box."""
-
-
-def node_id(kind: str, *parts: str) -> str:
-    """A DOT/Mermaid-safe id: ``tool_search``; names with other characters get a hash.
-
-    Ids never contain ``:`` (which DOT reads as a port) and are the same on every run.
-
-    >>> node_id("tool", "search"), node_id("state", "order", "DRAFT")
-    ('tool_search', 'state_order__DRAFT')
-    >>> node_id("tool", "a:b")
-    'tool_a_b_dcea6d'
-    """
-    cleaned = [_SAFE.sub("_", part) for part in parts]
-    text = "__".join([kind, *cleaned]).replace(f"{kind}__", f"{kind}_", 1)
-    if cleaned != list(parts) or any("__" in part for part in parts):
-        digest = hashlib.sha1("\x00".join(parts).encode()).hexdigest()[:6]
-        text = f"{text}_{digest}"
-    return text
-
-
-@attrs.frozen
-class Step:
-    """A call of the trace: its turn, its place among the turn's calls, and how it went.
-
-    Numbered as the transcript numbers turns: ``8.1`` is the first call of turn 8.
-
-    >>> Step(8, 1, "ok").number
-    '8.1'
-    """
-
-    turn: int
-    call: int
-    outcome: Literal["ok", "error", "blocked"]
-
-    @property
-    def number(self) -> str:
-        """``turn.call``, e.g. ``8.1``."""
-        return f"{self.turn}.{self.call}"
-
-
-@attrs.define
-class Row:
-    """A tool listed inside a state (or the every-state box) of a machine."""
-
-    tool: str
-    port: str
-    steps: list[Step] = attrs.Factory(list)
-
-
-@attrs.define
-class Node:
-    """A box, state, gate or marker of the picture."""
-
-    id: str
-    kind: NodeKind
-    title: str
-    locked: bool = False
-    initial: bool = False
-    final: bool = False
-    current: bool = False
-    rows: list[Row] = attrs.Factory(list)
-    steps: list[Step] = attrs.Factory(list)
-    tooltip: str | None = None
-    note: str | None = None
-
-
-@attrs.define
-class Edge:
-    """An arrow: a condition, a transition, an unfolding, the start marker."""
-
-    source: str
-    target: str
-    kind: EdgeKind
-    label: str | None = None
-    tail_port: str | None = None
-    lhead: str | None = None
-    taken: bool = False
-    taken_lines: frozenset[int] = frozenset()
-    """Lines of a several-line label that the run took (the others are not highlighted)."""
-
-
-@attrs.define
-class Cluster:
-    """A playbook, machine or facade box holding nodes and inner clusters."""
-
-    id: str
-    kind: ClusterKind
-    name: str
-    note: str | None = None
-    nodes: list[str] = attrs.Factory(list)
-    clusters: list[Cluster] = attrs.Factory(list)
-    columns: list[list[str]] = attrs.Factory(list)
-    """A facade's tools in columns of at most :data:`COLUMN` (drawn side by side)."""
-
-    @property
-    def title(self) -> str:
-        """``playbook research``, ``facade files (exclusive)``."""
-        note = f" ({self.note})" if self.note else ""
-        return f"{self.kind} {self.name}{note}"
-
-
-@attrs.define
-class Scene:
-    """Everything to draw, in a stable order."""
-
-    nodes: dict[str, Node] = attrs.Factory(dict)
-    edges: list[Edge] = attrs.Factory(list)
-    clusters: list[Cluster] = attrs.Factory(list)
-    top: list[str] = attrs.Factory(list)
-    traced: bool = False
-
-
-@attrs.frozen
-class _Marks:
-    """What a trace says happened: steps per tool, transitions, current states."""
-
-    steps: dict[str, list[Step]]
-    transitions: dict[tuple[str, str, str, str], list[str]]
-    current: dict[str, str]
-    unlocked: set[str]
-
-
-def _marks(trace: Trace | Sequence[Event] | Sequence[dict[str, Any]] | None) -> _Marks | None:
-    if trace is None:
-        return None
-    events: Iterable[Any] = trace
-    if isinstance(trace, Sequence) and trace and isinstance(trace[0], dict):
-        events = Trace.from_json(list(trace))  # type: ignore[arg-type]
-    steps: dict[str, list[Step]] = {}
-    transitions: dict[tuple[str, str, str, str], list[str]] = {}
-    current: dict[str, str] = {}
-    unlocked: set[str] = set()
-    calls: dict[int, int] = {}
-    """Calls seen so far in each turn."""
-    number = ""
-    last_tool = ""
-    for event in events:
-        if isinstance(event, ToolCalled | CallBlocked | ToolNotFound):
-            calls[event.iteration] = calls.get(event.iteration, 0) + 1
-            step = Step(event.iteration, calls[event.iteration], "ok")
-            number = step.number
-            if isinstance(event, ToolCalled):
-                last_tool = event.name
-                failed = event.outcome == "error"
-                steps.setdefault(event.name, []).append(
-                    attrs.evolve(step, outcome="error") if failed else step
-                )
-            elif isinstance(event, CallBlocked):
-                steps.setdefault(event.name, []).append(attrs.evolve(step, outcome="blocked"))
-        elif isinstance(event, StateEntered):
-            key = (event.machine, event.previous, event.state, last_tool)
-            transitions.setdefault(key, []).append(number)
-            current[event.machine] = event.state
-        elif isinstance(event, ToolsUnlocked):
-            unlocked.update(event.names)
-    return _Marks(steps, transitions, current, unlocked)
+from statetools.review.picture import COLUMN, Cluster, Edge, Node, NodeKind, Row, Scene
+from statetools.review.picture import node_id as node_id
 
 
 class _Builder:
-    def __init__(self, design: DesignView, marks: _Marks | None) -> None:
+    def __init__(self, design: DesignView, marks: Marks | None) -> None:
         self.design = design
         self.marks = marks
         self.scene = Scene(traced=marks is not None)
@@ -527,4 +354,4 @@ def build_scene(
     design: DesignView, trace: Trace | Sequence[Event] | Sequence[dict[str, Any]] | None = None
 ) -> Scene:
     """The picture of ``design``; with a trace, what the run did is marked on it."""
-    return _Builder(design, _marks(trace)).build()
+    return _Builder(design, read_marks(trace)).build()

@@ -1,0 +1,93 @@
+"""What a run's trace says happened, for drawing it: the calls of each tool numbered as
+the transcript numbers them, transitions taken, current states, tools unlocked.
+
+>>> marks = read_marks([ToolCalled(1, "c1", "search", {"q": "x"}, "text", 0.1)])
+>>> [step.number for step in marks.steps["search"]], marks.calls[0][1]
+(['1.1'], {'q': 'x'})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+import attrs
+
+from statetools.loop.events import (
+    CallBlocked,
+    Event,
+    StateEntered,
+    ToolCalled,
+    ToolNotFound,
+    ToolsUnlocked,
+    Trace,
+)
+
+
+@attrs.frozen
+class Step:
+    """A call of the trace: its turn, its place among the turn's calls, and how it went.
+
+    Numbered as the transcript numbers turns: ``8.1`` is the first call of turn 8.
+
+    >>> Step(8, 1, "ok").number
+    '8.1'
+    """
+
+    turn: int
+    call: int
+    outcome: Literal["ok", "error", "blocked"]
+
+    @property
+    def number(self) -> str:
+        """``turn.call``, e.g. ``8.1``."""
+        return f"{self.turn}.{self.call}"
+
+
+@attrs.frozen
+class Marks:
+    """What a trace says happened: steps per tool, transitions, current states."""
+
+    steps: dict[str, list[Step]]
+    transitions: dict[tuple[str, str, str, str], list[str]]
+    current: dict[str, str]
+    unlocked: set[str]
+    calls: list[tuple[str, Mapping[str, Any], Step]] = attrs.Factory(list)
+    """Every call that ran: (tool, arguments, step), in order."""
+
+
+def read_marks(trace: Trace | Sequence[Event] | Sequence[dict[str, Any]] | None) -> Marks | None:
+    if trace is None:
+        return None
+    events: Iterable[Any] = trace
+    if isinstance(trace, Sequence) and trace and isinstance(trace[0], dict):
+        events = Trace.from_json(list(trace))  # type: ignore[arg-type]
+    steps: dict[str, list[Step]] = {}
+    transitions: dict[tuple[str, str, str, str], list[str]] = {}
+    current: dict[str, str] = {}
+    unlocked: set[str] = set()
+    calls_made: list[tuple[str, Mapping[str, Any], Step]] = []
+    calls: dict[int, int] = {}
+    """Calls seen so far in each turn."""
+    number = ""
+    last_tool = ""
+    for event in events:
+        if isinstance(event, ToolCalled | CallBlocked | ToolNotFound):
+            calls[event.iteration] = calls.get(event.iteration, 0) + 1
+            step = Step(event.iteration, calls[event.iteration], "ok")
+            number = step.number
+            if isinstance(event, ToolCalled):
+                last_tool = event.name
+                failed = event.outcome == "error"
+                made = attrs.evolve(step, outcome="error") if failed else step
+                steps.setdefault(event.name, []).append(made)
+                calls_made.append((event.name, event.arguments, made))
+            elif isinstance(event, CallBlocked):
+                steps.setdefault(event.name, []).append(attrs.evolve(step, outcome="blocked"))
+        elif isinstance(event, StateEntered):
+            key = (event.machine, event.previous, event.state, last_tool)
+            transitions.setdefault(key, []).append(number)
+            current[event.machine] = event.state
+        elif isinstance(event, ToolsUnlocked):
+            unlocked.update(event.names)
+    return Marks(steps, transitions, current, unlocked, calls_made)
