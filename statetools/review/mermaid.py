@@ -26,9 +26,15 @@ def _steps(steps: list[Step]) -> str:
 
 
 def _label(node: Node) -> str:
-    if node.kind in ("state", "global"):
-        title = f"<b>{_quote(node.title)}</b>" if node.kind == "state" else _quote(node.title)
+    if node.kind in ("state", "global", "section"):
+        bold = node.kind != "global"
+        title = f"<b>{_quote(node.title)}</b>" if bold else _quote(node.title)
         lines = [title]
+        if node.kind == "section":  # its key, and the reads of it
+            if node.note:
+                lines.append(f"<i>{_quote(node.note)}</i>")
+            if node.steps:
+                lines.append(_quote(_steps(node.steps)))
         for row in node.rows:
             suffix = f" ({_steps(row.steps)})" if row.steps else ""
             lines.append(_quote(row.tool + suffix))
@@ -52,7 +58,7 @@ def _shape(node: Node) -> str:
             return f'[/"{label}"/]'
         case "state" if node.final:
             return f'[["{label}"]]'
-        case "state" | "global":
+        case "state" | "global" | "section":
             return f'("{label}")'
         case "leaf":
             return f'>"{label}"]'

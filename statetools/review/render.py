@@ -1,6 +1,7 @@
 """render(graph, format=..., trace=None): diagrams of a design, with graphviz or Mermaid.
 
 Playbooks, machines and facades are clusters; a machine's states list their tools,
+prompt sections are a tree in a box of their own, each section listing its tools,
 the initial state has a start dot and final states a double border; conditions label
 their arrows; tools that start locked (a condition, or inside a facade) are dashed.
 With a trace, the calls are numbered on the tools and transitions they took, in
@@ -47,6 +48,7 @@ CLUSTER_STYLE: dict[str, tuple[str, str, str]] = {
     "playbook": ("rounded,filled", "#eef4fb", "#93b4d8"),
     "machine": ("rounded,filled", "#f3f0fa", "#b0a3d4"),
     "facade": ("rounded,dashed,filled", "#fdf8e8", "#c9a93e"),
+    "sections": ("rounded,filled", "#eff7f1", "#8fbf9a"),
 }
 
 
@@ -198,10 +200,14 @@ def _tool_label(node: Node) -> str:
 
 def _table_label(node: Node) -> str:
     header = _text(node.title)
-    if node.kind == "state":
+    if node.kind in ("state", "section"):
         header = f"<b>{header}</b>"
     else:
         header = f'<font color="{MUTED}"><i>{header}</i></font>'
+    if node.note:  # a section's key
+        header += f'<br/><font color="{MUTED}" point-size="9">{_text(node.note)}</font>'
+    if node.steps:  # a section's reads
+        header += f'<br/><font point-size="10">{_steps(node.steps)}</font>'
     rows = [f'<tr><td align="center">{header}</td></tr>']
     if node.rows:
         rows.append("<hr/>")
@@ -248,6 +254,18 @@ def _node_attrs(node: Node) -> dict[str, str]:
             attrs_["peripheries"] = "2"
         if node.current:
             attrs_.update(fillcolor=CURRENT_FILL, color=CURRENT, penwidth="2.5")
+        return attrs_
+    if node.kind == "section":
+        read = any(step.outcome == "ok" for step in node.steps)
+        attrs_ = {
+            "shape": "box",
+            "style": "rounded,filled,dashed" if node.locked else "rounded,filled",
+            "label": _table_label(node),
+            "fillcolor": PATH_FILL if read else "white",
+            "color": PATH if read else INK,
+        }
+        if node.tooltip:
+            attrs_["tooltip"] = graphviz.nohtml(_plain(node.tooltip))
         return attrs_
     if node.kind == "start":
         return {"shape": "point", "width": "0.18", "color": INK, "label": ""}
@@ -299,6 +317,8 @@ def _edge_attrs(edge: Edge) -> dict[str, str]:
             result["style"] = "dotted"
     elif edge.kind == "chain":
         result.update(color=MUTED, fontcolor=MUTED, fontsize="10", style="dashed")
+    elif edge.kind == "expands":
+        result.update(color=MUTED, arrowhead="vee")
     elif edge.kind == "unfolds":
         result.update(color=INK, fontcolor=MUTED, fontsize="10", style="bold")
     elif edge.kind == "transition":

@@ -24,6 +24,7 @@ from statetools.review.marks import Step as Step
 from statetools.review.model import DesignView
 from statetools.review.picture import COLUMN, Cluster, Edge, Node, NodeKind, Row, Scene
 from statetools.review.picture import node_id as node_id
+from statetools.review.scene_sections import section_picture
 
 
 class _Builder:
@@ -32,6 +33,7 @@ class _Builder:
         self.marks = marks
         self.scene = Scene(traced=marks is not None)
         self.facade_clusters: dict[str, Cluster] = {}
+        self.section_ports: dict[str, tuple[str, str]] = {}
         self.placed: set[str] = set()
         self.extra = 0
 
@@ -51,6 +53,8 @@ class _Builder:
 
     def tool_endpoint(self, tool: str) -> tuple[str, str | None]:
         """The node (and port) an arrow from ``tool`` starts at."""
+        if tool in self.section_ports:
+            return self.section_ports[tool]
         entry = self.design.entries.get(tool)
         if entry is None:
             missing = node_id("missing", tool)
@@ -87,7 +91,10 @@ class _Builder:
         if kind == "facade":
             if self.design.facades[tool].searchable:
                 node.note = "search: query or names"
-            self.place_facade(tool, cluster)
+            if tool in self.design.graph.outlines:
+                self.place_sections(tool, cluster)
+            else:
+                self.place_facade(tool, cluster)
         if entry.condition is not None:
             target = node_id("facade" if tool in self.design.facades else "tool", tool)
             self.condition(entry.condition, target, cluster, tool)
@@ -134,6 +141,31 @@ class _Builder:
                 taken=self.called(facade),
             )
         )
+
+    def place_sections(self, facade: str, parent: Cluster | None) -> None:
+        """The tree of sections ``facade`` reads, in a box of its own."""
+        picture = section_picture(self.design, facade, self.marks)
+        (parent.clusters if parent is not None else self.scene.clusters).append(picture.cluster)
+        for node in picture.nodes:
+            self.add(node, picture.cluster)
+        self.scene.edges.extend(picture.edges)
+        for tool, where in picture.ports.items():
+            self.section_ports.setdefault(tool, where)
+            self.placed.add(tool)
+        for section, tool in picture.facades:
+            self.place_tool(tool, picture.cluster)
+            self.scene.edges.append(Edge(section, node_id("facade", tool), "expands"))
+        for tool in picture.common:
+            self.place_tool(tool, picture.cluster)
+            self.scene.edges.append(
+                Edge(
+                    node_id("facade", facade),
+                    self.tool_endpoint(tool)[0],
+                    "unfolds",
+                    "any read",
+                    taken=self.called(tool),
+                )
+            )
 
     def member_cluster(self, tool: str, facade: Cluster) -> Cluster:
         """Where a tool of a facade goes: the facade's box, or for a playbook's tool

@@ -31,9 +31,3 @@ def test_explore_counts_the_reads_to_each_tool() -> None:
         ["open_chargeback", "read_section", "resend_invoice", "track_parcel"],
         ["open_chargeback", "read_section", "track_parcel"],
     ]
-
-
-def test_render_draws_each_tool_with_the_sections_that_open_it() -> None:
-    dot = str(st.render([support_sections()], format="dot"))
-    assert "billing, billing.invoices, billing.invoices.disputes" in dot
-    assert "facade_read_section" in dot

@@ -73,3 +73,9 @@ def test_trace_snapshot_also_takes_formatted_text() -> None:
             "finished: answer after 1 iterations\n"
         )
     )
+
+
+def test_three_level_sections(dot_snapshot: SnapshotAssertion) -> None:
+    from tests.sections.design import support_sections
+
+    assert st.render([support_sections()], format="dot") == dot_snapshot
