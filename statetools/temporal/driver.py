@@ -106,9 +106,10 @@ class SessionDriver:
         self.messages.append(clean_message(UserMessage(text)))
         self.events.append(RunStarted(self.run_id, self.clock(), self.scheduler.shown().names))
 
-    def finish(self, outcome: str) -> None:
-        """The run of the current user message ended with ``outcome``."""
-        self.events.append(RunFinished(self.clock(), self.iterations, outcome))
+    def finish(self, outcome: str, error: str | None = None) -> None:
+        """The run of the current user message ended with ``outcome`` (and ``error``,
+        the text of the error that ended it, if one did)."""
+        self.events.append(RunFinished(self.clock(), self.iterations, outcome, error))
 
     def request(self) -> ModelCall:
         """The next model call: the history and the tools visible this turn."""

@@ -80,11 +80,10 @@ class SessionWorkflow:
         ended: tuple[str, str] | None = None
         while ended is None:
             if session.iterations_this_message >= session.settings.max_iterations:
-                driver.finish("MaxIterationsExceeded")
-                raise ApplicationError(
+                raise self._ending(
+                    driver,
+                    "MaxIterationsExceeded",
                     f"no final answer after {session.settings.max_iterations} model calls",
-                    type="MaxIterationsExceeded",
-                    non_retryable=True,
                 )
             ended = await self._turn(session, driver)
             session.iterations_this_message += 1
@@ -127,13 +126,18 @@ class SessionWorkflow:
             text = await self._call(session, driver, call)
             direct = direct if direct is not None else text
         if driver.misses >= MAX_MISSES_IN_A_ROW:
-            driver.finish("ToolNotFoundError")
-            raise ApplicationError(
+            raise self._ending(
+                driver,
+                "ToolNotFoundError",
                 f"the model called tools that do not exist {driver.misses} times in a row",
-                type="ToolNotFoundError",
-                non_retryable=True,
             )
         return None if direct is None else (direct, "return_direct")
+
+    @staticmethod
+    def _ending(driver: SessionDriver, kind: str, message: str) -> ApplicationError:
+        """The error that fails the session, noted in its trace first."""
+        driver.finish(kind, message)
+        return ApplicationError(message, type=kind, non_retryable=True)
 
     async def _call(
         self, session: SessionInput, driver: SessionDriver, call: ToolCall

@@ -7,6 +7,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
+from temporalio.client import WorkflowFailureError
+from temporalio.exceptions import ApplicationError
+
 import statetools as st
 from statetools.disclosure.state import DisclosureState
 from statetools.loop.events import RunFinished
@@ -134,3 +138,31 @@ def test_a_waiting_session_takes_messages_and_answers_queries(
     assert comparable(result.trace) == comparable(local.trace) == comparable(so_far)
     finished = [e.outcome for e in st.Trace.from_json(result.trace).of_type(RunFinished)]
     assert finished == ["answer", "answer"]
+
+
+def test_a_session_that_runs_out_of_model_calls_fails_and_its_trace_says_why(
+    dev_server: DevServer,
+) -> None:
+    async def body(client: Any, queue: str) -> Any:
+        handle = await start_session(
+            client,
+            REFERENCE,
+            PROMPT,
+            id=uuid.uuid4().hex,
+            task_queue=queue,
+            settings=SessionSettings(max_iterations=2),
+        )
+        with pytest.raises(WorkflowFailureError) as failed:
+            await handle.result()
+        return failed.value.cause, await trace(handle)
+
+    cause, events = _on_worker(dev_server, body)
+    assert isinstance(cause, ApplicationError)
+    assert (cause.type, cause.message) == (
+        "MaxIterationsExceeded",
+        "no final answer after 2 model calls",
+    )
+    finished = events.of_type(RunFinished)
+    assert [(e.iterations, e.outcome, e.error) for e in finished] == [
+        (2, "MaxIterationsExceeded", "no final answer after 2 model calls")
+    ]

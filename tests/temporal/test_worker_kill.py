@@ -26,7 +26,7 @@ from tests.temporal.kill_design import DESIGN, MODEL
 REFERENCE = "tests.temporal.kill_design:DESIGN"
 ROOT = Path(__file__).resolve().parents[2]
 PROMPT = "Do the three steps and file the report."
-SETTINGS = SessionSettings(heartbeat_timeout=1.0)
+SETTINGS = SessionSettings(heartbeat_timeout=2.0)
 FINAL = "Three steps done, the report is filed."
 
 
