@@ -66,6 +66,9 @@ class DisclosureState:
     ``conversation_tools`` (a digest of the tools the current conversation has) let a
     resumed run restart exactly where the unbroken one would. ``catalogue`` (JSON text)
     is what the run's tool catalogue holds, for models that declare every tool.
+    ``ending`` (``return_direct`` or ``final_state``) is set in the steps a session
+    saves between a call that ends the run and the run's end (the output is the saved
+    result's): a session continued from one ends there too, without asking the model.
 
     >>> state = DisclosureState(call_counts={"search": 1}, iteration=2)
     >>> DisclosureState.from_json(state.to_json()) == state
@@ -86,6 +89,7 @@ class DisclosureState:
     conversation_tools: str | None = None
     catalogue: str | None = None
     objects: tuple[tuple[str, str, str], ...] = attrs.field(default=(), converter=_triples)
+    ending: str | None = None
 
     def to_json(self) -> str:
         """The state as JSON text."""

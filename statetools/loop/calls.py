@@ -82,7 +82,9 @@ async def _run_tool(run: Run, tool: BaseTool, call: ToolCall) -> ToolResult:
 
 
 async def execute(run: Run, call: ToolCall) -> tuple[ToolResult, BaseTool | None, Changes]:
-    """Run one call and append exactly one tool message answering it.
+    """Run one call and append exactly one tool message answering it; a call that
+    ends the run (``return_direct``, a final state) is noted on the run before its
+    answer is saved, so a continued session ends as the unbroken run does.
 
     Returns the tool's own result (without the announcement line, which only the
     tool message carries), the tool that ran (None if none did) and the changes.
@@ -117,6 +119,10 @@ async def execute(run: Run, call: ToolCall) -> tuple[ToolResult, BaseTool | None
         changes = run.scheduler.record(call, result)
         run.emit_changes(changes)
         apply_strategies(run, call, result)
+        if tool.metadata.return_direct and not result.is_error:
+            run.reach("return_direct", result.value if result.has_value else result.text)
+        if run.loop.end_on_final_state and changes.final_reached:
+            run.reach("final_state", result.text)
     text = result.text
     if changes.announcement:
         text = f"{text}\n{changes.announcement}"

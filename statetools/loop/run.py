@@ -49,6 +49,7 @@ class LoopSettings(Protocol):
     model: Model
     listeners: tuple[Listener, ...]
     visibility: Visibility
+    end_on_final_state: bool
     strategy: ToolInjectionStrategy | None
     clock: Callable[[], float]
     chaining: tuple[Chaining, ...]
@@ -149,6 +150,9 @@ class Run:
         """The result this run ended with."""
         self.finished: RunFinished | None = None
         """The ``RunFinished`` event of this run, once it was reported."""
+        self.ending: tuple[str, Any] | None = None
+        """How the run ends once the latest response's calls are all answered
+        (``return_direct`` or ``final_state``) and its output; saved with each step."""
         self.conversation = state.conversation if state is not None else 0
         self.conversation_tools: tuple[ToolDefinition, ...] | None = None
         self.saved_tools_digest = state.conversation_tools if state is not None else None
@@ -164,6 +168,7 @@ class Run:
                 conversation=0,
                 conversation_tools=None,
                 catalogue=None,
+                ending=None,
             )
         self.scheduler = Scheduler.for_items(
             (*tools, *loop.chaining) if loop.chaining else tools,
@@ -200,10 +205,17 @@ class Run:
         for event in change_events(self.iterations, changes):
             self.emit(event)
 
-    def checkpoint(self, output: Any = None, outcome: str = RUNNING) -> None:
-        """Save the run so far to its session's store (a run without one saves nothing)."""
+    def checkpoint(self) -> None:
+        """Save the run so far to its session's store (a run without one saves nothing):
+        a run that has reached its end (see :meth:`reach`) is saved with its output."""
         if self.save is not None:
-            self.save(self.so_far(output, outcome))
+            self.save(self.so_far(self.ending[1] if self.ending else None, RUNNING))
+
+    def reach(self, outcome: str, output: Any) -> None:
+        """A call of the latest response ends the run once every call is answered: the
+        first ``return_direct`` result wins, over a final state reached before it too."""
+        if self.ending is None or (outcome == "return_direct" and self.ending[0] != outcome):
+            self.ending = (outcome, output)
 
     def result(self, output: Any, outcome: str) -> LoopResult:
         """The run so far as a LoopResult (also kept as the loop's ``last_result``)."""
@@ -223,6 +235,7 @@ class Run:
             if self.conversation_tools is not None
             else self.saved_tools_digest,
             catalogue=self.catalogue.snapshot() if self.catalogue is not None else None,
+            ending=self.ending[0] if self.ending is not None and outcome == RUNNING else None,
         )
         result = LoopResult(
             output=output,

@@ -15,39 +15,34 @@ from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Visibility
 from statetools.disclosure.state import DisclosureState
 from statetools.errors import (
     MaxIterationsExceeded,
-    OutputValidationError,
     ProviderError,
     RestartLimitExceeded,
     RunAborted,
     RunError,
     StatetoolsError,
-    ToolNotFoundError,
 )
 from statetools.loop.boundary import clean_message
-from statetools.loop.calls import answer, cut_off_message, execute, refused_message
 from statetools.loop.events import (
     ConversationRestarted,
     IterationStarted,
     Listener,
     ModelResponded,
-    OutputRejected,
     RunStarted,
 )
-from statetools.loop.output import OutputProblem, correction_message, parse_output
 from statetools.loop.prompt import place_prompt, refresh_prompt
+from statetools.loop.response import MAX_MISSES_IN_A_ROW as MAX_MISSES_IN_A_ROW
+from statetools.loop.response import latest_response, take_response
 from statetools.loop.result import LoopResult
 from statetools.loop.run import RUNNING, Run, tools_digest
 from statetools.loop.session_run import Session
-from statetools.loop.sessions import SavedRun, SessionStore, pending_calls
+from statetools.loop.sessions import SavedRun, SessionStore
 from statetools.loop.strategies import ToolInjectionStrategy, chain
 from statetools.loop.streaming import IterationSink, RunStream, ask_model
 from statetools.messages import AssistantMessage, Message, SystemMessage, UserMessage
 from statetools.models.base import Model, ModelRequest, ModelResponse, ToolDefinition
 from statetools.tools.context import RUN_ID_KEY, RunEnd, ToolCallContext
-from statetools.tools.result import ToolResult
 from statetools.tools.tool import check_timeout
 
-MAX_MISSES_IN_A_ROW = 3
 MAX_RESTARTS = 10
 """Conversation restarts allowed for a model without dynamic tools."""
 
@@ -305,7 +300,11 @@ class ToolLoop:
         if session is not None:
             run.save = session.saver(str(run_context[RUN_ID_KEY]))
         try:
-            if saved is None or saved.result.outcome != RUNNING:  # not a run cut short
+            running = saved is not None and saved.result.outcome == RUNNING
+            if saved is not None and running and await self._go_on(run, saved, output_type, prompt):
+                assert run.ended is not None
+                return run.ended  # the run ended as the unbroken one did
+            if not running:  # a new run, not one cut short
                 run.emit(
                     RunStarted(
                         str(run_context[RUN_ID_KEY]),
@@ -313,12 +312,9 @@ class ToolLoop:
                         run.scheduler.shown().names,
                     )
                 )
-            if saved is not None:
-                for call in pending_calls(run.messages):  # no saved answer: they run again
-                    await execute(run, call)
-                if isinstance(prompt, str):
-                    run.messages.append(clean_message(UserMessage(prompt)))
-                    run.checkpoint()
+            if saved is not None and isinstance(prompt, str):
+                run.messages.append(clean_message(UserMessage(prompt)))
+                run.checkpoint()
             return await self._drive(run, output_type)
         except RunError as error:
             raise run.fail(error) from None
@@ -380,6 +376,30 @@ class ToolLoop:
             )
         )
 
+    async def _go_on(
+        self,
+        run: Run,
+        saved: SavedRun,
+        output_type: Any,
+        prompt: str | Sequence[Message] | None,
+    ) -> bool:
+        """Continue a saved run that was cut short: take its latest response again
+        (calls with no saved answer run again; saved ones never do). True when that
+        ended the run and there is nothing more to do; with a new prompt, the ended
+        run is followed by a new one, as it would have been without the crash."""
+        if saved.result.state.ending is not None:
+            run.ending = (saved.result.state.ending, saved.result.output)
+        latest = latest_response(run.messages)
+        if latest is None or await take_response(run, latest, output_type, resumed=True) is None:
+            return False
+        if not isinstance(prompt, str):
+            return True
+        run.finished, run.ending = None, None
+        run.emit(
+            RunStarted(str(run.context[RUN_ID_KEY]), self.clock(), run.scheduler.shown().names)
+        )
+        return False
+
     async def _ask(self, run: Run, request: ModelRequest) -> ModelResponse:
         if run.stream is None:
             return await self.model.complete(request)
@@ -423,6 +443,7 @@ class ToolLoop:
             message = clean_message(response.message)
             assert isinstance(message, AssistantMessage)
             run.messages.append(message)
+            run.ending = None
             run.emit(
                 ModelResponded(
                     run.iterations,
@@ -432,53 +453,9 @@ class ToolLoop:
                 )
             )
             run.checkpoint()
-            if response.stop_reason == "refusal":
-                for call in message.tool_calls:
-                    answer(run, call, refused_message(call.name), True)
-                plain = output_type is None or output_type is str
-                return run.finish(message.content if plain else None, "refusal")
-            if response.stop_reason == "max_tokens" and message.tool_calls:
-                for call in message.tool_calls:  # its arguments may be cut off too
-                    answer(run, call, cut_off_message(call.name), True)
-                continue
-            if not message.tool_calls:
-                try:
-                    output = parse_output(message.content, output_type)
-                except OutputProblem as problem:
-                    if run.output_corrected:
-                        raise OutputValidationError(
-                            f"the final answer is not a valid "
-                            f"{getattr(output_type, '__name__', output_type)}: {problem}",
-                            path="output",
-                            hint="make the type easier to produce, or say more in the prompt",
-                        ) from None
-                    run.output_corrected = True
-                    text = correction_message(problem, output_type)
-                    run.emit(OutputRejected(run.iterations, text))
-                    run.messages.append(UserMessage(text))
-                    run.checkpoint()
-                    continue
-                return run.finish(output, "answer")
-            direct: ToolResult | None = None
-            final: ToolResult | None = None
-            for call in message.tool_calls:
-                result, tool, changes = await execute(run, call)
-                if tool is not None and tool.metadata.return_direct and not result.is_error:
-                    direct = direct or result
-                if self.end_on_final_state and changes.final_reached:
-                    final = final or result
-            if run.misses >= MAX_MISSES_IN_A_ROW:
-                raise ToolNotFoundError(
-                    f"the model called tools that do not exist {run.misses} times in a row",
-                    path=f"iteration {run.iterations}",
-                    hint="check the tool names in the prompt and the model's instructions",
-                )
-            if direct is not None:
-                return run.finish(
-                    direct.value if direct.has_value else direct.text, "return_direct"
-                )
-            if final is not None:
-                return run.finish(final.text, "final_state")
+            ended = await take_response(run, message, output_type)
+            if ended is not None:
+                return ended
         raise MaxIterationsExceeded(
             f"no final answer after {self.max_iterations} model calls",
             path="ToolLoop",

@@ -16,8 +16,14 @@ from statetools.models import ScriptedModel
 APP = Path(__file__).with_name("session_app.py")
 
 
-def run_app(tmp_path: Path, db: str, crash: str = "", prompt: str | None = "Do the work.") -> int:
-    env = {**os.environ, "CRASH": crash}
+def run_app(
+    tmp_path: Path,
+    db: str,
+    crash: str = "",
+    prompt: str | None = "Do the work.",
+    design: str = "plain",
+) -> int:
+    env = {**os.environ, "CRASH": crash, "DESIGN": design}
     args = [sys.executable, str(APP), str(tmp_path / db), str(tmp_path / f"{db}.log")]
     if prompt is not None:
         args.append(prompt)
@@ -31,11 +37,17 @@ def same_run(a: st.LoopResult, b: st.LoopResult) -> None:
     assert (a.output, a.outcome, a.iterations) == (b.output, b.outcome, b.iterations)
 
 
+def requests(tmp_path: Path, db: str) -> str:
+    """The model requests the app's processes made, one line each."""
+    return (tmp_path / f"{db}.requests").read_text()
+
+
 @pytest.fixture(scope="module")
 def unbroken(tmp_path_factory: pytest.TempPathFactory) -> st.LoopResult:
     folder = tmp_path_factory.mktemp("unbroken")
     assert run_app(folder, "plain.db") == 0
     assert (folder / "plain.db.log").read_text() == ("step 1\nstep 2\nstep 3\nreport\n")
+    assert requests(folder, "plain.db") == "request 1\nrequest 2\nrequest 3\nrequest 4\n"
     return st.SqliteStore(folder / "plain.db").load("s1")
 
 
@@ -61,6 +73,51 @@ def test_a_crashed_session_continues_exactly_as_the_unbroken_run(
     # Every completed call ran once; the call that was running when it died ran again
     # (it died before its side effect, so the log shows it once too).
     assert (tmp_path / "s.db.log").read_text() == "step 1\nstep 2\nstep 3\nreport\n"
+    # No response was asked for twice (a crash on a turn comes before its request).
+    assert requests(tmp_path, "s.db") == "request 1\nrequest 2\nrequest 3\nrequest 4\n"
+
+
+ENDS = {
+    "plain": ("All done.", "answer", "step 1\nstep 2\nstep 3\nreport\n", 4),
+    "direct": ({"delivered": 2}, "return_direct", "step 1\nstep 2\ndeliver\nstep 3\n", 2),
+    "machine": ("approved", "final_state", "step 1\nstep 2\napprove\nstep 3\n", 2),
+}
+
+
+@pytest.fixture(scope="module")
+def unbroken_ends(tmp_path_factory: pytest.TempPathFactory) -> dict[str, st.LoopResult]:
+    folder = tmp_path_factory.mktemp("ends")
+    results = {}
+    for design, (output, outcome, log, asked) in ENDS.items():
+        assert run_app(folder, f"{design}.db", design=design) == 0
+        result = st.SqliteStore(folder / f"{design}.db").load("s1")
+        assert (result.output, result.outcome) == (output, outcome)
+        assert (folder / f"{design}.db.log").read_text() == log
+        assert len(requests(folder, f"{design}.db").splitlines()) == asked
+        results[design] = result
+    return results
+
+
+@pytest.mark.parametrize(
+    ("design", "crash"),
+    [
+        ("direct", "call:3"),  # the return_direct call answered, a later call of its response not
+        ("direct", "finish:1"),  # every call answered, the end not saved
+        ("machine", "call:3"),
+        ("machine", "finish:1"),
+        ("plain", "finish:1"),  # the final answer saved, the end not
+    ],
+)
+def test_a_session_that_reached_its_end_finishes_without_asking_the_model_again(
+    tmp_path: Path, unbroken_ends: dict[str, st.LoopResult], design: str, crash: str
+) -> None:
+    assert run_app(tmp_path, "s.db", crash, design=design) == 3
+    assert st.SqliteStore(tmp_path / "s.db").load("s1").outcome == "running"
+    assert run_app(tmp_path, "s.db", prompt=None, design=design) == 0
+    same_run(st.SqliteStore(tmp_path / "s.db").load("s1"), unbroken_ends[design])
+    *_, log, asked = ENDS[design]
+    assert (tmp_path / "s.db.log").read_text() == log
+    assert len(requests(tmp_path, "s.db").splitlines()) == asked
 
 
 def test_a_call_whose_answer_was_saved_never_runs_again(tmp_path: Path) -> None:
