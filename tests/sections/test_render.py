@@ -123,3 +123,36 @@ def test_skills_with_a_tool_any_read_opens_and_a_key_that_is_the_title() -> None
         '\tfacade_load_skill -> tool_read_skill_file [label="any read" color="#374151" '
         'fontcolor="#6b7280" fontsize=10 style=bold]\n' in dot
     )
+
+
+def test_a_facade_attached_to_a_section_is_drawn_as_a_facade_and_full_tools_as_rows() -> None:
+    files = st.UnfoldingTool.of(
+        "files", "File tools", [tool("read_file", "Read"), tool("write_file", "Write")]
+    )
+    sections = st.Sections(
+        st.Section("tone", "Tone", "Be brief.", visibility="full", tools=[tool("lookup", "L")]),
+        st.Section("ops", "Ops", "Operations.", summary="Ops.", tools=[files]),
+    )
+    mermaid = st.render([sections], format="mermaid").text
+    assert mermaid == (
+        "flowchart LR\n"
+        '  facade_read_section[/"read_section"/]\n'
+        '  subgraph cluster_sections_read_section["sections read_section"]\n'
+        '    section_read_section__tone("<b>Tone</b><br/><i>tone (full)</i><br/>lookup")\n'
+        '    section_read_section__ops("<b>Ops</b><br/><i>ops</i>")\n'
+        '    facade_files[/"files"/]\n'
+        '    subgraph cluster_facade_files["facade files"]\n'
+        '      tool_read_file["read_file"]\n'
+        '      tool_write_file["write_file"]\n'
+        "    end\n"
+        "  end\n"
+        "  facade_read_section --> section_read_section__tone\n"
+        "  facade_read_section --> section_read_section__ops\n"
+        '  facade_files ==>|"unfolds"| cluster_facade_files\n'
+        "  section_read_section__ops --> facade_files\n"
+        "  classDef locked stroke-dasharray: 5 5\n"
+        "  class section_read_section__ops locked\n"
+        "  class facade_files locked\n"
+        "  class tool_read_file locked\n"
+        "  class tool_write_file locked\n"
+    )
