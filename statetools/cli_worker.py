@@ -79,6 +79,7 @@ def cmd_worker(args: argparse.Namespace, out: TextIO) -> int:
             designs.values(),
             model,
             sticky_queue_schedule_to_start_timeout=timedelta(seconds=args.sticky_timeout),
+            **_capacity(args),
         )
         sys.stderr.write(
             f"worker for {', '.join(designs)} on {args.temporal}, task queue {args.task_queue}\n"
@@ -88,6 +89,27 @@ def cmd_worker(args: argparse.Namespace, out: TextIO) -> int:
 
     asyncio.run(serve())
     return 0
+
+
+def _capacity(args: argparse.Namespace) -> dict[str, int]:
+    """The worker's capacity options that were given (the others keep Temporal's
+    defaults)."""
+    given = {
+        "max_concurrent_workflow_tasks": args.max_concurrent_workflow_tasks,
+        "max_concurrent_activities": args.max_concurrent_activities,
+        "max_cached_workflows": args.max_cached_workflows,
+    }
+    return {name: value for name, value in given.items() if value is not None}
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of 0 or more, got {text!r}")
+    return value
 
 
 def _seconds(text: str) -> float:
@@ -125,6 +147,25 @@ def add_worker_command(commands: Any) -> None:
         help="how long a session's next step waits for this worker, which has the session "
         "in memory, before any worker takes it (a worker that died holds its sessions "
         "this long; default 10)",
+    )
+    sub.add_argument(
+        "--max-concurrent-workflow-tasks",
+        type=_count,
+        metavar="N",
+        help="workflow tasks (session steps) this worker runs at once (Temporal's default: 100)",
+    )
+    sub.add_argument(
+        "--max-concurrent-activities",
+        type=_count,
+        metavar="N",
+        help="model and tool calls this worker runs at once (Temporal's default: 100)",
+    )
+    sub.add_argument(
+        "--max-cached-workflows",
+        type=_count,
+        metavar="N",
+        help="sessions kept in memory between their steps (Temporal's default: 1000); "
+        "a session not in memory is rebuilt from its history",
     )
     sub.add_argument("--model", metavar="SPEC", help="a model string, e.g. openai:gpt-4o-mini")
     sub.add_argument(
