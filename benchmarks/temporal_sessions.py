@@ -81,6 +81,27 @@ class Measured:
     peak_rss: int
     """Bytes."""
     model_calls: int
+    worker_cpu: float
+    server_cpu: float
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds process ``pid`` used so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def dev_server_pid() -> int:
+    """The development server: the child process of this one named ``temporal``."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        name = text[text.index("(") + 1 : text.rindex(")")]
+        if name == "temporal" and int(text.rpartition(")")[2].split()[1]) == os.getpid():
+            return int(stat.parent.name)
+    raise SystemExit("the development server's process was not found")
 
 
 class Worker:
@@ -156,7 +177,7 @@ async def check(n: int, result: SessionResult) -> list[str]:
 
 
 async def run_size(
-    client: Client, target: str, size: int, settings: WorkerSettings, folder: Path
+    client: Client, target: str, server: int, size: int, settings: WorkerSettings, folder: Path
 ) -> Measured:
     queue = f"bench-{size}-{uuid.uuid4().hex[:8]}"
     worker = Worker(target, queue, settings, folder / f"worker-{size}.log")
@@ -171,10 +192,13 @@ async def run_size(
             result = await handle.result()
             return result, time.perf_counter() - started
 
+        worker_before, server_before = cpu_seconds(worker.process.pid), cpu_seconds(server)
         started = time.perf_counter()
         done = await asyncio.gather(*(one(n) for n in range(size)))
         wall = time.perf_counter() - started
         peak = worker.peak_rss()
+        worker_cpu = cpu_seconds(worker.process.pid) - worker_before
+        server_cpu = cpu_seconds(server) - server_before
     finally:
         worker.stop()
     failures = {n: await check(n, result) for n, (result, _) in enumerate(done)}
@@ -188,6 +212,8 @@ async def run_size(
         [latency for _, latency in done],
         peak,
         sum(result.iterations for result, _ in done),
+        worker_cpu,
+        server_cpu,
     )
 
 
@@ -209,17 +235,19 @@ def report(rows: list[Measured], settings: WorkerSettings, load: tuple[float, ..
         "every result. Every session's answer, model calls, tools shown per call, history "
         "and disclosure state are checked (history and state equal to a local `ToolLoop` "
         "run's). Latency: from a session's start request to its result, at the client. "
-        "Server, worker and client share the machine's cores.",
+        "Server, worker and client share the machine's cores; CPU seconds are each process's "
+        "user and system time during the sessions.",
         "",
         "| sessions | model calls | wall seconds | sessions/s | p50 latency s | "
-        "p95 latency s | worker peak RSS MiB | all correct |",
-        "|---|---|---|---|---|---|---|---|",
+        "p95 latency s | worker peak RSS MiB | worker CPU s | server CPU s | all correct |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         lines.append(
             f"| {row.size:,} | {row.model_calls:,} | {row.wall:.2f} | "
             f"{row.size / row.wall:.1f} | {statistics.median(row.latencies):.2f} | "
-            f"{percentile(row.latencies, 0.95):.2f} | {row.peak_rss / 2**20:.0f} | yes |"
+            f"{percentile(row.latencies, 0.95):.2f} | {row.peak_rss / 2**20:.0f} | {row.worker_cpu:.1f} | "
+            f"{row.server_cpu:.1f} | yes |"
         )
     lines += [
         "",
@@ -248,9 +276,10 @@ async def main_async(args: argparse.Namespace) -> str:
     )
     try:
         target = str(env.client.service_client.config.target_host)
+        server = dev_server_pid()
         rows = []
         for size in args.sizes:
-            row = await run_size(env.client, target, size, settings, folder)
+            row = await run_size(env.client, target, server, size, settings, folder)
             print(
                 f"{size} sessions: {row.wall:.2f} s, peak RSS {row.peak_rss / 2**20:.0f} MiB",
                 file=sys.stderr,
