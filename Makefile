@@ -46,6 +46,7 @@ bench: setup
 	$(PY) benchmarks/concurrency.py --write
 	$(PY) benchmarks/mcp_listing.py --write
 	$(PY) benchmarks/bridges.py --write
+	$(PY) benchmarks/temporal_sessions.py --write
 
 test: setup
 	$(VENV)/bin/ruff format --check .

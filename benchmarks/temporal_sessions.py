@@ -32,11 +32,8 @@ import uuid
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import temporal_desk as desk
 from _report import machine_line, write_section
@@ -48,6 +45,8 @@ from statetools.messages import messages_from_json
 from statetools.temporal import SessionResult, start_session
 from statetools.temporal.devserver import dev_server_path
 
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 SIZES = (10, 100, 1_000)
 REFERENCE = "temporal_desk:DESIGN"
 MODEL = "temporal_desk:MODEL"
@@ -246,8 +245,8 @@ def report(rows: list[Measured], settings: WorkerSettings, load: tuple[float, ..
         lines.append(
             f"| {row.size:,} | {row.model_calls:,} | {row.wall:.2f} | "
             f"{row.size / row.wall:.1f} | {statistics.median(row.latencies):.2f} | "
-            f"{percentile(row.latencies, 0.95):.2f} | {row.peak_rss / 2**20:.0f} | {row.worker_cpu:.1f} | "
-            f"{row.server_cpu:.1f} | yes |"
+            f"{percentile(row.latencies, 0.95):.2f} | {row.peak_rss / 2**20:.0f} | "
+            f"{row.worker_cpu:.1f} | {row.server_cpu:.1f} | yes |"
         )
     lines += [
         "",

@@ -78,8 +78,7 @@ def cmd_worker(args: argparse.Namespace, out: TextIO) -> int:
             args.task_queue,
             designs.values(),
             model,
-            sticky_queue_schedule_to_start_timeout=timedelta(seconds=args.sticky_timeout),
-            **_capacity(args),
+            **worker_options(args),
         )
         sys.stderr.write(
             f"worker for {', '.join(designs)} on {args.temporal}, task queue {args.task_queue}\n"
@@ -91,25 +90,33 @@ def cmd_worker(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _capacity(args: argparse.Namespace) -> dict[str, int]:
-    """The worker's capacity options that were given (the others keep Temporal's
+def worker_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``temporalio.worker.Worker`` options the command line gives: the sticky
+    timeout, and the capacity options that were given (the others keep Temporal's
     defaults)."""
     given = {
         "max_concurrent_workflow_tasks": args.max_concurrent_workflow_tasks,
         "max_concurrent_activities": args.max_concurrent_activities,
         "max_cached_workflows": args.max_cached_workflows,
     }
-    return {name: value for name, value in given.items() if value is not None}
+    options: dict[str, Any] = {name: value for name, value in given.items() if value is not None}
+    options["sticky_queue_schedule_to_start_timeout"] = timedelta(seconds=args.sticky_timeout)
+    return options
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number of 0 or more, got {text!r}")
-    return value
+def _at_least(minimum: int) -> Any:
+    def count(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number of {minimum} or more, got {text!r}"
+            )
+        return value
+
+    return count
 
 
 def _seconds(text: str) -> float:
@@ -150,19 +157,19 @@ def add_worker_command(commands: Any) -> None:
     )
     sub.add_argument(
         "--max-concurrent-workflow-tasks",
-        type=_count,
+        type=_at_least(2),
         metavar="N",
         help="workflow tasks (session steps) this worker runs at once (Temporal's default: 100)",
     )
     sub.add_argument(
         "--max-concurrent-activities",
-        type=_count,
+        type=_at_least(1),
         metavar="N",
         help="model and tool calls this worker runs at once (Temporal's default: 100)",
     )
     sub.add_argument(
         "--max-cached-workflows",
-        type=_count,
+        type=_at_least(0),
         metavar="N",
         help="sessions kept in memory between their steps (Temporal's default: 1000); "
         "a session not in memory is rebuilt from its history",
