@@ -13,6 +13,7 @@ import statetools as st
 from statetools.disclosure.state import DisclosureState
 from statetools.messages import messages_from_json
 from statetools.temporal import SessionSettings, session_worker, start_session
+from tests.temporal import mcp_design
 from tests.temporal.comparing import comparable
 from tests.temporal.conftest import DevServer
 from tests.temporal.facade_designs import DESIGN, MODEL, WHERE
@@ -67,4 +68,29 @@ def test_facades_with_code_of_their_own_run_in_activities(
         "full moon on 2026-11-23",
         "wrote 10 characters to tides\n[now available: read_note, write_note]",
         "Tools now available: tide_table, tide_alert.",
+    ]
+
+
+def test_an_mcp_facade_lists_its_server_in_an_activity(dev_server: DevServer) -> None:
+    reference = "tests.temporal.mcp_design:DESIGN"
+    prompt = "What does note a say?"
+
+    async def main() -> Any:
+        queue = f"q-{uuid.uuid4().hex}"
+        async with session_worker(dev_server.env.client, queue, [reference], mcp_design.MODEL):
+            handle = await start_session(
+                dev_server.env.client, reference, prompt, id=uuid.uuid4().hex, task_queue=queue
+            )
+            return await handle.result()
+
+    mcp_design.LISTED.clear()
+    result = dev_server.loop.run_until_complete(main())
+    assert mcp_design.LISTED == ["an activity"]  # once: the server keeps its listing
+    local = st.ToolLoop(mcp_design.MODEL).run(prompt, tools=mcp_design.DESIGN)
+    assert messages_from_json(result.messages) == list(local.messages)
+    assert DisclosureState.from_json(result.state) == local.state
+    assert comparable(result.trace) == comparable(local.trace)
+    assert [m.content for m in local.messages if m.role == "tool"] == [
+        "Tools now available: read_note, write_note.",
+        "Note a: buy milk",
     ]
