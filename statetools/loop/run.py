@@ -47,6 +47,7 @@ class LoopSettings(Protocol):
     import it."""
 
     model: Model
+    max_iterations: int
     listeners: tuple[Listener, ...]
     visibility: Visibility
     end_on_final_state: bool

@@ -13,38 +13,23 @@ from statetools.disclosure.bindings import Resolver
 from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Visibility
 from statetools.disclosure.state import DisclosureState
-from statetools.errors import (
-    MaxIterationsExceeded,
-    ProviderError,
-    RestartLimitExceeded,
-    RunAborted,
-    RunError,
-    StatetoolsError,
-)
+from statetools.errors import RunAborted, RunError, StatetoolsError
 from statetools.loop.boundary import clean_message
-from statetools.loop.events import (
-    ConversationRestarted,
-    IterationStarted,
-    Listener,
-    ModelResponded,
-    RunStarted,
-)
-from statetools.loop.prompt import place_prompt, refresh_prompt
+from statetools.loop.events import Listener
+from statetools.loop.prompt import place_prompt
 from statetools.loop.response import MAX_MISSES_IN_A_ROW as MAX_MISSES_IN_A_ROW
-from statetools.loop.response import latest_response, take_response
 from statetools.loop.result import LoopResult
-from statetools.loop.run import RUNNING, Run, tools_digest
+from statetools.loop.run import RUNNING, Run
 from statetools.loop.session_run import Session
 from statetools.loop.sessions import SavedRun, SessionStore
 from statetools.loop.strategies import ToolInjectionStrategy, chain
-from statetools.loop.streaming import IterationSink, RunStream, ask_model
-from statetools.messages import AssistantMessage, Message, SystemMessage, UserMessage
-from statetools.models.base import Model, ModelRequest, ModelResponse, ToolDefinition
+from statetools.loop.streaming import RunStream
+from statetools.loop.turns import MAX_RESTARTS as MAX_RESTARTS
+from statetools.loop.turns import drive, go_on, start
+from statetools.messages import Message, SystemMessage, UserMessage
+from statetools.models.base import Model
 from statetools.tools.context import RUN_ID_KEY, RunEnd, ToolCallContext
 from statetools.tools.tool import check_timeout
-
-MAX_RESTARTS = 10
-"""Conversation restarts allowed for a model without dynamic tools."""
 
 
 def model_of(model: Model | str) -> Model:
@@ -301,21 +286,15 @@ class ToolLoop:
             run.save = session.saver(str(run_context[RUN_ID_KEY]))
         try:
             running = saved is not None and saved.result.outcome == RUNNING
-            if saved is not None and running and await self._go_on(run, saved, output_type, prompt):
+            if saved is not None and running and await go_on(run, saved, output_type, prompt):
                 assert run.ended is not None
                 return run.ended  # the run ended as the unbroken one did
             if not running:  # a new run, not one cut short
-                run.emit(
-                    RunStarted(
-                        str(run_context[RUN_ID_KEY]),
-                        self.clock(),
-                        run.scheduler.shown().names,
-                    )
-                )
+                start(run)
             if saved is not None and isinstance(prompt, str):
                 run.messages.append(clean_message(UserMessage(prompt)))
                 run.checkpoint()
-            return await self._drive(run, output_type)
+            return await drive(run, output_type)
         except RunError as error:
             raise run.fail(error) from None
         except Exception as exc:  # a listener, strategy, condition or guard failed
@@ -376,109 +355,8 @@ class ToolLoop:
             )
         )
 
-    async def _go_on(
-        self,
-        run: Run,
-        saved: SavedRun,
-        output_type: Any,
-        prompt: str | Sequence[Message] | None,
-    ) -> bool:
-        """Continue a saved run that was cut short: take its latest response again
-        (calls with no saved answer run again; saved ones never do). True when that
-        ended the run and there is nothing more to do; with a new prompt, the ended
-        run is followed by a new one, as it would have been without the crash."""
-        if saved.result.state.ending is not None:
-            run.ending = (saved.result.state.ending, saved.result.output)
-        latest = latest_response(run.messages)
-        if latest is None or await take_response(run, latest, output_type, resumed=True) is None:
-            return False
-        if not isinstance(prompt, str):
-            return True
-        run.finished, run.ending = None, None
-        run.emit(
-            RunStarted(str(run.context[RUN_ID_KEY]), self.clock(), run.scheduler.shown().names)
-        )
-        return False
-
-    async def _ask(self, run: Run, request: ModelRequest) -> ModelResponse:
-        if run.stream is None:
-            return await self.model.complete(request)
-        return await ask_model(self.model, request, IterationSink(run.stream, run.iterations + 1))
-
     def _initial_messages(self, prompt: str | Sequence[Message]) -> list[Message]:
         messages: list[Message] = [UserMessage(prompt)] if isinstance(prompt, str) else list(prompt)
         if self.system_prompt and not any(isinstance(m, SystemMessage) for m in messages):
             messages.insert(0, SystemMessage(self.system_prompt))
         return [clean_message(message) for message in messages]
-
-    async def _drive(self, run: Run, output_type: Any) -> LoopResult:
-        first = run.iterations
-        while run.iterations - first < self.max_iterations:
-            run.emit_changes(run.scheduler.begin_turn())
-            shown = run.scheduler.shown()
-            definitions = shown.definitions
-            run.emit(IterationStarted(run.iterations + 1, shown.names))
-            static = not self.model.capabilities.supports_dynamic_tools
-            conversation = self._conversation_for(run, definitions) if static else run.conversation
-            if conversation != run.conversation:  # a new conversation: sections read so far
-                refresh_prompt(run, run.prompt_index)  # show in full in its system prompt
-            catalogue = run.catalogue.request(definitions) if run.catalogue else None
-            request = ModelRequest(tuple(run.messages), definitions, conversation, catalogue)
-            try:
-                response = await self._ask(run, request)
-            except StatetoolsError:
-                raise
-            except Exception as exc:
-                raise ProviderError(
-                    f"the model failed: {type(exc).__name__}: {exc}",
-                    path=type(self.model).__name__,
-                    hint="the exception is the __cause__",
-                ) from exc
-            run.iterations += 1
-            if static:  # the (new) conversation began with this request
-                run.conversation, run.conversation_tools = conversation, definitions
-                run.saved_tools_digest = None
-            run.usage += response.usage
-            run.stop_reason = response.stop_reason
-            message = clean_message(response.message)
-            assert isinstance(message, AssistantMessage)
-            run.messages.append(message)
-            run.ending = None
-            run.emit(
-                ModelResponded(
-                    run.iterations,
-                    message.content,
-                    tuple(c.name for c in message.tool_calls),
-                    response.stop_reason,
-                )
-            )
-            run.checkpoint()
-            ended = await take_response(run, message, output_type)
-            if ended is not None:
-                return ended
-        raise MaxIterationsExceeded(
-            f"no final answer after {self.max_iterations} model calls",
-            path="ToolLoop",
-            hint="raise max_iterations, or check that the tools let the model finish",
-        )
-
-    def _conversation_for(self, run: Run, definitions: tuple[ToolDefinition, ...]) -> int:
-        """For a model whose tools cannot change mid-conversation: the conversation
-        this request belongs to; a new one (same history, the new tools from its first
-        request on) when the tools changed. The run takes it once the model answered,
-        so a request that fails is restarted again by a resumed run."""
-        current, saved = run.conversation_tools, run.saved_tools_digest
-        if current is None and (saved is None or tools_digest(definitions) == saved):
-            return run.conversation  # the first request, or a resume with the same tools
-        if current == definitions:
-            return run.conversation
-        if run.conversation >= MAX_RESTARTS:
-            raise RestartLimitExceeded(
-                f"the tools changed more than {MAX_RESTARTS} times and the model cannot "
-                "take new tools within a conversation",
-                path=f"iteration {run.iterations + 1}",
-                hint="use a model with dynamic tools, or a design that discloses in fewer steps",
-            )
-        names = tuple(d.name for d in definitions)
-        run.emit(ConversationRestarted(run.iterations + 1, run.conversation + 1, names))
-        return run.conversation + 1
