@@ -135,9 +135,7 @@ def _prompt_tokens(output: Output, graph: DisclosureGraph, args: argparse.Namesp
     if not expandable_prompts(graph):
         return
     design = DesignView(graph)
-    exploration = search(
-        design, args.provider, args.max_states, None, stop_at_limit=True, prompts=True
-    )
+    exploration = search(design, args.provider, args.max_states, None, stop_at_limit=True)
     show_prompt_states(output, exploration)
 
 

@@ -21,9 +21,13 @@ from statetools.review.explore import Exploration
 from statetools.review.findings import Report
 from statetools.review.prompt_states import (
     PROMPT_NUMBERS,
+    SECTION_NUMBERS,
+    SECTIONS_TITLE,
     prompt_rows,
     prompt_summary,
     prompt_table,
+    section_rows,
+    section_table,
 )
 
 
@@ -83,9 +87,7 @@ def show_exploration(output: Output, exploration: Exploration) -> None:
         right=numbers,
     )
     if exploration.prompt_states:
-        output.line(prompt_summary(exploration.prompt_states))
-        header, rows = prompt_rows(exploration.prompt_states)
-        output.table(header, rows, title="prompt and tools per state", right=PROMPT_NUMBERS)
+        _show_prompts(output, exploration)
     if exploration.never_visible:
         output.line(f"never visible: {', '.join(exploration.never_visible)}", "warning")
     if exploration.dead_ends:
@@ -117,13 +119,29 @@ def _after(path: tuple[str, ...]) -> str:
 
 
 def show_prompt_states(output: Output, exploration: Exploration) -> None:
-    """For ``statetools tokens``: per state, the tokens of the sections' prompt text
-    next to the tokens of the visible tools, after a one-line summary."""
-    states = exploration.prompt_states
+    """For ``statetools tokens``: per tool state, the tokens of the sections' prompt
+    text (fewest and most reads) next to the tokens of the visible tools, after a
+    summary; then each section's own tokens."""
     scope = "" if exploration.complete else f" (first {exploration.depth} turns only)"
-    output.line(prompt_summary(states) + scope)
+    summary = prompt_summary(exploration.prompt_states)
+    first, _, legend = summary.partition("\n")
+    output.line(first + scope + ("\n" + legend if legend else ""))
     if output.rich:
-        header, rows = prompt_rows(states)
-        output.table(header, rows, right=PROMPT_NUMBERS)
-    else:
-        output.line(prompt_table(states))
+        _prompt_tables(output, exploration)
+        return
+    output.line(prompt_table(exploration.prompt_states))
+    output.line("")
+    output.line(SECTIONS_TITLE)
+    output.line(section_table(exploration.prompt_sections))
+
+
+def _show_prompts(output: Output, exploration: Exploration) -> None:
+    output.line(prompt_summary(exploration.prompt_states))
+    _prompt_tables(output, exploration)
+
+
+def _prompt_tables(output: Output, exploration: Exploration) -> None:
+    header, rows = prompt_rows(exploration.prompt_states)
+    output.table(header, rows, title="prompt and tools per state", right=PROMPT_NUMBERS)
+    header, rows = section_rows(exploration.prompt_sections)
+    output.table(header, rows, title=SECTIONS_TITLE.rstrip(":"), right=SECTION_NUMBERS)

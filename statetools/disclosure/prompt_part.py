@@ -70,14 +70,16 @@ def prompt_text(
 @runtime_checkable
 class ExpandablePrompt(PromptPart, Protocol):
     """A prompt-writing facade whose reads analysis can list (``read_section``):
-    ``expansion_keys()`` names each read that shows more text or opens tools, and
-    ``expansion_arguments(key)`` gives that call's arguments.
+    ``expansion_keys()`` names each read that shows more text or opens tools,
+    ``expansion_arguments(key)`` gives that call's arguments and
+    ``expansion_texts(key)`` the key's own text before and after it is read.
 
     >>> class Notes:
     ...     name = "notes"
     ...     def prompt_text(self, unfolds): return f"{len(unfolds)} notes read"
     ...     def expansion_keys(self): return ["a"]
     ...     def expansion_arguments(self, key): return {"key": key}
+    ...     def expansion_texts(self, key): return ("A, in short.", "A, in full.")
     >>> isinstance(Notes(), ExpandablePrompt)
     True
     """
@@ -88,6 +90,12 @@ class ExpandablePrompt(PromptPart, Protocol):
 
     def expansion_arguments(self, key: str) -> dict[str, Any]:
         """The arguments of the call that reads ``key``."""
+        ...
+
+    def expansion_texts(self, key: str) -> tuple[str | None, str]:
+        """The text ``key`` adds to the prompt while it is not read (None when it shows
+        nothing of its own then, or the same text as read) and once read, without the
+        text of the keys below it."""
         ...
 
 

@@ -24,11 +24,15 @@ import attrs
 from statetools.errors import StatetoolsError
 from statetools.review.model import DesignView, as_graph
 from statetools.review.prompt_states import (
+    SECTIONS_TITLE,
     Expanded,
     PromptState,
+    PromptTexts,
+    SectionCost,
     prompt_states,
     prompt_summary,
     prompt_table,
+    section_table,
 )
 from statetools.review.space import AbstractState, Space
 from statetools.review.text_table import after, table
@@ -93,11 +97,14 @@ class Exploration:
     visited; ``complete``: False when ``max_depth`` cut the search short;
     ``dead_ends``: the calls after which the model is left with no tool at all (whatever
     the undecidable conditions) while no machine is in a final state, shortest first;
-    ``prompt_states`` (designs with sections or skills): per distinct pair of sections
-    read and tools visible, the tokens of the system-prompt text the sections render to
-    next to the tools' tokens (:class:`~statetools.review.prompt_states.PromptState`),
-    in the order first reached. Reading a section is a step of its own
-    (``read_section(key=billing)``), so ``min_turns`` counts the reads.
+    ``prompt_states`` (designs with sections or skills): per tool state (tools visible
+    and the reads that opened them), the tokens of the system-prompt text the sections
+    render to with the fewest reads that reach it and with every section read that
+    opens no more tools, next to the tools' tokens
+    (:class:`~statetools.review.prompt_states.PromptState`), in the order first
+    reached; ``prompt_sections``: each section's own tokens, as a summary and in full.
+    A read that opens tools is a step of its own (``read_section(key=billing)``), so
+    ``min_turns`` counts the reads; reads that open nothing are no steps.
 
     >>> search = Tool.create("search", "Search the web", lambda query: "found")
     >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
@@ -119,6 +126,7 @@ class Exploration:
     provider: Provider
     dead_ends: tuple[tuple[str, ...], ...] = ()
     prompt_states: tuple[PromptState, ...] = ()
+    prompt_sections: tuple[SectionCost, ...] = ()
 
     @property
     def initial(self) -> VisibleSet:
@@ -139,13 +147,14 @@ class Exploration:
 
     @property
     def max_prompt_tokens(self) -> int:
-        """Tokens of the longest prompt text the sections render to (0 without any)."""
-        return max((s.prompt_tokens for s in self.prompt_states), default=0)
+        """Tokens of the longest prompt text the sections render to in the states
+        reported (with their fewest or most reads; 0 without sections)."""
+        return max((s.most_prompt_tokens for s in self.prompt_states), default=0)
 
     @property
     def largest_prompt_state(self) -> PromptState | None:
-        """The state with the most prompt and tool tokens together (None without
-        sections; the first such, on ties)."""
+        """The state with the most prompt (its longer text) and tool tokens together
+        (None without sections; the first such, on ties)."""
         return max(self.prompt_states, key=lambda s: s.total_tokens, default=None)
 
     def to_dict(self) -> dict[str, Any]:
@@ -179,6 +188,7 @@ class Exploration:
         return {
             "max_prompt_tokens": self.max_prompt_tokens,
             "prompt_states": [s.to_dict() for s in self.prompt_states],
+            "prompt_sections": [s.to_dict() for s in self.prompt_sections],
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -217,6 +227,9 @@ class Exploration:
                 "",
                 prompt_summary(self.prompt_states),
                 prompt_table(self.prompt_states),
+                "",
+                SECTIONS_TITLE,
+                section_table(self.prompt_sections),
             ]
         if self.never_visible:
             lines += ["", f"never visible: {', '.join(self.never_visible)}"]
@@ -247,16 +260,15 @@ def explore(
     max_states: int = DEFAULT_MAX_STATES,
     max_depth: int | None = None,
     progress: Callable[[Progress], None] | None = None,
-    prompts: bool = True,
 ) -> Exploration:
     """Breadth-first search over a design's abstract disclosure states.
 
     ``graph`` is a :class:`~statetools.DisclosureGraph` (or tools and definitions).
     Stops after ``max_depth`` turns when given; raises :class:`ExplorationTooLarge`
     when more than ``max_states`` states are found. ``progress`` is called now and
-    then with a :class:`Progress` (for a progress bar). With sections, every read that
-    changes the prompt text is a step and ``prompt_states`` reports the prompt per
-    state; ``prompts=False`` explores only the reads that open tools (fewer states).
+    then with a :class:`Progress` (for a progress bar). With sections, the reads that
+    open tools are steps, and ``prompt_states`` reports each tool state's prompt text
+    from its fewest to its most reads (no subsets of reads are enumerated).
 
     >>> search = Tool.create("search", "Search the web", lambda query: "found")
     >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
@@ -266,9 +278,7 @@ def explore(
     (1, ('search',))
     """
     design = DesignView(as_graph(graph))
-    return search(
-        design, provider, max_states, max_depth, progress, stop_at_limit=False, prompts=prompts
-    )
+    return search(design, provider, max_states, max_depth, progress, stop_at_limit=False)
 
 
 def search(
@@ -279,19 +289,17 @@ def search(
     progress: Callable[[Progress], None] | None = None,
     *,
     stop_at_limit: bool,
-    prompts: bool = False,
 ) -> Exploration:
     """The search behind :func:`explore`. With ``stop_at_limit``, reaching
     ``max_states`` ends the search after the last turn it covered completely instead of
-    raising (the result is then not ``complete``). With ``prompts`` the reads of
-    sections that open no tools are explored too, and the result has ``prompt_states``
-    (check and the prefix analysis need the tools alone)."""
-    space = Space(design, every_read=prompts)
+    raising (the result is then not ``complete``)."""
+    space = Space(design)
+    prompts = PromptTexts(design)
     start = space.start()
     path_of: dict[AbstractState, tuple[str, ...]] = {start: ()}
     queue: deque[AbstractState] = deque([start])
     found: dict[tuple[str, ...], tuple[str, ...]] = {}
-    prompted: dict[tuple[Expanded, tuple[str, ...]], tuple[str, ...]] = {}
+    prompted: dict[tuple[Expanded, tuple[str, ...]], tuple[tuple[str, ...], Expanded]] = {}
     first: dict[str, tuple[str, ...]] = {}
     dead_ends: list[tuple[str, ...]] = []
     limit = max_depth
@@ -310,10 +318,12 @@ def search(
         for assignment in space.assignments(state):
             tools = space.visible(state, assignment)
             shows_any = shows_any or bool(tools)
-            callable_now.update(dict.fromkeys(space.callable_tools(state, assignment)))
+            reachable = space.callable_tools(state, assignment)
+            callable_now.update(dict.fromkeys(reachable))
             found.setdefault(tools, path)
-            if space.prompts.readings:
-                prompted.setdefault((space.prompts.expanded(state.opened), tools), path)
+            read = (prompts.ordered(state.opened), tools)
+            if prompts.readings and read not in prompted:
+                prompted[read] = (path, prompts.most_reads(state.opened, reachable))
             for name in tools:
                 first.setdefault(name, path)
         if not shows_any and not space.may_end(state):
@@ -340,12 +350,7 @@ def search(
                             depth=depth + 1,
                             states=len(path_of),
                             hint=f"pass max_depth={depth} to explore the first turns only, "
-                            "or a larger max_states"
-                            + (
-                                ", or prompts=False (only reads that open tools)"
-                                if space.reads
-                                else ""
-                            ),
+                            "or a larger max_states",
                         )
                     limit = depth  # finish this turn, go no further
                     complete = False
@@ -361,7 +366,8 @@ def search(
     return attrs.evolve(
         exploration,
         dead_ends=tuple(dead_ends),
-        prompt_states=prompt_states(space.prompts, design.entries, provider, prompted),
+        prompt_states=prompt_states(prompts, provider, prompted),
+        prompt_sections=prompts.costs() if prompts.readings else (),
     )
 
 

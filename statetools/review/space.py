@@ -3,10 +3,13 @@
 A state holds what decides visibility: call counts (capped at what some ``After``
 needs), each machine's state, whether any call succeeded (for artifacts), the facade
 unfolds (facade, category) and the exclusive facade in force. A read of a section
-(``read_section``) is an unfold whose category is the section's key; with
-``every_read`` also when the section opens no tools (the sections read decide the
-prompt text). The transitions mirror the scheduler; what analysis cannot decide is
-taken both ways (see ``explore``).
+(``read_section``) is an unfold whose category is the section's key when it opens
+tools; reads that open nothing are no steps (the prompt text they change is reported
+per state by :mod:`~statetools.review.prompt_states`, never enumerated). A facade that
+stays visible (``read_section``, ``load_skill``) is recorded by the tools its reads
+opened: its unfolds are every category whose tools are already open, so reading skill
+a or skill b, both opening ``read_skill_file``, leads to one state. The transitions
+mirror the scheduler; what analysis cannot decide is taken both ways (see ``explore``).
 """
 
 from __future__ import annotations
@@ -25,8 +28,7 @@ from statetools.disclosure.conditions import (
 )
 from statetools.disclosure.visibility import shows, usable
 from statetools.errors import StatetoolsError
-from statetools.review.model import DesignView, free_key, leaves
-from statetools.review.prompt_states import PromptTexts
+from statetools.review.model import DesignView, Facade, free_key, leaves
 
 MAX_FREE_CONDITIONS = 10
 """Undecidable conditions (When, artifacts, blackboard) whose combinations are tried."""
@@ -45,10 +47,7 @@ class AbstractState(NamedTuple):
 class Space:
     """The abstract semantics: visible sets of a state, and the states after a call."""
 
-    def __init__(self, design: DesignView, *, every_read: bool = False) -> None:
-        """``every_read``: reading any section that changes the prompt text is a step
-        of its own (for the prompt text per state); without it only reads that open
-        tools are (they alone decide the visible tools)."""
+    def __init__(self, design: DesignView) -> None:
         self.design = design
         self.machines = list(design.machines)
         self.position = {name: i for i, name in enumerate(self.machines)}
@@ -85,10 +84,12 @@ class Space:
         self.scopes = {
             name: design.scope(name) for name in design.facades if design.facades[name].exclusive
         }
-        self.prompts = PromptTexts(design.graph)
-        """The sections' prompt text."""
-        self.reads = self.prompts.readings if every_read else {}
-        """Per ``read_section`` facade, the keys whose reads are steps of their own."""
+        self.kept = {
+            name: {category: frozenset(members) for category, members in facade.categories}
+            for name, facade in design.facades.items()
+            if _kept_by_tools(facade)
+        }
+        """Per facade that stays (``read_section``): category -> the tools it opens."""
 
     def start(self) -> AbstractState:
         """The state of a fresh run."""
@@ -194,13 +195,8 @@ class Space:
             return [(state.opened, state.exclusive, tool)]
         first = not any(name == tool for name, _ in state.opened)
         exclusive = tool if facade.exclusive and first else state.exclusive
-        keys = self.reads.get(tool)
-        if keys is not None:  # read_section: every key, with tools or without
-            return [
-                (state.opened | {(tool, key)}, exclusive, self.prompts.step(tool, key))
-                for key in keys
-                if (tool, key) not in state.opened
-            ] or [(state.opened, exclusive, tool)]
+        if tool in self.kept:
+            return self._reads(state, tool, exclusive)
         if not facade.categories:
             return [(state.opened | {(tool, None)}, exclusive, tool)]
         return [
@@ -208,6 +204,32 @@ class Space:
             for category, _members in facade.categories
             if (tool, category) not in state.opened
         ] or [(state.opened, exclusive, tool)]
+
+    def _reads(
+        self, state: AbstractState, tool: str, exclusive: str | None
+    ) -> list[tuple[frozenset[tuple[str, str | None]], str | None, str]]:
+        """The unfolds of a facade that stays: one per new set of open tools, holding
+        every category whose tools are all open (the first read reaching it is the
+        step)."""
+        categories = self.kept[tool]
+        others = frozenset(entry for entry in state.opened if entry[0] != tool)
+        open_now = frozenset(
+            name
+            for f, c in state.opened
+            if f == tool and c is not None and c in categories
+            for name in categories[c]
+        )
+        found: set[frozenset[str]] = set()
+        unfolds: list[tuple[frozenset[tuple[str, str | None]], str | None, str]] = []
+        parameter = self.design.facades[tool].parameter
+        for category, members in categories.items():
+            tools = open_now | members
+            if tools == open_now or tools in found:
+                continue
+            found.add(tools)
+            closed = {(tool, c) for c, opens in categories.items() if opens <= tools}
+            unfolds.append((others | closed, exclusive, f"{tool}({parameter}={category})"))
+        return unfolds or [(state.opened, exclusive, tool)]
 
     def _targets(self, machine: str, current: str, tool: str) -> list[str]:
         targets: list[str] = []
@@ -217,6 +239,16 @@ class Space:
             if transition.guard is None:
                 return targets
         return [current, *(t for t in targets if t != current)]
+
+
+def _kept_by_tools(facade: Facade) -> bool:
+    """Whether the tools a facade opened alone decide what it shows: it stays, shows
+    one category a call, and neither hides others nor builds or searches tools."""
+    return (
+        facade.stays
+        and bool(facade.categories)
+        and not (facade.exclusive or facade.selectable or facade.searchable)
+    )
 
 
 class _Moment:

@@ -23,7 +23,7 @@ def after(path: tuple[str, ...]) -> str:
 def table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
     """Columns padded to their widest cell, numbers to the right."""
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    numeric = [all(r[i].replace(",", "").isdigit() for r in rows) for i in range(len(header))]
+    numeric = [all(_number(r[i]) for r in rows) for i in range(len(header))]
 
     def line(row: tuple[str, ...]) -> str:
         cells = [
@@ -33,3 +33,8 @@ def table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
         return "  ".join(cells).rstrip()
 
     return "\n".join([line(header), *(line(row) for row in rows)])
+
+
+def _number(cell: str) -> bool:
+    """A cell aligned to the right: a number, or ``-`` for none."""
+    return cell == "-" or cell.replace(",", "").isdigit()

@@ -96,6 +96,15 @@ class ReadSectionTool(UnfoldingTool):
         """The arguments of the call that reads ``key``: ``{"key": key}``."""
         return {KEY: key}
 
+    def expansion_texts(self, key: str) -> tuple[str | None, str]:
+        """The section's own text as a summary (None for a full section) and in full,
+        without its children (for the per-section token table).
+
+        >>> Sections(Section("a", "A", "Body.", summary="About A.")).facade.expansion_texts("a")
+        ('## A\\n\\nAbout A.\\n(Summary only: call read_section with key "a" to read it in full.)', '## A\\n\\nBody.')
+        """
+        return self.tree.own_texts(key)
+
     def select(self, arguments: Mapping[str, Any]) -> Unfolded | str:
         """The tools reading ``arguments["key"]`` opens (replayed on resume)."""
         key = arguments.get(KEY)

@@ -121,24 +121,33 @@ class SectionTree:
     def _heading(self, node: Node) -> str:
         return f"{'#' * min(node.depth + 2, 6)} {node.section.title}"
 
+    def own_texts(self, path: str) -> tuple[str | None, str]:
+        """``path``'s own text, without its children, as a summary (heading, summary,
+        the line telling how to read it; None for a full section) and in full
+        (heading, body)."""
+        node = self.nodes[path]
+        heading = self._heading(node)
+        full = f"{heading}\n\n{node.section.body}" if node.section.body else heading
+        if node.section.visibility == "full":
+            return None, full
+        return self._summary(path), full
+
+    def _summary(self, path: str) -> str:
+        node = self.nodes[path]
+        heading = self._heading(node)
+        summary = f"{heading}\n\n{node.section.summary}" if node.section.summary else heading
+        return f"{summary}\n{self.expand_line(path)}"
+
     def render_full(self, path: str, expanded: frozenset[str]) -> str:
         """``path`` in full: heading, body, then its children (each shown in full or as
         a summary)."""
-        node = self.nodes[path]
-        parts = [self._heading(node)]
-        if node.section.body:
-            parts.append(node.section.body)
-        text = "\n\n".join(parts)
+        text = self.own_texts(path)[1]
         children = [self.render(p, expanded) for p in self._children(path)]
         return "\n\n".join([text, *children])
 
     def render_summary(self, path: str, expanded: frozenset[str]) -> str:
         """``path`` as a summary (with the sections below it that were read, in full)."""
-        node = self.nodes[path]
-        parts = [self._heading(node)]
-        if node.section.summary:
-            parts.append(node.section.summary)
-        text = "\n\n".join(parts) + "\n" + self.expand_line(path)
+        text = self._summary(path)
         below = [self.render_full(p, expanded) for p in self._read_below(path, expanded)]
         return "\n\n".join([text, *below])
 
