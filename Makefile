@@ -47,6 +47,7 @@ bench: setup
 	$(PY) benchmarks/mcp_listing.py --write
 	$(PY) benchmarks/bridges.py --write
 	$(PY) benchmarks/temporal_sessions.py --write
+	$(PY) benchmarks/skills_review.py --write
 
 test: setup
 	$(VENV)/bin/ruff format --check .

@@ -217,7 +217,9 @@ class PromptTexts:
         for facade, key in self._order:
             summary, full = self.parts[facade].expansion_texts(key)
             tokens = None if summary is None else count_text(summary)
-            found.append(SectionCost(facade, key, self.opens(facade, key), tokens, count_text(full)))
+            found.append(
+                SectionCost(facade, key, self.opens(facade, key), tokens, count_text(full))
+            )
         return tuple(found)
 
 
@@ -274,7 +276,7 @@ def prompt_rows(states: Sequence[PromptState]) -> tuple[tuple[str, ...], list[tu
     """The header and rows of a table of prompt states: turns, tools, their tokens,
     the reads on the way (the path, last column) with the prompt text's tokens, and
     the most reads with the tokens then."""
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (
             str(state.turns),
             str(len(state.tools)),
@@ -303,7 +305,7 @@ def section_rows(costs: Sequence[SectionCost]) -> tuple[tuple[str, ...], list[tu
     """The header and rows of the per-section table: section, tools it opens, its
     own tokens as a summary (``-`` for a full section) and in full."""
     several = len({cost.facade for cost in costs}) > 1
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (
             read_label(((cost.facade, cost.key),), several),
             str(len(cost.opens)),

@@ -100,8 +100,18 @@ class ReadSectionTool(UnfoldingTool):
         """The section's own text as a summary (None for a full section) and in full,
         without its children (for the per-section token table).
 
-        >>> Sections(Section("a", "A", "Body.", summary="About A.")).facade.expansion_texts("a")
-        ('## A\\n\\nAbout A.\\n(Summary only: call read_section with key "a" to read it in full.)', '## A\\n\\nBody.')
+        >>> summary, full = Sections(
+        ...     Section("a", "A", "Body.", summary="About A.")
+        ... ).facade.expansion_texts("a")
+        >>> print(summary)
+        ## A
+        <BLANKLINE>
+        About A.
+        (Summary only: call read_section with key "a" to read it in full.)
+        >>> print(full)
+        ## A
+        <BLANKLINE>
+        Body.
         """
         return self.tree.own_texts(key)
 

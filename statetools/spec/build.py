@@ -271,7 +271,11 @@ def structure_facade(value: Any, _: Any) -> UnfoldingTool:
         if value["kind"] != "facade":
             raise Invalid(
                 f"only a facade can be written inline where a tool goes, not {value['kind']!r}",
-                hint="define playbooks and machines under 'definitions:'",
+                hint=(
+                    f"define {value['kind']} under 'definitions:' (kind: {value['kind']})"
+                    if value["kind"] in ("sections", "skills")
+                    else "define playbooks and machines under 'definitions:'"
+                ),
                 at=("kind",),
             )
         value = {key: item for key, item in value.items() if key != "kind"}

@@ -25,55 +25,89 @@ def cli(*args: str) -> str:
     return out.getvalue()
 
 
-def test_each_state_pairs_the_sections_read_with_the_prompt_and_tool_tokens() -> None:
+def test_each_tool_state_has_the_prompt_with_its_fewest_and_most_reads() -> None:
     sections = support_sections()
     exploration = st.explore([sections])
     tools = {name: e.tool for name, e in st.disclosure_graph(sections).entries.items()}
-    assert [(s.keys, s.tools, s.path) for s in exploration.prompt_states[:6]] == [
-        ((), ("read_section",), ()),
+    billing = ("billing", "billing.invoices", "billing.invoices.disputes")
+    assert [(s.keys, s.max_keys, s.tools, s.path) for s in exploration.prompt_states] == [
+        ((), (), ("read_section",), ()),
         (
             ("billing",),
+            billing,
             ("read_section", "refund_order", "resend_invoice", "open_chargeback"),
             ("read_section(key=billing)",),
         ),
         (
             ("billing.invoices",),
+            billing[1:],
             ("read_section", "resend_invoice", "open_chargeback"),
             ("read_section(key=billing.invoices)",),
         ),
         (
             ("billing.invoices.disputes",),
+            billing[2:],
             ("read_section", "open_chargeback"),
             ("read_section(key=billing.invoices.disputes)",),
         ),
-        (("shipping",), ("read_section", "track_parcel"), ("read_section(key=shipping)",)),
         (
-            ("billing", "billing.invoices"),
-            ("read_section", "refund_order", "resend_invoice", "open_chargeback"),
-            ("read_section(key=billing)", "read_section(key=billing.invoices)"),
+            ("shipping",),
+            ("shipping",),
+            ("read_section", "track_parcel"),
+            ("read_section(key=shipping)",),
         ),
-    ]
-    assert len(exploration.prompt_states) == 16  # every subset of the 4 summary sections
+        (
+            ("billing", "shipping"),
+            (*billing, "shipping"),
+            ("read_section", "refund_order", "resend_invoice", "open_chargeback", "track_parcel"),
+            ("read_section(key=billing)", "read_section(key=shipping)"),
+        ),
+        (
+            ("billing.invoices", "shipping"),
+            (*billing[1:], "shipping"),
+            ("read_section", "resend_invoice", "open_chargeback", "track_parcel"),
+            ("read_section(key=billing.invoices)", "read_section(key=shipping)"),
+        ),
+        (
+            ("billing.invoices.disputes", "shipping"),
+            (*billing[2:], "shipping"),
+            ("read_section", "open_chargeback", "track_parcel"),
+            ("read_section(key=billing.invoices.disputes)", "read_section(key=shipping)"),
+        ),
+    ]  # a read of a section whose tools are open already leaves the state as it is
+    assert exploration.states == 8
     for state in exploration.prompt_states:
         assert state.prompt_tokens == count_text(sections.prompt(state.keys))
+        assert state.max_reads_tokens == count_text(sections.prompt(state.max_keys))
         assert state.tool_tokens == tools_tokens([tools[name] for name in state.tools])
-        assert state.total_tokens == state.prompt_tokens + state.tool_tokens
-        assert state.expanded == tuple(("read_section", key) for key in state.keys)
-    start = exploration.prompt_states[0]
-    assert (start.prompt_tokens, start.tool_tokens) == (62, 66)
+        assert state.reads == tuple(("read_section", key) for key in state.keys)
+    assert [(s.prompt_tokens, s.max_reads_tokens) for s in exploration.prompt_states] == [
+        (62, 62),
+        (82, 80),
+        (111, 94),
+        (79, 79),
+        (52, 52),
+        (72, 70),
+        (101, 84),
+        (69, 69),
+    ]
     assert exploration.max_prompt_tokens == 111  # billing.invoices read under billing
     assert exploration.largest_prompt_state is not None
-    assert exploration.largest_prompt_state.keys == (
-        "billing",
-        "billing.invoices.disputes",
-        "shipping",
-    )
+    assert exploration.largest_prompt_state.keys == ("billing", "shipping")
+    assert [
+        (c.key, c.opens, c.summary_tokens, c.full_tokens) for c in exploration.prompt_sections
+    ] == [
+        ("billing", ("refund_order", "resend_invoice", "open_chargeback"), 28, 14),
+        ("billing.invoices", ("resend_invoice", "open_chargeback"), 34, 15),
+        ("billing.invoices.disputes", ("open_chargeback",), 34, 17),
+        ("shipping", ("track_parcel",), 24, 14),
+    ]
     # the contract's names keep their meaning: tools only
     assert exploration.max_tokens == 243
     assert exploration.min_turns["open_chargeback"] == 1
 
 
-def test_reading_a_section_without_tools_is_a_state_of_its_own() -> None:
+def test_sections_without_tools_are_read_in_the_most_reads_of_a_state() -> None:
     sections = st.Sections(
         st.Section(
             "a",
@@ -86,51 +120,54 @@ def test_reading_a_section_without_tools_is_a_state_of_its_own() -> None:
     )
     exploration = st.explore([sections])
     assert [v.tools for v in exploration.visible_sets] == [("read_section",)]
-    assert [(s.keys, s.prompt_tokens, s.path) for s in exploration.prompt_states] == [
-        ((), 31, ()),
-        (("a",), 39, ("read_section(key=a)",)),
-        (("a.b",), 38, ("read_section(key=a.b)",)),
-        (("a", "a.b"), 21, ("read_section(key=a)", "read_section(key=a.b)")),
+    assert [
+        (s.keys, s.max_keys, s.prompt_tokens, s.max_reads_tokens) for s in exploration.prompt_states
+    ] == [
+        ((), ("a", "a.b"), 31, 21),
     ]
     assert count_text(sections.prompt(["a", "a.b"])) == 21
-    assert exploration.states == 4
+    assert [
+        (c.key, c.opens, c.summary_tokens, c.full_tokens) for c in exploration.prompt_sections
+    ] == [
+        ("a", (), 24, 7),
+        ("a.b", (), 25, 7),
+    ]
+    assert count_text(sections.facade.expansion_texts("a")[0] or "") == 24
 
 
-def test_many_sections_without_tools_leave_check_alone_and_explore_can_skip_them() -> None:
+def test_many_sections_without_tools_are_no_states() -> None:
     sections = st.Sections(
-        *(st.Section(f"s{i}", f"S{i}", f"Body {i}.", summary=f"About {i}.") for i in range(16))
+        *(st.Section(f"s{i}", f"S{i}", f"Body {i}.", summary=f"About {i}.") for i in range(40))
     )
-    assert st.check([sections]).findings == ()  # check explores the tools alone
+    assert st.check([sections]).findings == ()
+    exploration = st.explore([sections])
+    assert exploration.states == 2  # the start, and read_section called
+    [state] = exploration.prompt_states
+    assert (state.keys, state.max_keys) == ((), tuple(f"s{i}" for i in range(40)))
+    assert (state.prompt_tokens, state.max_reads_tokens) == (
+        count_text(sections.prompt()),
+        count_text(sections.prompt(sections.keys())),
+    )
+    assert len(exploration.prompt_sections) == 40
+
+
+def test_sections_opening_tools_of_their_own_still_multiply_the_states() -> None:
+    tools = [st.Tool.create(f"t{i}", f"Tool {i}", lambda: "ok") for i in range(8)]
+    sections = st.Sections(
+        *(
+            st.Section(f"s{i}", f"S{i}", f"Body {i}.", summary=f"About {i}.", tools=[tools[i]])
+            for i in range(8)
+        )
+    )
     with pytest.raises(ExplorationTooLarge) as caught:
-        st.explore([sections])  # 2**16 sets of sections read
+        st.explore([sections], max_states=100)  # 2**8 sets of tools
     assert caught.value.hint == (
-        "pass max_depth=5 to explore the first turns only, or a larger max_states, "
-        "or prompts=False (only reads that open tools)"
+        "pass max_depth=3 to explore the first turns only, or a larger max_states"
     )
     shallow = st.explore([sections], max_depth=1)
-    assert len(shallow.prompt_states) == 17  # nothing read, or one of the 16
-    assert shallow.prompt_states[16].keys == ("s15",)
-    quick = st.explore([sections], prompts=False)
-    assert (quick.states, [s.keys for s in quick.prompt_states]) == (2, [()])
-
-
-def test_without_prompts_only_the_reads_that_open_tools_are_states() -> None:
-    exploration = st.explore([support_sections()], prompts=False)
-    assert len(exploration.prompt_states) == 16  # every summary section here opens tools
-    text_only = st.Sections(
-        st.Section("a", "A", "Body of A.", summary="About A."),
-        st.Section("b", "B", "Body of B.", summary="About B.", tools=[design_tools()[1]]),
-    )
-    assert [s.keys for s in st.explore([text_only], prompts=False).prompt_states] == [
-        (),
-        ("b",),
-    ]
-    assert [s.keys for s in st.explore([text_only]).prompt_states] == [
-        (),
-        ("a",),
-        ("b",),
-        ("a", "b"),
-    ]
+    assert len(shallow.prompt_states) == 9  # nothing read, or one of the 8
+    assert (shallow.prompt_states[8].keys, shallow.prompt_states[8].max_keys) == (("s7",), ("s7",))
+    assert len(st.explore([sections]).prompt_states) == 256
 
 
 def test_designs_without_sections_report_no_prompt_states() -> None:
@@ -147,99 +184,183 @@ def test_exploration_json_has_the_prompt_states(tmp_path: Path) -> None:
     data = st.explore([skills]).to_dict()
     assert data["max_prompt_tokens"] == 106
     assert data["prompt_states"][1] == {
-        "expanded": {"load_skill": ["pdf-forms"]},
         "tools": ["load_skill", "fill_field", "save_pdf", "read_skill_file"],
         "tool_tokens": 231,
-        "prompt_tokens": 106,
-        "total_tokens": 337,
         "turns": 1,
         "path": ["load_skill(key=pdf-forms)"],
+        "reads": {"load_skill": ["pdf-forms"]},
+        "prompt_tokens": 106,
+        "max_reads": {"load_skill": ["pdf-forms", "tone", "travel"]},
+        "max_reads_tokens": 72,
     }
+    assert data["prompt_sections"][1] == {
+        "facade": "load_skill",
+        "key": "tone",
+        "opens": ["read_skill_file"],
+        "summary_tokens": 27,
+        "full_tokens": 8,
+    }
+
+
+TREE_PROMPTS = """prompt text per state: 62 tokens at the start, 111 at most; with tools 128 at the start, 323 at most
+reads: the sections read on the way there (after); max reads: with every section read that opens no more tools
+turns  tools  tool tokens  reads  prompt tokens  max reads  prompt tokens (max reads)  after
+    0      1           66      0             62          0                         62  (start)
+    1      4          204      1             82          3                         80  read_section(key=billing)
+    1      3          161      1            111          2                         94  read_section(key=billing.invoices)
+    1      2          114      1             79          1                         79  read_section(key=billing.invoices.disputes)
+    1      2          113      1             52          1                         52  read_section(key=shipping)
+    2      5          251      2             72          4                         70  read_section(key=billing), read_section(key=shipping)
+    2      4          208      2            101          3                         84  read_section(key=billing.invoices), read_section(key=shipping)
+    2      3          161      2             69          2                         69  read_section(key=billing.invoices.disputes), read_section(key=shipping)
+
+tokens of each section's own text, as a summary and in full:
+section                    opens  summary tokens  full tokens
+billing                        3              28           14
+billing.invoices               2              34           15
+billing.invoices.disputes      1              34           17
+shipping                       1              24           14
+"""  # noqa: E501
 
 
 def test_statetools_tokens_on_a_three_level_section_tree(tmp_path: Path) -> None:
     design = write_design(tmp_path, "sections")
     assert cli("tokens", str(design)) == (
-        "first visible set: 1 tools, 66 tokens (openai, o200k_base)\n"
-        "prompt and tools per state: prompt 62 at the start, 111 at most; "
-        "with tools 128 at the start, 340 at most\n"
-        "sections read                                                   turns  tools  "
-        "tool tokens  prompt tokens  total\n"
-        "(none)                                                              0      1  "
-        "         66             62    128\n"
-        "billing                                                             1      4  "
-        "        204             82    286\n"
-        "billing.invoices                                                    1      3  "
-        "        161            111    272\n"
-        "billing.invoices.disputes                                           1      2  "
-        "        114             79    193\n"
-        "shipping                                                            1      2  "
-        "        113             52    165\n"
-        "billing, billing.invoices                                           2      4  "
-        "        204             97    301\n"
-        "billing, billing.invoices.disputes                                  2      4  "
-        "        204             99    303\n"
-        "billing, shipping                                                   2      5  "
-        "        251             72    323\n"
-        "billing.invoices, billing.invoices.disputes                         2      3  "
-        "        161             94    255\n"
-        "billing.invoices, shipping                                          2      4  "
-        "        208            101    309\n"
-        "billing.invoices.disputes, shipping                                 2      3  "
-        "        161             69    230\n"
-        "billing, billing.invoices, billing.invoices.disputes                3      4  "
-        "        204             80    284\n"
-        "billing, billing.invoices, shipping                                 3      5  "
-        "        251             87    338\n"
-        "billing, billing.invoices.disputes, shipping                        3      5  "
-        "        251             89    340\n"
-        "billing.invoices, billing.invoices.disputes, shipping               3      4  "
-        "        208             84    292\n"
-        "billing, billing.invoices, billing.invoices.disputes, shipping      4      5  "
-        "        251             70    321\n"
+        "first visible set: 1 tools, 66 tokens (openai, o200k_base)\n" + TREE_PROMPTS
     )
 
 
-SKILLS_TOKENS = """\
-first visible set: 1 tools, 66 tokens (openai, o200k_base)
-prompt and tools per state: prompt 93 at the start, 106 at most; with tools 159 at the start, 342 at most
-sections read            turns  tools  tool tokens  prompt tokens  total
-(none)                       0      1           66             93    159
-pdf-forms                    1      4          236            106    342
-tone                         1      2          146             74    220
-travel                       1      2          146             78    224
-pdf-forms, tone              2      4          236             87    323
-pdf-forms, travel            2      4          236             91    327
-tone, travel                 2      2          146             59    205
-pdf-forms, tone, travel      3      4          236             72    308
+def test_statetools_explore_on_a_three_level_section_tree(tmp_path: Path) -> None:
+    design = write_design(tmp_path, "sections")
+    text = cli("explore", str(design))
+    assert text.startswith("8 disclosure states, 8 distinct visible sets (complete)\n")
+    assert text.endswith("\n\n" + TREE_PROMPTS)
+
+
+SKILLS_PROMPTS = """prompt text per state: 93 tokens at the start, 106 at most; with tools 159 at the start, 342 at most
+reads: the sections read on the way there (after); max reads: with every section read that opens no more tools
+turns  tools  tool tokens  reads  prompt tokens  max reads  prompt tokens (max reads)  after
+    0      1           66      0             93          0                         93  (start)
+    1      4          236      1            106          3                         72  load_skill(key=pdf-forms)
+    1      2          146      1             74          2                         59  load_skill(key=tone)
+
+tokens of each section's own text, as a summary and in full:
+section    opens  summary tokens  full tokens
+pdf-forms      3              40           52
+tone           1              27            8
+travel         1              26           11
 """  # noqa: E501
 
 
 def test_statetools_tokens_on_a_skills_folder(tmp_path: Path) -> None:
     design = write_design(tmp_path, "skills")
-    assert cli("tokens", str(design)) == SKILLS_TOKENS
+    assert cli("tokens", str(design)) == (
+        "first visible set: 1 tools, 66 tokens (openai, o200k_base)\n" + SKILLS_PROMPTS
+    )
 
 
 def test_statetools_tokens_on_a_cut_short_exploration(tmp_path: Path) -> None:
     design = write_design(tmp_path, "skills")
-    assert cli("tokens", "--max-states", "3", str(design)) == (
+    assert cli("tokens", "--max-states", "2", str(design)) == (
         "first visible set: 1 tools, 66 tokens (openai, o200k_base)\n"
-        "prompt and tools per state: prompt 93 at the start, 93 at most; "
+        "prompt text per state: 93 tokens at the start, 93 at most; "
         "with tools 159 at the start, 159 at most (first 0 turns only)\n"
-        "sections read  turns  tools  tool tokens  prompt tokens  total\n"
-        "(none)             0      1           66             93    159\n"
+        "reads: the sections read on the way there (after); max reads: with every section "
+        "read that opens no more tools\n"
+        "turns  tools  tool tokens  reads  prompt tokens  max reads  prompt tokens (max reads)"
+        "  after\n"
+        "    0      1           66      0             93          0                         93"
+        "  (start)\n"
+        "\n" + SKILLS_PROMPTS.split("\n\n", 1)[1]
     )
 
 
 def test_statetools_explore_shows_the_prompt_states(tmp_path: Path) -> None:
     design = write_design(tmp_path, "skills")
     text = cli("explore", str(design))
-    assert text.endswith("\n\n" + SKILLS_TOKENS.split("\n", 1)[1])
+    assert text.endswith("\n\n" + SKILLS_PROMPTS)
     data = json.loads(cli("explore", "--format", "json", str(design)))
-    assert [s["expanded"] for s in data["prompt_states"][:2]] == [
+    assert [s["reads"] for s in data["prompt_states"]] == [
         {},
         {"load_skill": ["pdf-forms"]},
+        {"load_skill": ["tone"]},
     ]
+    assert [s["key"] for s in data["prompt_sections"]] == ["pdf-forms", "tone", "travel"]
+
+
+def write_twenty_skills(root: Path) -> Path:
+    """The folder of an ordinary design: 20 skills, each opening read_skill_file."""
+    for i in range(1, 21):
+        folder = root / "skills" / f"skill-{i}"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: skill-{i}\ndescription: Skill number {i} does things.\n---\n"
+            f"Body of skill {i}.\n",
+            encoding="utf-8",
+        )
+    design = root / "design.yaml"
+    design.write_text("definitions:\n  - kind: skills\n    path: skills\n", encoding="utf-8")
+    return design
+
+
+TWENTY_PROMPTS = """prompt text per state: 640 tokens at the start, 640 at most; with tools 706 at the start, 765 at most
+reads: the sections read on the way there (after); max reads: with every section read that opens no more tools
+turns  tools  tool tokens  reads  prompt tokens  max reads  prompt tokens (max reads)  after
+    0      1           66      0            640          0                        640  (start)
+    1      2          146      1            619         20                        220  load_skill(key=skill-1)
+
+tokens of each section's own text, as a summary and in full:
+section   opens  summary tokens  full tokens
+skill-1       1              32           11
+skill-10      1              32           11
+skill-11      1              32           11
+skill-12      1              32           11
+skill-13      1              32           11
+skill-14      1              32           11
+skill-15      1              32           11
+skill-16      1              32           11
+skill-17      1              32           11
+skill-18      1              32           11
+skill-19      1              32           11
+skill-2       1              32           11
+skill-20      1              32           11
+skill-3       1              32           11
+skill-4       1              32           11
+skill-5       1              32           11
+skill-6       1              32           11
+skill-7       1              32           11
+skill-8       1              32           11
+skill-9       1              32           11
+"""  # noqa: E501
+
+
+def test_statetools_explore_on_twenty_skills(tmp_path: Path) -> None:
+    design = write_twenty_skills(tmp_path)
+    assert cli("explore", str(design)) == (
+        "2 disclosure states, 2 distinct visible sets (complete)\n"
+        "tokens (o200k_base, openai): flat 82, start 66, largest 146 (178% of flat)\n"
+        "\n"
+        "turns  tools  tokens  after\n"
+        "    0      1      66  (start)\n"
+        "    1      2     146  load_skill(key=skill-1)\n"
+        "\n"
+        "tool             turns  tokens  after\n"
+        "load_skill           0      65  (start)\n"
+        "read_skill_file      1      81  load_skill(key=skill-1)\n"
+        "\n" + TWENTY_PROMPTS
+    )
+
+
+def test_statetools_tokens_on_twenty_skills(tmp_path: Path) -> None:
+    design = write_twenty_skills(tmp_path)
+    assert cli("tokens", str(design)) == (
+        "first visible set: 1 tools, 66 tokens (openai, o200k_base)\n" + TWENTY_PROMPTS
+    )
+
+
+def test_statetools_check_on_twenty_skills_explores_every_state(tmp_path: Path) -> None:
+    design = write_twenty_skills(tmp_path)
+    assert cli("check", str(design)) == "No problems found. 0 errors, 0 warnings\n"
 
 
 def test_statetools_tokens_on_the_travel_desk_playbook_as_docs_skills_shows_it() -> None:
@@ -248,12 +369,10 @@ def test_statetools_tokens_on_the_travel_desk_playbook_as_docs_skills_shows_it()
     command = "$ statetools tokens playbooks/travel_desk.yaml\n"
     shown = docs.split(command, 1)[1].split("```", 1)[0]
     assert cli("tokens", str(root / "playbooks" / "travel_desk.yaml")) == shown
-    assert shown.splitlines()[-1] == (
-        "hotel-booking, train-booking, trip-tone      3      5          365            123    488"
-    )
+    assert shown.splitlines()[-1] == "trip-tone          1              29           15"
 
 
-def test_on_a_terminal_the_prompt_states_are_a_table(
+def test_on_a_terminal_the_prompt_states_are_tables(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     class Terminal(io.StringIO):
@@ -261,42 +380,47 @@ def test_on_a_terminal_the_prompt_states_are_a_table(
             return True
 
     design = str(write_design(tmp_path, "skills"))
-    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setenv("COLUMNS", "160")
     for command in ("tokens", "explore"):
         out = Terminal()
         assert main([command, design], out) == 0
         text = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())
-        assert "prompt and tools per state: prompt 93 at the start, 106 at most" in text
-        rows = [line for line in text.splitlines() if "pdf-forms, tone, travel" in line]
-        assert len(rows) == 1
-        assert re.findall(r"\d+", rows[0]) == ["3", "4", "236", "72", "308"]
+        assert "prompt text per state: 93 tokens at the start, 106 at most" in text
+        rows = [line for line in text.splitlines() if "load_skill(key=pdf-forms)" in line]
+        assert re.findall(r"\d+", rows[-1]) == ["1", "4", "236", "1", "106", "3", "72"]
+        rows = [line for line in text.splitlines() if re.search(r"\btone\b.*\d", line)]
+        assert re.findall(r"\b\d+\b", rows[-1]) == ["1", "27", "8"]
 
 
-def test_each_prompt_state_is_what_a_run_along_its_path_sends() -> None:
-    """The prompt text explore counts for a state is what the sections write when a
+def test_each_prompt_state_is_what_a_run_reaching_it_sends() -> None:
+    """Both ends of each state's prompt text are what the sections write when a
     conversation starts in it: a model without dynamic tools, restarted by each read
-    that opens tools, is sent that text after such a read (after a read that opens
-    nothing, the text of the last restart stays). The tools are those of the state."""
+    that opens tools, is sent the fewest reads' text after the reads of the path, and
+    the most reads' text when the sections that open no more tools are read first
+    (the path's reads, last, restart it). The tools stay those of the state. (This
+    order exists for every state of this tree; in general the most reads' text may
+    only reach the model as read_section results.)"""
     from statetools.models import ModelCapabilities, ScriptedModel
 
     sections = support_sections()
     states = st.explore([sections]).prompt_states
-    tools_of = {state.keys: state.tools for state in states}
-    restarted_with_all = 0
-    for state in states:
-        shown: tuple[str, ...] = ()
-        for i in range(len(state.keys)):
-            if tools_of[state.keys[: i + 1]] != tools_of[state.keys[:i]]:
-                shown = state.keys[: i + 1]  # this read opened tools: a restart
-        reads = [("read_section", {"key": key}) for key in state.keys]
+
+    def sent(keys: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+        reads = [("read_section", {"key": key}) for key in keys]
         model = ScriptedModel(
             [*reads, "done"], capabilities=ModelCapabilities(supports_dynamic_tools=False)
         )
         st.ToolLoop(model, system_prompt="You are a support agent.").run("hi", tools=[sections])
         last = model.requests[-1]
-        assert last.messages[1].content == sections.prompt(shown)
-        assert tuple(last.tool_names) == state.tools
-        if shown == state.keys:
-            assert count_text(last.messages[1].content) == state.prompt_tokens
-            restarted_with_all += 1
-    assert restarted_with_all == 12  # 4 paths end with a read of a section already open
+        return last.messages[1].content, tuple(last.tool_names)
+
+    for state in states:
+        assert sent(state.keys) == (sections.prompt(state.keys), state.tools)
+        first = tuple(key for key in state.max_keys if key not in state.keys)
+        text, tools = sent((*first, *state.keys))
+        assert text == sections.prompt(state.max_keys)
+        assert sorted(tools) == sorted(state.tools)  # in the order they opened
+        assert (count_text(sections.prompt(state.keys)), count_text(text)) == (
+            state.prompt_tokens,
+            state.max_reads_tokens,
+        )

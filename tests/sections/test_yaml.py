@@ -79,3 +79,18 @@ def test_errors_name_the_place_in_the_yaml(tmp_path: Path) -> None:
             base_dir=tmp_path,
         )
     assert "cannot read body_file" in caught.value.problems[0]
+
+
+def test_sections_and_skills_written_where_a_tool_goes_say_where_they_belong() -> None:
+    with pytest.raises(st.SpecError) as caught:
+        st.load_design("tools:\n  - kind: skills\n    path: skills\n")
+    assert str(caught.value) == (
+        "$.tools[0].kind (line 2): only a facade can be written inline where a tool goes, "
+        "not 'skills' Hint: define skills under 'definitions:' (kind: skills)"
+    )
+    with pytest.raises(st.SpecError) as caught:
+        st.load_design("tools:\n  - {kind: sections, sections: []}\n")
+    assert str(caught.value).endswith("Hint: define sections under 'definitions:' (kind: sections)")
+    with pytest.raises(st.SpecError) as caught:
+        st.load_design("tools:\n  - {kind: playbook, name: p, description: d}\n")
+    assert str(caught.value).endswith("Hint: define playbooks and machines under 'definitions:'")
