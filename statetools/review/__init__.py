@@ -16,7 +16,7 @@ from statetools.review.explore import (
     flat_tools,
 )
 from statetools.review.findings import RULES, Finding, Report, Rule
-from statetools.review.prompt_states import PromptState, prompt_table
+from statetools.review.prompt_states import PromptState, SectionCost, prompt_table, section_table
 from statetools.review.render import Diagram, render, to_dot, to_mermaid
 from statetools.review.tokens import count_text, tool_text, tool_tokens, tools_tokens
 
@@ -30,6 +30,7 @@ __all__ = [
     "PromptState",
     "Report",
     "Rule",
+    "SectionCost",
     "VisibleSet",
     "check",
     "count_text",
@@ -37,6 +38,7 @@ __all__ = [
     "flat_tools",
     "prompt_table",
     "render",
+    "section_table",
     "to_dot",
     "to_mermaid",
     "tool_text",

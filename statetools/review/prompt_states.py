@@ -293,7 +293,13 @@ def prompt_rows(states: Sequence[PromptState]) -> tuple[tuple[str, ...], list[tu
 
 
 def prompt_table(states: Sequence[PromptState]) -> str:
-    """:func:`prompt_rows` as a plain-text table."""
+    """:func:`prompt_rows` as a plain-text table.
+
+    >>> billing = Section("billing", "Billing", "Refunds within 30 days.", summary="Refunds.")
+    >>> print(prompt_table(explore([Sections(billing)]).prompt_states))
+    turns  tools  tool tokens  reads  prompt tokens  max reads  prompt tokens (max reads)  after
+        0      1           66      0             24          1                         10  (start)
+    """
     return table(*prompt_rows(states))
 
 
@@ -318,7 +324,13 @@ def section_rows(costs: Sequence[SectionCost]) -> tuple[tuple[str, ...], list[tu
 
 
 def section_table(costs: Sequence[SectionCost]) -> str:
-    """:func:`section_rows` as a plain-text table."""
+    """:func:`section_rows` as a plain-text table.
+
+    >>> billing = Section("billing", "Billing", "Refunds within 30 days.", summary="Refunds.")
+    >>> print(section_table(explore([Sections(billing)]).prompt_sections))
+    section  opens  summary tokens  full tokens
+    billing      0              24           10
+    """
     return table(*section_rows(costs))
 
 
