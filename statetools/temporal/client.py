@@ -64,17 +64,18 @@ async def send_message(handle: WorkflowHandle[Any, Any], text: str) -> None:
     await handle.signal("send", text)
 
 
-async def answers(handle: WorkflowHandle[Any, Any]) -> list[str]:
-    """The session's answers so far, one per user message.
+async def answers(handle: WorkflowHandle[Any, Any]) -> list[Any]:
+    """The session's answers so far, one per user message (a ``return_direct`` tool's
+    JSON value where it gave one, as a local run's ``output`` is).
 
     >>> await answers(handle)  # doctest: +SKIP
     ['Hello!']
     """
-    found: list[str] = await handle.query("answers", result_type=list[str])
+    found: list[Any] = await handle.query("answers", result_type=list[Any])
     return found
 
 
-async def ask(handle: WorkflowHandle[Any, Any], text: str, *, poll: float = 0.05) -> str:
+async def ask(handle: WorkflowHandle[Any, Any], text: str, *, poll: float = 0.05) -> Any:
     """Send ``text`` and await its answer (assumes one sender per session).
 
     >>> await ask(handle, "Cancel W1001, please.")  # doctest: +SKIP

@@ -91,6 +91,10 @@ class SessionDriver:
         self.events: list[Event] = list(Trace.from_json(session.trace).events)
         self.run_id = run_id
         self.clock = clock
+        self.end_on_final_state = session.settings.end_on_final_state
+        self.ending: tuple[str, Any] | None = None
+        """How the current turn ends once its calls are all answered (``return_direct``
+        or ``final_state``) and its output, as a local run notes it."""
 
     def add_user_message(self, text: str) -> None:
         """Start on a user message: a new run in the trace. The session's first
@@ -133,6 +137,7 @@ class SessionDriver:
         self.events.append(
             ModelResponded(self.iterations, message.content, names, answer.stop_reason)
         )
+        self.ending = None
         return message
 
     def resolve(self, call: ToolCall) -> BaseTool | None:
@@ -175,8 +180,12 @@ class SessionDriver:
         except Exception as exc:
             return failure(call.name, exc)
 
-    def record(self, call: ToolCall, outcome: ToolOutcome | ToolResult) -> ToolResult:
-        """Answer ``call`` with the tool's outcome and let the scheduler see it."""
+    def record(
+        self, call: ToolCall, tool: BaseTool, outcome: ToolOutcome | ToolResult
+    ) -> ToolResult:
+        """Answer ``call`` (a call of ``tool``) with the tool's outcome and let the
+        scheduler see it; a ``return_direct`` result or a final state reached (with
+        ``end_on_final_state``) ends the turn once every call is answered."""
         if isinstance(outcome, ToolResult):
             result, kind, duration = outcome, outcome.kind, 0.0
         else:
@@ -194,11 +203,21 @@ class SessionDriver:
         )
         changes = self.scheduler.record(call, result)
         self.events.extend(change_events(self.iterations, changes))
+        if tool.metadata.return_direct and not result.is_error:
+            self._reach("return_direct", result.value if result.has_value else result.text)
+        if self.end_on_final_state and changes.final_reached:
+            self._reach("final_state", result.text)
         text = result.text
         if changes.announcement:
             text = f"{text}\n{changes.announcement}"
         self.answer(call, text, result.is_error)
         return result
+
+    def _reach(self, outcome: str, output: Any) -> None:
+        """The first ``return_direct`` result wins, over a final state reached before
+        it too (as in a local run)."""
+        if self.ending is None or (outcome == "return_direct" and self.ending[0] != outcome):
+            self.ending = (outcome, output)
 
     def state(self) -> DisclosureState:
         """The disclosure state now, the loop's counters included."""

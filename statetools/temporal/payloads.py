@@ -21,7 +21,9 @@ class SessionSettings:
     died; ``heartbeat_timeout``: seconds without a heartbeat from a running call
     before Temporal counts its worker as lost and runs the call again elsewhere;
     ``turns_per_run``: model calls before the workflow continues as new;
-    ``system_prompt``: the session's system prompt (by default the design's own).
+    ``system_prompt``: the session's system prompt (by default the design's own);
+    ``end_on_final_state``: a call that brings a state machine to a final state ends
+    the turn, its result's text being the answer (``ToolLoop(end_on_final_state=True)``).
 
     >>> SessionSettings(tool_timeout=5.0).max_iterations
     20
@@ -36,6 +38,7 @@ class SessionSettings:
     turns_per_run: int = 200
     system_prompt: str | None = None
     visibility: str = "hidden"
+    end_on_final_state: bool = False
 
 
 @dataclass
@@ -57,7 +60,7 @@ class SessionInput:
     messages: list[dict[str, Any]] = field(default_factory=list)
     state: str | None = None
     pending: list[str] = field(default_factory=list)
-    answers: list[str] = field(default_factory=list)
+    answers: list[Any] = field(default_factory=list)
     iterations_this_message: int = 0
     usage: list[int] = field(default_factory=lambda: [0, 0, 0])
     ended: bool = False
@@ -77,8 +80,8 @@ class SessionResult:
     'done'
     """
 
-    output: str | None
-    answers: list[str]
+    output: Any
+    answers: list[Any]
     messages: list[dict[str, Any]]
     state: str
     iterations: int

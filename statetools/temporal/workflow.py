@@ -77,7 +77,7 @@ class SessionWorkflow:
     async def _answer_next(self, session: SessionInput, driver: SessionDriver) -> None:
         if session.iterations_this_message == 0:
             driver.add_user_message(session.pending[0])
-        ended: tuple[str, str] | None = None
+        ended: tuple[Any, str] | None = None
         while ended is None:
             if session.iterations_this_message >= session.settings.max_iterations:
                 raise self._ending(
@@ -97,8 +97,8 @@ class SessionWorkflow:
         session.iterations_this_message = 0
         self._maybe_continue(session, driver)
 
-    async def _turn(self, session: SessionInput, driver: SessionDriver) -> tuple[str, str] | None:
-        """One model call and its tool calls; the final answer and the outcome (as
+    async def _turn(self, session: SessionInput, driver: SessionDriver) -> tuple[Any, str] | None:
+        """One model call and its tool calls; the answer (or output) and the outcome (as
         ``RunFinished`` names it), if it was one."""
         settings = session.settings
         reply: ModelAnswer = await workflow.execute_activity(
@@ -121,17 +121,18 @@ class SessionWorkflow:
             return None
         if not message.tool_calls:
             return message.content, "answer"
-        direct: str | None = None
         for call in message.tool_calls:
-            text = await self._call(session, driver, call)
-            direct = direct if direct is not None else text
+            await self._call(session, driver, call)
         if driver.misses >= MAX_MISSES_IN_A_ROW:
             raise self._ending(
                 driver,
                 "ToolNotFoundError",
                 f"the model called tools that do not exist {driver.misses} times in a row",
             )
-        return None if direct is None else (direct, "return_direct")
+        if driver.ending is None:
+            return None
+        outcome, output = driver.ending
+        return output, outcome
 
     @staticmethod
     def _ending(driver: SessionDriver, kind: str, message: str) -> ApplicationError:
@@ -139,16 +140,14 @@ class SessionWorkflow:
         driver.finish(kind, message)
         return ApplicationError(message, type=kind, non_retryable=True)
 
-    async def _call(
-        self, session: SessionInput, driver: SessionDriver, call: ToolCall
-    ) -> str | None:
-        """Answer one call; the result's text when its tool returns directly."""
+    async def _call(self, session: SessionInput, driver: SessionDriver, call: ToolCall) -> None:
+        """Answer one call: in the workflow, or in the tool activity."""
         tool = driver.resolve(call)
         if tool is None:
-            return None
+            return
         if driver.runs_here(call, tool):
-            result = driver.record(call, await driver.run_here(call, tool))
-            return result.text if tool.metadata.return_direct and not result.is_error else None
+            driver.record(call, tool, await driver.run_here(call, tool))
+            return
         settings = session.settings
         seconds = timeout_of(tool, settings.tool_timeout)
         limit = NO_TOOL_TIMEOUT if seconds is None else seconds + settings.heartbeat_timeout
@@ -166,10 +165,7 @@ class SessionWorkflow:
             heartbeat_timeout=timedelta(seconds=settings.heartbeat_timeout),
             retry_policy=RetryPolicy(maximum_attempts=settings.tool_attempts),
         )
-        result = driver.record(call, outcome)
-        if tool.metadata.return_direct and not result.is_error:
-            return result.text
-        return None
+        driver.record(call, tool, outcome)
 
     def _maybe_continue(self, session: SessionInput, driver: SessionDriver) -> None:
         limit = session.settings.turns_per_run
@@ -229,7 +225,7 @@ class SessionWorkflow:
         return self.driver.state().to_json() if self.driver is not None else "{}"
 
     @workflow.query(name="answers")
-    def answers(self) -> list[str]:
+    def answers(self) -> list[Any]:
         """The answers so far, one per user message."""
         return list(self.session.answers)
 
