@@ -52,6 +52,8 @@ CALLS = 10
 VISIBLE = 10
 REQUESTS = CALLS + 1
 REPEATS = 21
+SECONDS = 3.0
+"""By default each side runs for at least this long at each size (many runs at small N)."""
 
 
 def ok(q: str = "") -> str:
@@ -73,26 +75,30 @@ def design(n: int) -> list[Any]:
 
 
 def interleaved(
-    bridge: Callable[[], Any], own: Callable[[], Any], repeats: int
+    bridge: Callable[[], Any], own: Callable[[], Any], repeats: int, seconds: float
 ) -> tuple[float, float]:
-    """The fastest of ``repeats`` runs of each side, in ms per request; the two sides
-    alternate (ABBA), after one warm-up run each."""
+    """The fastest run of each side, in ms per request: at least ``repeats`` runs each,
+    and more until each side has run for ``seconds``; the two sides alternate
+    (bridge, own, own, bridge, ...), after one warm-up run each."""
     bridge()
     own()
-    times: dict[Callable[[], Any], list[float]] = {bridge: [], own: []}
-    for index in range(repeats):
-        for run in (bridge, own) if index % 2 == 0 else (own, bridge):
+    times: tuple[list[float], list[float]] = ([], [])
+    index = 0
+    while index < repeats or min(sum(t) for t in times) * REQUESTS < seconds * 1000:
+        order = ((0, bridge), (1, own)) if index % 2 == 0 else ((1, own), (0, bridge))
+        for side, run in order:
             gc.collect()
             start = time.perf_counter()
             run()
-            times[run].append((time.perf_counter() - start) * 1000 / REQUESTS)
-    return min(times[bridge]), min(times[own])
+            times[side].append((time.perf_counter() - start) * 1000 / REQUESTS)
+        index += 1
+    return min(times[0]), min(times[1])
 
 
 # pydantic-ai -------------------------------------------------------------------------
 
 
-def pydantic_ai(n: int, repeats: int) -> tuple[float, float]:
+def pydantic_ai(n: int, repeats: int, seconds: float = 0.0) -> tuple[float, float]:
     from pydantic_ai import Agent
     from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -118,13 +124,13 @@ def pydantic_ai(n: int, repeats: int) -> tuple[float, float]:
     )
     own = Agent(FunctionModel(model), toolsets=[toolset.filtered(lambda c, d: d.name in shown)])
     bridge = Agent(FunctionModel(model), capabilities=[StatetoolsCapability(design(n))])
-    return interleaved(lambda: bridge.run_sync("go"), lambda: own.run_sync("go"), repeats)
+    return interleaved(lambda: bridge.run_sync("go"), lambda: own.run_sync("go"), repeats, seconds)
 
 
 # LangChain ---------------------------------------------------------------------------
 
 
-def langchain(n: int, repeats: int) -> tuple[float, float]:
+def langchain(n: int, repeats: int, seconds: float = 0.0) -> tuple[float, float]:
     from langchain.agents import create_agent
     from langchain.agents.middleware import AgentMiddleware
     from langchain_core.language_models import BaseChatModel
@@ -169,13 +175,13 @@ def langchain(n: int, repeats: int) -> tuple[float, float]:
     middleware = StatetoolsMiddleware(design(n))
     bridge = create_agent(Chat(), tools=middleware.tools, middleware=[middleware])
     prompt = {"messages": [HumanMessage("go")]}
-    return interleaved(lambda: bridge.invoke(prompt), lambda: own.invoke(prompt), repeats)
+    return interleaved(lambda: bridge.invoke(prompt), lambda: own.invoke(prompt), repeats, seconds)
 
 
 # openai-agents -----------------------------------------------------------------------
 
 
-def openai_agents(n: int, repeats: int) -> tuple[float, float]:
+def openai_agents(n: int, repeats: int, seconds: float = 0.0) -> tuple[float, float]:
     from agents import Agent, ModelResponse, RunConfig, Runner, Usage, function_tool
     from agents.models.interface import Model
     from openai.types.responses import (
@@ -249,12 +255,13 @@ def openai_agents(n: int, repeats: int) -> tuple[float, float]:
                 Runner.run(own, "go", run_config=quiet, max_turns=turns)
             ),
             repeats,
+            seconds,
         )
     finally:
         loop.close()
 
 
-FRAMEWORKS: dict[str, tuple[str, Callable[[int, int], tuple[float, float]]]] = {
+FRAMEWORKS: dict[str, tuple[str, Callable[[int, int, float], tuple[float, float]]]] = {
     "pydantic-ai": ("`FilteredToolset`", pydantic_ai),
     "LangChain": ("`wrap_model_call` filter", langchain),
     "openai-agents": ("`is_enabled`", openai_agents),
@@ -265,13 +272,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="update benchmarks/RESULTS.md")
     parser.add_argument("--repeats", type=int, default=REPEATS)
+    parser.add_argument("--seconds", type=float, default=SECONDS)
     parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
     rows = []
     for framework, (own_name, measure) in FRAMEWORKS.items():
         for n in args.sizes:
-            bridge_ms, own_ms = measure(n, args.repeats)
+            bridge_ms, own_ms = measure(n, args.repeats, args.seconds)
             rows.append((framework, own_name, n, bridge_ms, own_ms))
             print(f"{framework:14} N={n:5}  bridge {bridge_ms:7.3f} ms  own {own_ms:7.3f} ms")
     lines = [
@@ -300,8 +308,9 @@ def main() -> None:
         "is enforced or recorded.",
         "",
         "Runs of the two sides alternate (bridge, filter, filter, bridge, ...) after one "
-        f"warm-up run each, so load on the machine falls on both alike; each figure is the "
-        f"fastest of {args.repeats} runs, in milliseconds per request; ratio = bridge / "
+        f"warm-up run each, so load on the machine falls on both alike; each side runs at "
+        f"least {args.repeats} times and for at least {args.seconds:g} s at each size; each "
+        "figure is its fastest run, in milliseconds per request; ratio = bridge / "
         f"framework's filter. Load average (1 min) of the machine, shared with other work: "
         f"{load_before:.2f} when the run started, {os.getloadavg()[0]:.2f} when it ended.",
         "",
