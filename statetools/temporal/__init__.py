@@ -23,6 +23,7 @@ from statetools.temporal.client import (
 )
 from statetools.temporal.designs import Designs, LoadedDesign, load_reference, loaded_design
 from statetools.temporal.driver import SessionDriver
+from statetools.temporal.output import output_value
 from statetools.temporal.payloads import SessionInput, SessionResult, SessionSettings
 from statetools.temporal.script import ScriptByRequest
 from statetools.temporal.worker import session_worker
@@ -44,6 +45,7 @@ __all__ = [
     "end_session",
     "load_reference",
     "loaded_design",
+    "output_value",
     "send_message",
     "session",
     "session_worker",

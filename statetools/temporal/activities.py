@@ -16,12 +16,21 @@ from statetools.blackboard import Blackboard
 from statetools.disclosure.facades import FacadeRecall, unfolded_value
 from statetools.disclosure.scheduler import Scheduler
 from statetools.disclosure.state import DisclosureState
+from statetools.errors import StatetoolsError
 from statetools.loop.calls import timed_out_message, timeout_of
 from statetools.messages import messages_from_json, messages_to_json
 from statetools.models.base import Model, ModelRequest, ToolDefinition
 from statetools.temporal.designs import LoadedDesign
 from statetools.temporal.driver import call_of
-from statetools.temporal.payloads import ModelAnswer, ModelCall, ToolOutcome, ToolRun
+from statetools.temporal.output import read_output
+from statetools.temporal.payloads import (
+    ModelAnswer,
+    ModelCall,
+    OutputCheck,
+    OutputReading,
+    ToolOutcome,
+    ToolRun,
+)
 from statetools.temporal.unfolds import describe
 from statetools.tools.calling import failure
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
@@ -30,6 +39,7 @@ from statetools.tools.tool import BaseTool
 
 MODEL_ACTIVITY = "statetools.model"
 TOOL_ACTIVITY = "statetools.tool"
+OUTPUT_ACTIVITY = "statetools.output"
 T = TypeVar("T")
 
 
@@ -49,7 +59,7 @@ class SessionActivities:
     >>> from statetools.temporal import Designs, ScriptByRequest
     >>> activities = SessionActivities(Designs([]), ScriptByRequest(["Hi"]))
     >>> [function.__name__ for function in activities.all()]
-    ['call_model', 'call_tool']
+    ['call_model', 'call_tool', 'read_output']
     """
 
     def __init__(self, designs: Mapping[str, LoadedDesign], model: Model) -> None:
@@ -58,7 +68,7 @@ class SessionActivities:
 
     def all(self) -> list[Any]:
         """The activity functions to register with a worker."""
-        return [self.call_model, self.call_tool]
+        return [self.call_model, self.call_tool, self.read_output]
 
     @activity.defn(name=MODEL_ACTIVITY)
     async def call_model(self, call: ModelCall) -> ModelAnswer:
@@ -114,6 +124,17 @@ class SessionActivities:
             )
         has_value, value = _json_value(result)
         return ToolOutcome(result.content, result.is_error, has_value, value, result.kind, duration)
+
+    @activity.defn(name=OUTPUT_ACTIVITY)
+    async def read_output(self, check: OutputCheck) -> OutputReading:
+        """Read a final answer as the session's output type; an output type no
+        import finds fails the session (retrying would not help)."""
+        try:
+            return read_output(check)
+        except StatetoolsError as error:
+            raise ApplicationError(
+                str(error), type=type(error).__name__, non_retryable=True
+            ) from None
 
 
 async def _beating(work: Coroutine[Any, Any, T]) -> T:

@@ -10,6 +10,7 @@ from temporalio.client import Client, WorkflowHandle
 
 from statetools.disclosure.state import DisclosureState
 from statetools.loop.events import Trace
+from statetools.temporal.output import output_reference
 from statetools.temporal.payloads import SessionInput, SessionResult, SessionSettings
 from statetools.temporal.workflow import WORKFLOW_NAME
 
@@ -23,19 +24,28 @@ async def start_session(
     task_queue: str,
     settings: SessionSettings | None = None,
     wait_for_messages: bool = False,
+    output_type: str | type | None = None,
     **options: Any,
 ) -> WorkflowHandle[Any, SessionResult]:
     """Start a session of ``design`` (a reference the workers know) as workflow ``id``.
 
     Without ``wait_for_messages`` it ends after answering ``prompt``; with it, it
-    waits for :func:`send_message` until :func:`end_session`.
+    waits for :func:`send_message` until :func:`end_session`. With ``output_type``
+    (``module:Type``, or a class workers can import by its import path) each answer
+    is read as that type, on the worker, as ``ToolLoop.run(output_type=...)`` reads
+    it; the answers are its JSON (:func:`~statetools.temporal.output.output_value`
+    makes the typed value again).
 
     >>> handle = await start_session(client, "d.yaml", id="s", task_queue="q")  # doctest: +SKIP
     >>> (await handle.result()).output  # doctest: +SKIP
     'Hello!'
     """
     session = SessionInput(
-        design, prompt, settings or SessionSettings(), wait_for_messages=wait_for_messages
+        design,
+        prompt,
+        settings or SessionSettings(),
+        wait_for_messages=wait_for_messages,
+        output_type=None if output_type is None else output_reference(output_type),
     )
     handle: WorkflowHandle[Any, SessionResult] = await client.start_workflow(
         WORKFLOW_NAME,

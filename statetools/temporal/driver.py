@@ -23,6 +23,7 @@ from statetools.loop.events import (
     Event,
     IterationStarted,
     ModelResponded,
+    OutputRejected,
     RunFinished,
     RunStarted,
     ToolAnswered,
@@ -72,9 +73,11 @@ class SessionDriver:
         state = DisclosureState.from_json(session.state) if session.state else None
         self.messages = messages_from_json(session.messages)
         self.misses = state.unknown_calls_in_a_row if state is not None else 0
+        self.output_corrected = state.output_corrected if state is not None else False
+        """The model was told once that its final answer did not fit the output type."""
         self.iterations = state.iteration if state is not None else 0
         if state is not None:
-            state = attrs.evolve(state, unknown_calls_in_a_row=0)
+            state = attrs.evolve(state, unknown_calls_in_a_row=0, output_corrected=False)
         self.context = ToolCallContext(loaded.context())
         self.unfolds = UnfoldBook(loaded.graph, session.unfolds)
         self.scheduler = Scheduler(
@@ -219,10 +222,20 @@ class SessionDriver:
         if self.ending is None or (outcome == "return_direct" and self.ending[0] != outcome):
             self.ending = (outcome, output)
 
+    def correct(self, text: str) -> None:
+        """The final answer did not fit the output type: tell the model ``text``."""
+        self.output_corrected = True
+        self.events.append(OutputRejected(self.iterations, text))
+        self.messages.append(UserMessage(text))
+
     def state(self) -> DisclosureState:
         """The disclosure state now, the loop's counters included."""
         self.scheduler.iteration = self.iterations
-        return attrs.evolve(self.scheduler.snapshot(), unknown_calls_in_a_row=self.misses)
+        return attrs.evolve(
+            self.scheduler.snapshot(),
+            unknown_calls_in_a_row=self.misses,
+            output_corrected=self.output_corrected,
+        )
 
     def visible(self) -> list[str]:
         """The names of the tools the model would see now."""

@@ -47,7 +47,8 @@ class SessionInput:
 
     ``design`` is a reference the workers know (a YAML path or ``module:attribute``);
     ``prompt`` is the first user message; with ``wait_for_messages`` the session stays
-    open for more messages until it is ended.
+    open for more messages until it is ended; ``output_type`` names the type final
+    answers are read as (``module:Type``; see ``statetools.temporal.output``).
 
     >>> SessionInput("playbooks/research.yaml", "Find tides").prompt
     'Find tides'
@@ -67,6 +68,7 @@ class SessionInput:
     runs: int = 1
     trace: list[dict[str, Any]] = field(default_factory=list)
     unfolds: list[dict[str, Any]] = field(default_factory=list)
+    output_type: str | None = None
 
 
 @dataclass
@@ -133,3 +135,23 @@ class ToolOutcome:
     kind: str = "text"
     duration: float = 0.0
     unfolded: dict[str, Any] | None = None
+
+
+@dataclass
+class OutputCheck:
+    """The input of the output activity: a final answer and the output type's reference."""
+
+    output_type: str
+    text: str
+
+
+@dataclass
+class OutputReading:
+    """The output of the output activity: the answer's value as JSON when it could be
+    read; otherwise what to tell the model and the error that ends the session if it
+    was told already."""
+
+    ok: bool
+    value: Any = None
+    correction: str = ""
+    error: str = ""

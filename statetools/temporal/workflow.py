@@ -8,17 +8,19 @@ from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError
 
 from statetools.errors import StatetoolsError
 from statetools.loop.calls import cut_off_message, refused_message, timeout_of
 from statetools.loop.toolloop import MAX_MISSES_IN_A_ROW
 from statetools.messages import ToolCall
-from statetools.temporal.activities import MODEL_ACTIVITY, TOOL_ACTIVITY
+from statetools.temporal.activities import MODEL_ACTIVITY, OUTPUT_ACTIVITY, TOOL_ACTIVITY
 from statetools.temporal.designs import loaded_design
 from statetools.temporal.driver import SessionDriver, call_payload
 from statetools.temporal.payloads import (
     ModelAnswer,
+    OutputCheck,
+    OutputReading,
     SessionInput,
     SessionResult,
     ToolOutcome,
@@ -114,13 +116,14 @@ class SessionWorkflow:
         if reply.stop_reason == "refusal":
             for call in message.tool_calls:
                 driver.answer(call, refused_message(call.name), True)
-            return message.content, "refusal"
+            plain = session.output_type is None
+            return message.content if plain else None, "refusal"
         if reply.stop_reason == "max_tokens" and message.tool_calls:
             for call in message.tool_calls:
                 driver.answer(call, cut_off_message(call.name), True)
             return None
         if not message.tool_calls:
-            return message.content, "answer"
+            return await self._final_answer(session, driver, message.content)
         for call in message.tool_calls:
             await self._call(session, driver, call)
         if driver.misses >= MAX_MISSES_IN_A_ROW:
@@ -133,6 +136,34 @@ class SessionWorkflow:
             return None
         outcome, output = driver.ending
         return output, outcome
+
+    async def _final_answer(
+        self, session: SessionInput, driver: SessionDriver, text: str
+    ) -> tuple[Any, str] | None:
+        """The answer as the session's output type, read in the output activity; a
+        first answer that does not fit is corrected (the model is asked again), a
+        second fails the session, as in a local run."""
+        if session.output_type is None:
+            return text, "answer"
+        try:
+            reading: OutputReading = await workflow.execute_activity(
+                OUTPUT_ACTIVITY,
+                OutputCheck(session.output_type, text),
+                result_type=OutputReading,
+                start_to_close_timeout=timedelta(seconds=session.settings.model_timeout),
+                retry_policy=RetryPolicy(maximum_attempts=session.settings.tool_attempts),
+            )
+        except ActivityError as exc:  # no such type on the worker: the session fails
+            cause = exc.cause
+            if not isinstance(cause, ApplicationError):
+                raise
+            raise self._ending(driver, cause.type or "StatetoolsError", cause.message) from None
+        if reading.ok:
+            return reading.value, "answer"
+        if driver.output_corrected:
+            raise self._ending(driver, "OutputValidationError", reading.error)
+        driver.correct(reading.correction)
+        return None
 
     @staticmethod
     def _ending(driver: SessionDriver, kind: str, message: str) -> ApplicationError:
@@ -189,6 +220,7 @@ class SessionWorkflow:
                 session.runs + 1,
                 driver.trace_json(),
                 driver.unfolds.saved(),
+                session.output_type,
             )
         )
 
