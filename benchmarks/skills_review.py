@@ -66,27 +66,36 @@ def run(command: str, design: Path) -> tuple[float, str]:
     return seconds, out.getvalue()
 
 
-def process_seconds(command: str, design: Path) -> float:
-    """Seconds of ``statetools COMMAND DESIGN`` in a process of its own."""
+def process_run(command: str, design: Path) -> tuple[float, float]:
+    """Seconds and peak memory (MB) of ``statetools COMMAND DESIGN`` in a process of
+    its own."""
     start = time.perf_counter()
-    subprocess.run(
+    process = subprocess.Popen(
         [str(Path(sys.executable).with_name("statetools")), command, str(design)],
-        check=command != "check",
-        capture_output=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
-    return time.perf_counter() - start
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"statetools {command} {design} exited with {process.returncode}")
+    return seconds, usage.ru_maxrss / 1024
 
 
-def measure(count: int, rounds: int) -> tuple[int, list[tuple[str, float, float, int]]]:
+def measure(
+    count: int, rounds: int
+) -> tuple[int, list[tuple[str, float, tuple[float, float], int]]]:
     """The disclosure states explored, and per command: best seconds of ``rounds`` in
-    this process and in a process of its own, and the lines printed."""
+    this process, in a process of its own (with its peak memory), and the lines
+    printed."""
     with tempfile.TemporaryDirectory() as folder:
         design = write_skills(Path(folder), count)
         run("check", design)  # warm the token encoding and imports once
         found = []
         for command in COMMANDS:
             best = min(run(command, design)[0] for _ in range(rounds))
-            alone = min(process_seconds(command, design) for _ in range(rounds))
+            alone = min(process_run(command, design) for _ in range(rounds))
             lines = len(run(command, design)[1].splitlines())
             found.append((command, best, alone, lines))
         out = io.StringIO()
@@ -104,9 +113,10 @@ def main() -> None:
     worst = 0.0
     for count in SIZES:
         states, found = measure(count, args.rounds)
-        for command, seconds, alone, lines in found:
+        for command, seconds, (alone, memory), lines in found:
             rows.append(
-                f"| {count} | {command} | {states} | {seconds:.3f} | {alone:.2f} | {lines} |"
+                f"| {count} | {command} | {states} | {seconds:.3f} | {alone:.2f} | "
+                f"{memory:.0f} | {lines} |"
             )
             if count == TARGET_SKILLS:
                 worst = max(worst, seconds)
@@ -122,14 +132,16 @@ def main() -> None:
             f"print), best of {args.rounds} rounds after one warm-up, with no token count "
             "cached (`seconds`), and as a command in a process of its own, the "
             "interpreter's start and statetools' import included (`process seconds`, best "
-            f"of {args.rounds}). Loading one skill that opens "
+            f"of {args.rounds}, with that process's peak resident memory: about 50 MB is "
+            "the interpreter and statetools, and a command that counts tokens adds about "
+            "140 MB for the o200k_base encoding). Loading one skill that opens "
             "`read_skill_file` opens what loading any other would, so every size has two "
             "disclosure states; the prompt text per state is reported from its fewest to "
             f"its most reads, with one row per skill for its own tokens. Load average "
             f"(1 min) when measured: {load:.1f}.",
             "",
-            "| skills | command | states | seconds | process seconds | lines printed |",
-            "|---|---|---|---|---|---|",
+            "| skills | command | states | seconds | process seconds | peak MB | lines printed |",
+            "|---|---|---|---|---|---|---|",
             *rows,
             "",
             f"Target: each command under {TARGET_SECONDS:.0f} s for {TARGET_SKILLS} skills, "
