@@ -58,3 +58,10 @@ STEPS: list[Any] = [
     "You are welcome.",
 ]
 MODEL = ScriptByRequest(STEPS)
+
+BOTH: list[Any] = [
+    ("take", {"ticket": "T2"}),
+    [("close", {"note": "done"}), ("deliver", {"what": "the patch"}), ("step", {"n": 4})],
+]
+BOTH_MODEL = ScriptByRequest(BOTH)
+"""A final state reached, then a ``return_direct`` result, in one response."""

@@ -24,15 +24,17 @@ from statetools.temporal import (
 )
 from tests.temporal.comparing import comparable
 from tests.temporal.conftest import DevServer
-from tests.temporal.ending_designs import DESIGN, MESSAGES, MODEL
+from tests.temporal.ending_designs import BOTH_MODEL, DESIGN, MESSAGES, MODEL
 
 REFERENCE = "tests.temporal.ending_designs:DESIGN"
 
 
-def _session(server: DevServer, messages: list[str], settings: SessionSettings) -> Any:
+def _session(
+    server: DevServer, messages: list[str], settings: SessionSettings, model: Any = MODEL
+) -> Any:
     async def main() -> Any:
         queue = f"q-{uuid.uuid4().hex}"
-        async with session_worker(server.env.client, queue, [REFERENCE], MODEL):
+        async with session_worker(server.env.client, queue, [REFERENCE], model):
             handle = await start_session(
                 server.env.client,
                 REFERENCE,
@@ -104,3 +106,17 @@ def test_without_end_on_final_state_only_the_return_direct_tool_ends_the_turn(
     assert comparable(result.trace) == comparable(local[-1].trace)
     finished = st.Trace.from_json(result.trace).of_type(RunFinished)
     assert [e.outcome for e in finished] == ["return_direct", "answer"]
+
+
+def test_a_return_direct_result_wins_over_a_final_state_reached_before_it(
+    dev_server: DevServer,
+) -> None:
+    settings = SessionSettings(end_on_final_state=True)
+    asked, result = _session(dev_server, ["Close ticket T2."], settings, BOTH_MODEL)
+    local = st.ToolLoop(BOTH_MODEL, end_on_final_state=True).run("Close ticket T2.", tools=DESIGN)
+    assert (local.output, local.outcome) == ({"delivered": "the patch"}, "return_direct")
+    assert asked == result.answers == [local.output]
+    assert messages_from_json(result.messages) == list(local.messages)
+    assert messages_from_json(result.messages)[-1].content == "step 4 done"
+    assert DisclosureState.from_json(result.state) == local.state
+    assert comparable(result.trace) == comparable(local.trace)
