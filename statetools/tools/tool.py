@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import abc
 import asyncio
-import copy
 import inspect
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Self
 
@@ -17,8 +15,17 @@ from statetools.tools.calling import Arguments, Context, failure, parse_argument
 from statetools.tools.context import ToolCallContext
 from statetools.tools.definition import ToolDefinition
 from statetools.tools.docstrings import description_of
+from statetools.tools.fields import (
+    TOOL_NAME_PATTERN,
+    ToolMetadata,
+    check_description,
+    check_name,
+    check_timeout,
+    check_tool_name,
+    metadata_of,
+    schema_copy,
+)
 from statetools.tools.result import ToolResult
-from statetools.tools.schema import InputSchema
 from statetools.tools.signature import ConversionProblem, SignatureBinding, bind_signature
 from statetools.tools.typeschema import JsonSchema
 from statetools.tools.validation import argument_problems, make_validator
@@ -38,119 +45,7 @@ __all__ = [
     "to_result",
 ]
 
-TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-"""Names every major provider accepts for tools."""
-
 Handler = Callable[..., Any]
-
-
-def check_tool_name(name: object) -> str:
-    """Return ``name`` if providers accept it as a tool name, else raise DefinitionError.
-
-    >>> check_tool_name("search_orders")
-    'search_orders'
-    """
-    if not isinstance(name, str) or not TOOL_NAME_PATTERN.match(name):
-        raise DefinitionError(
-            f"invalid tool name {name!r}",
-            path=f"tool {name!r}",
-            hint="use 1 to 64 characters from a-z, A-Z, 0-9, '_' and '-'",
-        )
-    return name
-
-
-MAX_TIMEOUT = 10.0**9
-"""Timeouts above this many seconds (about 32 years) count as this: never in practice."""
-
-
-def check_timeout(value: object, where: str) -> float | None:
-    """``value`` if it is a usable timeout in seconds (or None), else DefinitionError.
-
-    >>> check_timeout(2, "tool 'slow'")
-    2.0
-    """
-    if value is None:
-        return None
-    if not isinstance(value, bool) and isinstance(value, int | float) and value > 0:
-        return float(min(value, MAX_TIMEOUT))
-    shown = "a huge number" if isinstance(value, int) and abs(value) > 10**20 else repr(value)
-    raise DefinitionError(
-        f"invalid timeout {shown}",
-        path=where,
-        hint="give the timeout in seconds, a number greater than 0 (or none)",
-    )
-
-
-def _timeout(value: Any) -> float | None:
-    return check_timeout(value, "metadata.timeout")
-
-
-@attrs.frozen
-class ToolMetadata:
-    """Facts about a tool that the model is not shown.
-
-    ``return_direct``: the run ends with this tool's result as its output.
-    ``category``: groups tools, e.g. for by-category facades.
-    ``timeout``: seconds a call may take in a :class:`~statetools.ToolLoop` before it is
-    answered as timed out (overrides the loop's ``tool_timeout``; ``None``: the loop's).
-    ``on_loop_thread``: run a synchronous handler on the event loop's own thread
-    instead of a worker thread (for handlers that use the running loop or
-    thread-bound objects; such a call blocks every other run on that loop).
-
-    >>> ToolMetadata(category="read").return_direct
-    False
-    >>> ToolMetadata(timeout=1.5).timeout
-    1.5
-    """
-
-    return_direct: bool = False
-    category: str | None = None
-    timeout: float | None = attrs.field(default=None, converter=_timeout)
-    on_loop_thread: bool = False
-
-
-def _metadata(value: ToolMetadata | Mapping[str, Any] | None) -> ToolMetadata:
-    if value is None:
-        return ToolMetadata()
-    if isinstance(value, ToolMetadata):
-        return value
-    unknown = set(value) - {"return_direct", "category", "timeout", "on_loop_thread"}
-    if unknown:
-        raise DefinitionError(
-            f"unknown metadata keys: {', '.join(sorted(unknown))}",
-            hint="metadata takes return_direct, category, timeout and on_loop_thread",
-        )
-    return ToolMetadata(**value)
-
-
-def _schema_copy(schema: Mapping[str, Any] | None) -> JsonSchema:
-    return InputSchema.empty() if schema is None else _json_copy(schema)
-
-
-def _json_copy(value: Any) -> Any:
-    """A copy of a JSON-like value: its mappings and lists are new, so the tool's schema
-    cannot change under it (several times faster than ``copy.deepcopy`` on schemas)."""
-    if isinstance(value, Mapping):
-        return {key: _json_copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_json_copy(item) for item in value]
-    if isinstance(value, tuple):
-        return tuple(_json_copy(item) for item in value)
-    if isinstance(value, str | int | float | bool | None):
-        return value
-    return copy.deepcopy(value)
-
-
-def _check_name(_instance: object, _attribute: object, value: Any) -> None:
-    check_tool_name(value)
-
-
-def _check_description(_instance: object, _attribute: object, value: Any) -> None:
-    if not isinstance(value, str) or not value.strip():
-        raise DefinitionError(
-            f"a tool needs a description, got {value!r}",
-            hint="say in one sentence what the tool does and when to use it",
-        )
 
 
 def _outside_event_loop(what: str) -> None:
@@ -179,12 +74,12 @@ class BaseTool(abc.ABC):
     '12:00'
     """
 
-    name: str = attrs.field(validator=_check_name)
-    description: str = attrs.field(validator=_check_description)
+    name: str = attrs.field(validator=check_name)
+    description: str = attrs.field(validator=check_description)
     input_schema: JsonSchema = attrs.field(
-        default=None, converter=_schema_copy, hash=False, repr=False
+        default=None, converter=schema_copy, hash=False, repr=False
     )
-    metadata: ToolMetadata = attrs.field(default=None, converter=_metadata)
+    metadata: ToolMetadata = attrs.field(default=None, converter=metadata_of)
     _definition: ToolDefinition | None = attrs.field(
         init=False, default=None, eq=False, hash=False, repr=False
     )
