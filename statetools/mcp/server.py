@@ -24,36 +24,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import shutil
-import sys
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
 import anyio
 import mcp
-from mcp.client.session import MessageHandlerFnT
-from mcp.client.stdio import StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import CONNECTION_CLOSED, RequestParamsMeta
 
 from statetools.errors import StatetoolsError
+from statetools.mcp import transports
 from statetools.mcp.convert import result_from_wire
 from statetools.mcp.facade import Grouping, MCPFacade
 from statetools.mcp.follow import FollowChanges
 from statetools.mcp.link import Link
 from statetools.mcp.listing import Listing
 from statetools.mcp.tool import MCPTool, tools_of
+from statetools.mcp.transports import Transport
 from statetools.tools.calling import Context
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
 from statetools.tools.result import ToolResult
 
 __all__ = ["MCPServer", "MCPServerError"]
-
-Transport = Callable[[MessageHandlerFnT], mcp.Client]
 
 
 class MCPServerError(StatetoolsError):
@@ -64,50 +57,6 @@ class MCPServerError(StatetoolsError):
     ...
     statetools.mcp.server.MCPServerError: mcp server 'time': MCP server 'time' has not been ...
     """
-
-
-def _command(command: str) -> str:
-    """``command`` as given, or from this Python's environment (a server installed next
-    to statetools in a virtual environment that is not on PATH)."""
-    if os.sep in command or shutil.which(command):
-        return command
-    local = Path(sys.executable).parent / command
-    return str(local) if local.is_file() else command
-
-
-def _stdio(
-    command: str, args: Sequence[str], env: Mapping[str, str] | None, cwd: str | Path | None
-) -> Transport:
-    params = StdioServerParameters(
-        command=_command(command), args=list(args), env=dict(env) if env else None, cwd=cwd
-    )
-
-    def client(handler: MessageHandlerFnT) -> mcp.Client:
-        return mcp.Client(params, message_handler=handler, cache=None)
-
-    return client
-
-
-def _http(url: str, headers: Mapping[str, str] | None) -> Transport:
-    @contextlib.asynccontextmanager
-    async def transport() -> AsyncIterator[Any]:
-        async with (
-            create_mcp_http_client(headers=dict(headers or {})) as http,
-            streamable_http_client(url, http_client=http) as streams,
-        ):
-            yield streams
-
-    def client(handler: MessageHandlerFnT) -> mcp.Client:
-        return mcp.Client(transport(), message_handler=handler, cache=None)
-
-    return client
-
-
-def _in_process(server: Any) -> Transport:
-    def client(handler: MessageHandlerFnT) -> mcp.Client:
-        return mcp.Client(server, message_handler=handler, cache=None)
-
-    return client
 
 
 class MCPServer:
@@ -170,7 +119,7 @@ class MCPServer:
         'git'
         """
         return cls(
-            _stdio(command, args, env, cwd),
+            transports.stdio(command, args, env, cwd),
             name=name,
             describe=" ".join([command, *args]),
             **options,
@@ -185,13 +134,15 @@ class MCPServer:
         >>> MCPServer.http("http://127.0.0.1:8000/mcp", name="remote").name
         'remote'
         """
-        return cls(_http(url, headers), name=name, describe=url, **options)
+        return cls(transports.http(url, headers), name=name, describe=url, **options)
 
     @classmethod
     def in_process(cls, server: Any, *, name: str, **options: Any) -> MCPServer:
         """An ``mcp`` server object in this process (``mcp.server.Server`` or
         ``mcp.server.mcpserver.MCPServer``), as the SDK's in-memory client reaches it."""
-        return cls(_in_process(server), name=name, describe=f"in-process {name}", **options)
+        return cls(
+            transports.in_process(server), name=name, describe=f"in-process {name}", **options
+        )
 
     @classmethod
     def from_listing(cls, listing: Listing, **options: Any) -> MCPServer:

@@ -1,0 +1,79 @@
+"""How an :class:`~statetools.mcp.MCPServer` reaches its server: the ``mcp`` client for
+a command over stdio, a URL over streamable HTTP, or a server object in this process.
+
+A transport makes a fresh client (with the message handler that reports
+``tools/list_changed``) each time the server is connected.
+
+>>> client = stdio("mcp-server-time", (), None, None)(None)
+>>> type(client).__name__
+'Client'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import mcp
+from mcp.client.session import MessageHandlerFnT
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+__all__ = ["Transport", "http", "in_process", "stdio"]
+
+Transport = Callable[[MessageHandlerFnT], mcp.Client]
+
+
+def _command(command: str) -> str:
+    """``command`` as given, or from this Python's environment (a server installed next
+    to statetools in a virtual environment that is not on PATH)."""
+    if os.sep in command or shutil.which(command):
+        return command
+    local = Path(sys.executable).parent / command
+    return str(local) if local.is_file() else command
+
+
+def stdio(
+    command: str, args: Sequence[str], env: Mapping[str, str] | None, cwd: str | Path | None
+) -> Transport:
+    """Clients that start ``command args...`` and speak to it over its stdin/stdout."""
+    params = StdioServerParameters(
+        command=_command(command), args=list(args), env=dict(env) if env else None, cwd=cwd
+    )
+
+    def client(handler: MessageHandlerFnT) -> mcp.Client:
+        return mcp.Client(params, message_handler=handler, cache=None)
+
+    return client
+
+
+def http(url: str, headers: Mapping[str, str] | None) -> Transport:
+    """Clients that reach ``url`` over streamable HTTP, sending ``headers``."""
+
+    @contextlib.asynccontextmanager
+    async def transport() -> AsyncIterator[Any]:
+        async with (
+            create_mcp_http_client(headers=dict(headers or {})) as session,
+            streamable_http_client(url, http_client=session) as streams,
+        ):
+            yield streams
+
+    def client(handler: MessageHandlerFnT) -> mcp.Client:
+        return mcp.Client(transport(), message_handler=handler, cache=None)
+
+    return client
+
+
+def in_process(server: Any) -> Transport:
+    """Clients of an ``mcp`` server object in this process (the SDK's in-memory link)."""
+
+    def client(handler: MessageHandlerFnT) -> mcp.Client:
+        return mcp.Client(server, message_handler=handler, cache=None)
+
+    return client
