@@ -18,6 +18,14 @@ from typing import Any, ClassVar
 import attrs
 
 from statetools.disclosure.definition import Definition
+from statetools.disclosure.facade_categories import (
+    Categories,
+    categories_of,
+    category_schema,
+    check_categories,
+    grouped,
+    with_added,
+)
 from statetools.disclosure.search import (
     SearchIndex,
     SearchOptions,
@@ -31,7 +39,6 @@ from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context
 from statetools.tools.classes import unfolding_spec
 from statetools.tools.result import ToolResult
-from statetools.tools.schema import InputSchema, Parameter
 from statetools.tools.tool import BaseTool
 from statetools.tools.validation import make_validator
 
@@ -48,12 +55,6 @@ def _inner(item: Any) -> BaseTool:
 
 def _tuple(items: Iterable[Any]) -> tuple[BaseTool, ...]:
     return tuple(_inner(item) for item in items)
-
-
-def _categories(
-    value: Iterable[tuple[str, Iterable[str]]],
-) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    return tuple((str(category), tuple(names)) for category, names in value)
 
 
 @attrs.frozen(kw_only=True)
@@ -91,9 +92,7 @@ class UnfoldingTool(BaseTool):
     """After unfolding, only the inner tools remain until the run ends."""
     category_parameter: str | None = None
     """By-category facades: the argument that names the category (None otherwise)."""
-    categories: tuple[tuple[str, tuple[str, ...]], ...] = attrs.field(
-        default=(), converter=_categories
-    )
+    categories: Categories = attrs.field(default=(), converter=categories_of)
     """By-category facades: ``(category, inner tool names)`` pairs, in order."""
     selector: Selector | None = None
     """Selectable facades: picks or builds the tools from the arguments."""
@@ -125,25 +124,8 @@ class UnfoldingTool(BaseTool):
                 hint="give every tool of a facade its own name",
             )
         if self.category_parameter is not None:
-            if not self.categories:
-                raise DefinitionError(
-                    "a by-category facade needs at least one category", path=where
-                )
-            for category, members in self.categories:
-                unknown = [n for n in members if n not in names]
-                if unknown:
-                    raise DefinitionError(
-                        f"category '{category}' names unknown tools: {', '.join(unknown)}",
-                        path=where,
-                        hint="list only tools of the facade",
-                    )
-            schema = InputSchema.of(
-                Parameter.string(
-                    self.category_parameter,
-                    "Which tools to open",
-                    enum=[category for category, _ in self.categories],
-                )
-            )
+            check_categories(where, self.categories, names)
+            schema = category_schema(self.category_parameter, self.categories)
             object.__setattr__(self, "input_schema", schema)
         if self.search is not None:
             object.__setattr__(self, "input_schema", search_schema())
@@ -195,27 +177,11 @@ class UnfoldingTool(BaseTool):
         >>> f.input_schema["properties"]["category"]["enum"]
         ['read', 'write']
         """
-        tools: dict[str, BaseTool] = {}
-        members: dict[str, list[str]] = {}
-        everywhere: list[str] = []
-        for category, items in categories.items():
-            for item in items:
-                tool = _inner(item)
-                if tools.setdefault(tool.name, tool) != tool:
-                    raise DefinitionError(
-                        f"two different tools are named '{tool.name}'", path=f"facade '{name}'"
-                    )
-                if category is None:
-                    everywhere.append(tool.name)
-                else:
-                    members.setdefault(category, []).append(tool.name)
-            if category is not None:
-                members.setdefault(category, [])
-        pairs = [(c, _ordered(tools, [*names, *everywhere])) for c, names in members.items()]
+        tools, pairs = grouped(name, categories, _inner)
         return cls(
             name=name,
             description=description,
-            inner=tuple(tools.values()),
+            inner=tuple(tools),
             usage_notes=usage_notes,
             exclusive=exclusive,
             category_parameter=category_parameter,
@@ -366,12 +332,7 @@ class UnfoldingTool(BaseTool):
         added = _tuple(items)
         if self.category_parameter is None:
             return attrs.evolve(self, inner=(*self.inner, *added))
-        pairs = {category: list(names) for category, names in self.categories}
-        for tool in added:
-            category = tool.metadata.category
-            targets = [category] if category else list(pairs)
-            for target in targets:
-                pairs.setdefault(target, []).append(tool.name)
+        pairs = with_added(self.categories, added)
         return attrs.evolve(self, inner=(*self.inner, *added), categories=pairs.items())
 
     def with_usage_notes(self, usage_notes: str | None) -> UnfoldingTool:
@@ -435,11 +396,6 @@ class UnfoldingTool(BaseTool):
         if self.search is not None:
             return await run_search(self, arguments)
         return await open_facade(self, arguments, context, current)
-
-
-def _ordered(tools: Mapping[str, BaseTool], names: Iterable[str]) -> list[str]:
-    wanted = set(names)
-    return [name for name in tools if name in wanted]
 
 
 def below(facade: UnfoldingTool) -> Iterator[BaseTool]:
