@@ -7,7 +7,6 @@ one clear message and exit with status 2; ``check`` exits with 1 when it finds e
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import io
 import json
@@ -18,15 +17,15 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from statetools.cli_mcp import add_mcp_commands
-from statetools.cli_output import Output
-from statetools.cli_sessions import add_session_options, add_sessions_command, open_store
+from statetools.cli_output import Output, UsageError
+from statetools.cli_run import add_run_options, run_design
+from statetools.cli_sessions import add_sessions_command
 from statetools.cli_tables import (
     show_exploration,
     show_prompt_states,
     show_report,
     show_tokens,
 )
-from statetools.cli_transcript import Transcript, Watched
 from statetools.cli_worker import add_worker_command
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.prompt_part import expandable_prompts
@@ -35,10 +34,6 @@ from statetools.errors import StatetoolsError
 from statetools.loop.events import (
     Trace,
 )
-from statetools.loop.result import LoopResult
-from statetools.loop.toolloop import ToolLoop
-from statetools.models.base import Model
-from statetools.models.scripted import ScriptedModel
 from statetools.review.check import DEFAULT_TOKEN_BUDGET
 from statetools.review.explore import (
     DEFAULT_MAX_STATES,
@@ -53,14 +48,9 @@ from statetools.review.prefix import PathBreaks, prefix_breaks
 from statetools.review.render import FORMATS, render
 from statetools.review.tokens import tools_tokens
 from statetools.spec.design import Design, load_design
-from statetools.spec.preflight import design_refused
 from statetools.tools.tool import BaseTool
 
 PROVIDERS = ("openai", "anthropic")
-
-
-class UsageError(StatetoolsError):
-    """A mistake on the command line."""
 
 
 # -- shared ------------------------------------------------------------------------
@@ -215,107 +205,9 @@ def cmd_render(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _model(spec: str, api_key: str | None, disclosure: str | None = None) -> Model:
-    """The model of ``--model``; a missing key's hint speaks of what a CLI user can do."""
-    from statetools.models.resolve import resolve
-
-    options: dict[str, Any] = {"api_key": api_key} if api_key else {}
-    if disclosure:
-        options["disclosure"] = disclosure
-    try:
-        return resolve(spec, **options)
-    except StatetoolsError as error:
-        if error.hint and "api_key=..." in error.hint:
-            hint = error.hint.replace("pass api_key=...", "pass --api-key KEY")
-            raise UsageError(error.message, path=error.path, hint=hint) from error
-        raise
-
-
-def _preflight(design: Design) -> None:
-    """Refuse a design with check errors; print its warnings (to stderr)."""
-    report = design.check(token_budget=None)
-    for finding in report.warnings:
-        sys.stderr.write(f"warning: {finding}\n")
-    if report.errors:
-        raise design_refused(report, design.source)
-
-
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     """Run the design in a tool loop and print the transcript."""
-    design = _design(args.file)
-    if args.model:
-        model: Model = _model(args.model, args.api_key, args.disclosure)
-    elif args.disclosure:
-        raise UsageError(
-            "--disclosure chooses how a provider's model gets the tools",
-            hint="pass --model too, e.g. --model openai:gpt-5-mini --disclosure allowed_tools",
-        )
-    else:
-        scripted = design.scripted_model()
-        if scripted is None:
-            raise UsageError(
-                "the file has no script and no --model was given",
-                path=design.source,
-                hint="add a 'script:' to the file, or pass --model openai:gpt-4o-mini",
-            )
-        model = scripted
-    store = open_store(args.store) if args.session else None
-    saved = store.saved(args.session) if store is not None else None
-    prompt: str | None = args.prompt or (None if saved is not None else design.prompt)
-    if saved is not None and isinstance(model, ScriptedModel):
-        model.continue_after(saved.result.messages)  # the script goes on where it stopped
-    if not prompt and saved is None:
-        raise UsageError("no prompt", hint="add 'prompt:' to the file or pass --prompt TEXT")
-    if not args.no_check:
-        _preflight(design)
-    output = Output.of(out)
-    transcript = Transcript(output)
-    loop = ToolLoop(
-        Watched(model, transcript, args.provider),
-        system_prompt=design.system_prompt,
-        max_iterations=args.max_iterations,
-        check_design=False,
-    )
-    if saved is not None:
-        output.line(
-            f"session {args.session}: continuing after {saved.result.iterations} model calls",
-            "note",
-        )
-    if prompt:
-        output.line(f"user: {prompt}", "user")
-    transcript.legend()
-    error: StatetoolsError | None = None
-
-    async def streamed() -> LoopResult:
-        stream = loop.stream(
-            prompt,
-            tools=design.tools,
-            context=design.run_context(),
-            session=args.session,
-            store=store,
-        )
-        async for event in stream:
-            transcript(event)
-        return stream.result
-
-    try:
-        result = asyncio.run(streamed())
-        trace = result.trace
-        if not transcript.shown(str(result.output)):  # the final answer is printed once
-            output.line(f"answer: {result.output}", "answer")
-    except StatetoolsError as exc:
-        partial = getattr(exc, "result", None)
-        if partial is None:
-            raise
-        trace, error = partial.trace, exc
-    if args.save_trace:
-        Path(args.save_trace).write_text(
-            json.dumps(trace.to_json(), indent=1) + "\n", encoding="utf-8"
-        )
-        output.line(f"trace saved to {args.save_trace}", "note")
-    if error is not None:
-        raise error
-    return 0
+    return run_design(_design(args.file), args, out)
 
 
 # -- parser ------------------------------------------------------------------------
@@ -415,34 +307,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--trace", metavar="TRACE.json", help="mark the path of a saved run")
 
     sub = command("run", cmd_run, "Run the design in a tool loop, printing a live transcript.")
-    sub.add_argument(
-        "--model",
-        metavar="MODEL",
-        help="openai:NAME (Responses API), openai-chat:NAME (Chat Completions), "
-        "anthropic:NAME or scripted:PATH (default: the file's script)",
-    )
-    sub.add_argument(
-        "--api-key",
-        metavar="KEY",
-        help="the provider's API key (default: OPENAI_API_KEY or ANTHROPIC_API_KEY)",
-    )
-    sub.add_argument(
-        "--disclosure",
-        choices=("tools", "allowed_tools", "deferred"),
-        help="how the model gets the visible tools: the tools array (default), "
-        "allowed_tools (OpenAI) or deferred (Anthropic); see docs/providers.md",
-    )
-    sub.add_argument(
-        "--no-check",
-        action="store_true",
-        help="run even if `statetools check` finds errors in the design",
-    )
-    sub.add_argument("--prompt", metavar="TEXT", help="the user's message (default: the file's)")
-    sub.add_argument("--save-trace", metavar="PATH", help="write the run's trace as JSON")
-    add_session_options(sub)
-    sub.add_argument(
-        "--max-iterations", type=int, default=20, metavar="N", help="model calls allowed (20)"
-    )
+    add_run_options(sub)
     provider(sub)
     add_mcp_commands(commands)
     add_sessions_command(commands)

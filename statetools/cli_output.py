@@ -23,8 +23,19 @@ import shutil
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from statetools.errors import StatetoolsError
+
 if TYPE_CHECKING:
     from rich.console import Console
+
+
+class UsageError(StatetoolsError):
+    """A mistake on the command line: the command prints it and exits with status 2.
+
+    >>> print(UsageError("no such file: x.yaml", hint="give the path of a design file"))
+    no such file: x.yaml Hint: give the path of a design file
+    """
+
 
 STYLES = {
     "user": "bold",
