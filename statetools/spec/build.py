@@ -1,4 +1,4 @@
-"""Hooks that build definitions from their forms, and read a document's own keys.
+"""Hooks that build definitions from their forms.
 
 Playbooks and machines are built with the same builders Python code uses, so a
 loaded definition equals a hand-built one. A builder's complaint (a tool added twice,
@@ -9,22 +9,16 @@ from __future__ import annotations
 
 import difflib
 import enum
-import functools
-import importlib
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any, cast, get_origin
 
 import attrs
-import yaml
 
 from statetools.disclosure.machine import StateMachineTool
 from statetools.disclosure.playbook import AgentOptions, PlaybookTool
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import StatetoolsError
 from statetools.models.resolve import parse as parse_model
-from statetools.models.scripted import parse_script
-from statetools.safeyaml import RefusedYaml, check_size, load_yaml
 from statetools.spec.enums import state_enum
 from statetools.spec.forms import (
     FACADE_MARKERS,
@@ -33,22 +27,16 @@ from statetools.spec.forms import (
     EntryForm,
     FacadeForm,
     MachineForm,
-    MCPServers,
     PlaybookForm,
-    RunContext,
-    Script,
     StateName,
     StateToolForm,
-    StepForm,
-    ToolsFrom,
     TransitionForm,
     Transitions,
 )
 from statetools.spec.problems import Invalid, Several, shorten
-from statetools.spec.references import load_tools_file
 from statetools.spec.resolve import current, import_cached, resolve_tool, state_name
 from statetools.spec.sections import EXTRA_KINDS
-from statetools.spec.values import converter, describe_value, form_factory
+from statetools.spec.values import converter, describe_value, fields_of
 from statetools.tools.tool import check_timeout
 
 KINDS: dict[str, Any] = {
@@ -57,13 +45,6 @@ KINDS: dict[str, Any] = {
     "facade": UnfoldingTool,
 }
 """``kind`` tag -> definition class."""
-
-
-@functools.cache
-def fields_of(form: type) -> Callable[[Any, Any], Any]:
-    """The generated function that structures a form's own keys (made on first use,
-    when every hook its fields need is registered)."""
-    return form_factory(form, converter)
 
 
 def structure_agent(value: Any, _: Any) -> AgentForm:
@@ -436,128 +417,3 @@ def definition_hook(tagged: Callable[[Any, Any], Any]) -> Callable[[Any, Any], D
         return cast(Definition, tagged(value, Definition))
 
     return structure
-
-
-def structure_mcp_servers(value: Any, _: Any) -> MCPServers:
-    """``mcp_servers:``: each entry becomes a server whose tools (from its saved
-    ``listing``, else listed now) can be named like any tool."""
-    if not isinstance(value, Mapping):
-        raise Invalid(
-            f"expected a mapping of server names, got {describe_value(value)}",
-            hint="mcp_servers: {git: {command: mcp-server-git}}",
-        )
-    design = importlib.import_module("statetools.mcp.design")  # the optional mcp extra
-    context = current()
-    problems: list[Invalid] = []
-    for name, config in value.items():
-        try:
-            server = design.server_from_config(str(name), config, context.base_dir)
-            tools = design.listed_tools(server)
-        except StatetoolsError as exc:
-            problems.append(Invalid(exc.message, hint=exc.hint, at=(name,)))
-            continue
-        context.mcp_servers[str(name)] = server
-        for tool in tools:
-            if tool.name in context.catalogue:
-                problems.append(
-                    Invalid(
-                        f"tool '{tool.name}' is offered twice",
-                        hint="give one of the servers a prefix:",
-                        at=(name,),
-                    )
-                )
-            context.catalogue.setdefault(tool.name, tool)
-    if problems:
-        raise Several(problems)
-    return MCPServers(context.mcp_servers)
-
-
-def structure_tools_from(value: Any, _: Any) -> ToolsFrom:
-    single = isinstance(value, str)
-    sources = [value] if single else value
-    if not isinstance(sources, list | tuple):
-        raise Invalid(f"expected a file path or a list of them, got {describe_value(value)}")
-    context = current()
-    problems: list[Invalid] = []
-    paths: list[str] = []
-    for index, source in enumerate(sources):
-        at: tuple[int, ...] = () if single else (index,)
-        if not isinstance(source, str):
-            problems.append(Invalid(f"expected a file path, got {describe_value(source)}", at=at))
-            continue
-        paths.append(source)
-        try:
-            tools = load_tools_file(source, context.base_dir)
-        except Several as exc:
-            context.catalogue_complete = False
-            problems.extend(Invalid(p.message, hint=p.hint, at=at) for p in exc.problems)
-            continue
-        except Invalid as exc:
-            context.catalogue_complete = False
-            problems.append(Invalid(exc.message, hint=exc.hint, at=at))
-            continue
-        for tool in tools:
-            if tool.name in context.catalogue:
-                problems.append(Invalid(f"tool '{tool.name}' is in two tools files", at=at))
-            context.catalogue.setdefault(tool.name, tool)
-    if problems:
-        raise Several(problems)
-    return ToolsFrom(paths)
-
-
-def structure_step(value: Any, _: Any) -> Any:
-    if not isinstance(value, Mapping) or len(value) != 1:
-        raise Invalid(
-            "a step is a mapping with one key: answer, call or calls",
-            hint="e.g. '- answer: Done.' or '- call: {name: search, arguments: {q: x}}'",
-        )
-    form = fields_of(StepForm)(value, StepForm)
-    if form.answer is not None:
-        return form.answer
-    if form.call is not None:
-        return (form.call.name, dict(form.call.arguments))
-    if form.calls:
-        return [(call.name, dict(call.arguments)) for call in form.calls]
-    raise Invalid("'calls' must not be empty", at=("calls",))
-
-
-def structure_script(value: Any, _: Any) -> Script:
-    """A document's ``script:``: steps, or the path of a script file (as
-    :meth:`ScriptedModel.from_yaml` reads)."""
-    if not isinstance(value, str):
-        return Script(converter.structure(value, tuple[StepForm, ...]))
-    path = Path(value)
-    if not path.is_absolute():
-        path = current().base_dir / path
-    try:
-        text = path.read_text(encoding="utf-8")
-        check_size(len(text.encode("utf-8")), f"script file {value!r}")
-        return Script(parse_script(load_yaml(text), where=value))
-    except RefusedYaml as exc:
-        raise Invalid(exc.message, hint=exc.hint) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise Invalid(f"cannot read script file {str(path)!r}: {reason}") from exc
-    except yaml.YAMLError as exc:
-        raise Invalid(f"script file {value!r} is not valid YAML: {shorten(str(exc))}") from exc
-    except StatetoolsError as exc:
-        messages = getattr(exc, "problems", ()) or (exc.message,)
-        raise Several([Invalid(f"in script file {m}") for m in messages]) from exc
-
-
-def structure_context(value: Any, _: Any) -> RunContext:
-    """A document's ``context:``: a factory's import path, or a mapping of data."""
-    if isinstance(value, Mapping):
-        return RunContext(converter.structure(value, dict[str, Any]))
-    if not isinstance(value, str):
-        raise Invalid(
-            f"expected an import path or a mapping, got {describe_value(value)}",
-            hint="write 'context: myapp.demo:new_context' (a function returning a dict)",
-        )
-    found = import_cached(value)
-    if not callable(found) and not isinstance(found, Mapping):
-        raise Invalid(
-            f"{value!r} is neither a function nor a mapping",
-            hint="name a function that returns a fresh dict for every run",
-        )
-    return RunContext(found)

@@ -7,8 +7,9 @@ whose notes give each problem's path. This module registers the hooks:
 - plain values, lists, mappings and forms (:mod:`~statetools.spec.values`);
 - references resolved while structuring: tools, import paths, state names and
   conditions (:mod:`~statetools.spec.resolve`);
-- definitions built from their forms with the Python builders, and a document's own
-  keys (:mod:`~statetools.spec.build`);
+- definitions built from their forms with the Python builders
+  (:mod:`~statetools.spec.build`), and a document's own keys
+  (:mod:`~statetools.spec.document`);
 - a tagged union on ``kind`` for definitions (cattrs' ``configure_tagged_union``),
   wrapped so that a missing or unknown ``kind`` gets a clear message.
 """
@@ -28,18 +29,20 @@ from statetools.spec.build import (
     is_machine,
     kind_of,
     structure_agent,
-    structure_context,
     structure_entry,
     structure_facade,
     structure_machine,
-    structure_mcp_servers,
     structure_playbook,
-    structure_script,
     structure_state_tool,
-    structure_step,
-    structure_tools_from,
     structure_transition,
     structure_transitions,
+)
+from statetools.spec.document import (
+    structure_context,
+    structure_mcp_servers,
+    structure_script,
+    structure_step,
+    structure_tools_from,
 )
 from statetools.spec.forms import (
     AgentForm,

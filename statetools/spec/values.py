@@ -9,6 +9,7 @@ expected and what was found.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any, get_origin
 
@@ -144,3 +145,10 @@ converter.register_structure_hook(bool, _boolean)
 converter.register_structure_hook_factory(_is_homogenous_tuple, list_factory)
 converter.register_structure_hook_factory(_is_dict, _dict_factory)
 converter.register_structure_hook_factory(_is_form, form_factory)
+
+
+@functools.cache
+def fields_of(form: type) -> Callable[[Any, Any], Any]:
+    """The generated function that structures a form's own keys (made on first use,
+    when every hook its fields need is registered)."""
+    return form_factory(form, converter)

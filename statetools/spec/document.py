@@ -1,0 +1,160 @@
+"""Hooks that read a design document's own keys: ``mcp_servers``, ``tools_from``,
+``script`` (and its steps) and ``context``.
+
+Tools that ``mcp_servers`` and ``tools_from`` bring in join the read's catalogue, so
+definitions can name them; every problem is reported at the path of its entry.
+
+>>> load_design("script: [{answer: Done.}]").scripted_model().remaining
+1
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from statetools.errors import StatetoolsError
+from statetools.models.scripted import parse_script
+from statetools.safeyaml import RefusedYaml, check_size, load_yaml
+from statetools.spec.forms import MCPServers, RunContext, Script, StepForm, ToolsFrom
+from statetools.spec.problems import Invalid, Several, shorten
+from statetools.spec.references import load_tools_file
+from statetools.spec.resolve import current, import_cached
+from statetools.spec.values import converter, describe_value, fields_of
+
+__all__ = [
+    "structure_context",
+    "structure_mcp_servers",
+    "structure_script",
+    "structure_step",
+    "structure_tools_from",
+]
+
+
+def structure_mcp_servers(value: Any, _: Any) -> MCPServers:
+    """``mcp_servers:``: each entry becomes a server whose tools (from its saved
+    ``listing``, else listed now) can be named like any tool."""
+    if not isinstance(value, Mapping):
+        raise Invalid(
+            f"expected a mapping of server names, got {describe_value(value)}",
+            hint="mcp_servers: {git: {command: mcp-server-git}}",
+        )
+    design = importlib.import_module("statetools.mcp.design")  # the optional mcp extra
+    context = current()
+    problems: list[Invalid] = []
+    for name, config in value.items():
+        try:
+            server = design.server_from_config(str(name), config, context.base_dir)
+            tools = design.listed_tools(server)
+        except StatetoolsError as exc:
+            problems.append(Invalid(exc.message, hint=exc.hint, at=(name,)))
+            continue
+        context.mcp_servers[str(name)] = server
+        for tool in tools:
+            if tool.name in context.catalogue:
+                problems.append(
+                    Invalid(
+                        f"tool '{tool.name}' is offered twice",
+                        hint="give one of the servers a prefix:",
+                        at=(name,),
+                    )
+                )
+            context.catalogue.setdefault(tool.name, tool)
+    if problems:
+        raise Several(problems)
+    return MCPServers(context.mcp_servers)
+
+
+def structure_tools_from(value: Any, _: Any) -> ToolsFrom:
+    single = isinstance(value, str)
+    sources = [value] if single else value
+    if not isinstance(sources, list | tuple):
+        raise Invalid(f"expected a file path or a list of them, got {describe_value(value)}")
+    context = current()
+    problems: list[Invalid] = []
+    paths: list[str] = []
+    for index, source in enumerate(sources):
+        at: tuple[int, ...] = () if single else (index,)
+        if not isinstance(source, str):
+            problems.append(Invalid(f"expected a file path, got {describe_value(source)}", at=at))
+            continue
+        paths.append(source)
+        try:
+            tools = load_tools_file(source, context.base_dir)
+        except Several as exc:
+            context.catalogue_complete = False
+            problems.extend(Invalid(p.message, hint=p.hint, at=at) for p in exc.problems)
+            continue
+        except Invalid as exc:
+            context.catalogue_complete = False
+            problems.append(Invalid(exc.message, hint=exc.hint, at=at))
+            continue
+        for tool in tools:
+            if tool.name in context.catalogue:
+                problems.append(Invalid(f"tool '{tool.name}' is in two tools files", at=at))
+            context.catalogue.setdefault(tool.name, tool)
+    if problems:
+        raise Several(problems)
+    return ToolsFrom(paths)
+
+
+def structure_step(value: Any, _: Any) -> Any:
+    if not isinstance(value, Mapping) or len(value) != 1:
+        raise Invalid(
+            "a step is a mapping with one key: answer, call or calls",
+            hint="e.g. '- answer: Done.' or '- call: {name: search, arguments: {q: x}}'",
+        )
+    form = fields_of(StepForm)(value, StepForm)
+    if form.answer is not None:
+        return form.answer
+    if form.call is not None:
+        return (form.call.name, dict(form.call.arguments))
+    if form.calls:
+        return [(call.name, dict(call.arguments)) for call in form.calls]
+    raise Invalid("'calls' must not be empty", at=("calls",))
+
+
+def structure_script(value: Any, _: Any) -> Script:
+    """A document's ``script:``: steps, or the path of a script file (as
+    :meth:`ScriptedModel.from_yaml` reads)."""
+    if not isinstance(value, str):
+        return Script(converter.structure(value, tuple[StepForm, ...]))
+    path = Path(value)
+    if not path.is_absolute():
+        path = current().base_dir / path
+    try:
+        text = path.read_text(encoding="utf-8")
+        check_size(len(text.encode("utf-8")), f"script file {value!r}")
+        return Script(parse_script(load_yaml(text), where=value))
+    except RefusedYaml as exc:
+        raise Invalid(exc.message, hint=exc.hint) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise Invalid(f"cannot read script file {str(path)!r}: {reason}") from exc
+    except yaml.YAMLError as exc:
+        raise Invalid(f"script file {value!r} is not valid YAML: {shorten(str(exc))}") from exc
+    except StatetoolsError as exc:
+        messages = getattr(exc, "problems", ()) or (exc.message,)
+        raise Several([Invalid(f"in script file {m}") for m in messages]) from exc
+
+
+def structure_context(value: Any, _: Any) -> RunContext:
+    """A document's ``context:``: a factory's import path, or a mapping of data."""
+    if isinstance(value, Mapping):
+        return RunContext(converter.structure(value, dict[str, Any]))
+    if not isinstance(value, str):
+        raise Invalid(
+            f"expected an import path or a mapping, got {describe_value(value)}",
+            hint="write 'context: myapp.demo:new_context' (a function returning a dict)",
+        )
+    found = import_cached(value)
+    if not callable(found) and not isinstance(found, Mapping):
+        raise Invalid(
+            f"{value!r} is neither a function nor a mapping",
+            hint="name a function that returns a fresh dict for every run",
+        )
+    return RunContext(found)
