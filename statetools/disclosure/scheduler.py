@@ -13,24 +13,24 @@ scheduler asks them and applies what they decide.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from statetools.blackboard import Blackboard
 from statetools.disclosure.bindings import Bindings, Plan, Resolver
-from statetools.disclosure.conditions import unmet_sentences
 from statetools.disclosure.facades import Facades, Replay, unfolded_value
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
+from statetools.disclosure.locks import Locks
 from statetools.disclosure.outcomes import Blocked, Changes, Injected, StateChange, announcement
 from statetools.disclosure.outline import refuse_duplicate_sections
 from statetools.disclosure.resume import restore_added_tools
 from statetools.disclosure.search import SearchCall
 from statetools.disclosure.shown import Shown
 from statetools.disclosure.state import DisclosureState
+from statetools.disclosure.tool_order import ToolOrder
 from statetools.disclosure.unfolding import Unfolded
-from statetools.disclosure.view import CallRecord, SchedulerView, state_reason, type_keys
-from statetools.disclosure.visibility import own_rules_hold, shows, usable
+from statetools.disclosure.view import CallRecord, SchedulerView, type_keys
+from statetools.disclosure.visibility import shows, usable
 from statetools.errors import DefinitionError, SpecError
 from statetools.messages import ToolCall
 from statetools.tools.result import ToolResult
@@ -101,11 +101,9 @@ class Scheduler:
         self._removed = set(restored.removed)
         self._dynamic: dict[str, BaseTool] = {}
         self._visible: dict[str, BaseTool] = {}
-        self._order = _Order()
+        self._order = ToolOrder()
         self._shown: Shown | None = None
         """The visible tools as last handed out; None after any change."""
-        self._declared: dict[str, tuple[str, BaseTool]] = {}
-        """Declared (locked) variants of tools, by name: (reason, tool with the line)."""
         self._facades = Facades(graph)
         self._view = SchedulerView(
             counts=self._counts,
@@ -118,6 +116,17 @@ class Scheduler:
         )
         self._folding = self._facades.active
         self._bindings = Bindings(graph, discovery_limit)
+        self._locks = Locks(
+            graph,
+            self._view,
+            visible=self._visible,
+            dynamic=self._dynamic,
+            removed=self._removed,
+            machine_states=self._machine_states,
+            facades=self._facades,
+            bindings=self._bindings,
+            folding=self._folding,
+        )
         self._facades.replay(restored.unfolds, replay)
         added, self._not_restored = restore_added_tools(
             restored,
@@ -192,74 +201,9 @@ class Scheduler:
             self.graph.entries, name, self._view, scoped=scoped, places=self.graph.places
         )
 
-    def _own_rules_hold(self, name: str) -> bool:
-        """Whether a registered tool's own state and condition let it show."""
-        return own_rules_hold(self.graph.entries[name], self._view)
-
     def explain(self, name: str) -> str | None:
         """Why ``name`` cannot be called now (the text the model gets), or None if it can."""
-        if name in self._visible:
-            return self._bindings.reason(name)
-        if name in self._dynamic:
-            return None
-        if not self._known(name):
-            return f"Tool '{name}' is not part of this run."
-        if name in self._removed:
-            return f"Tool '{name}' was removed from this run."
-        if self._folding:
-            reason = self._facade_reason(name)
-            if reason:
-                return reason
-            if name not in self.graph.entries:
-                return None
-        reason = state_reason(self.graph, self._machine_states, name)
-        if reason:
-            return reason
-        condition = self.graph.entries[name].condition
-        if condition is not None:
-            sentences = unmet_sentences(condition, self._view)
-            if sentences:
-                return f"Tool '{name}' is locked. {' '.join(sentences)}"
-        return None
-
-    def _facade_reason(self, name: str) -> str | None:
-        """Why the facades around ``name`` keep it from running, said about ``name``:
-        another facade's exclusive scope, a facade that cannot be opened now (and why),
-        or the facades to call first."""
-        facades = self._facades
-        if not facades.in_scope(name):
-            return facades.reason(name)
-        chain: list[str] = []
-        parent = facades.enclosing(name)
-        while parent is not None:
-            chain.insert(0, parent)
-            parent = facades.enclosing(parent)
-        for outer in chain:
-            if outer in self._removed or (
-                outer in self.graph.entries and not self._own_rules_hold(outer)
-            ):
-                why = self.explain(outer) or f"Tool '{outer}' is not available now."
-                return f"Tool '{name}' is locked until '{outer}' can be opened. {why}"
-        return facades.reason(name)
-
-    def _search_lock(self, facade: str, name: str) -> str | None:
-        """Why ``name``, found by searching ``facade``, may not open now: a condition,
-        a state or an exclusive facade keeps it or a facade on its way locked."""
-        current: str | None = name
-        while current is not None and current != facade:
-            if current in self._removed:
-                return f"Tool '{current}' was removed from this run."
-            if not self._facades.in_scope(current):
-                return self._facades.reason(current)
-            reason = state_reason(self.graph, self._machine_states, current)
-            condition = self.graph.entries[current].condition
-            if reason is None and condition is not None:
-                sentences = unmet_sentences(condition, self._view)
-                reason = f"Tool '{current}' is locked. {' '.join(sentences)}" if sentences else None
-            if reason is not None:
-                return reason
-            current = self._facades.enclosing(current)
-        return None
+        return self._locks.explain(name)
 
     def visible(self) -> list[BaseTool]:
         """The tools to send to the model now, in stable order.
@@ -283,31 +227,7 @@ class Scheduler:
             if self._shown is None:
                 self._shown = Shown.of(self._visible.values())
             return self._shown
-        return Shown.of(self._declared_view())
-
-    def _declared_view(self) -> list[BaseTool]:
-        tools: list[BaseTool] = []
-        for name, entry in self.graph.entries.items():
-            if name in self._visible:
-                tools.append(self._visible[name])
-            elif name not in self._removed and not self._put_away(name):
-                tools.append(self._declared_tool(name, entry.tool))
-        tools.extend(t for name, t in self._visible.items() if name not in self.graph.entries)
-        return tools
-
-    def _declared_tool(self, name: str, tool: BaseTool) -> BaseTool:
-        """``tool`` with the line saying what unlocks it; kept while the reason holds."""
-        reason = self.explain(name) or ""
-        cached = self._declared.get(name)
-        if cached is not None and cached[0] == reason:
-            return cached[1]
-        declared = tool.with_description(f"{tool.description}\n{reason}")
-        self._declared[name] = (reason, declared)
-        return declared
-
-    def _put_away(self, name: str) -> bool:
-        facades = self._facades
-        return self._folding and (facades.replaced(name) or not facades.in_scope(name))
+        return Shown.of(self._locks.declared_view())
 
     def resolve(self, name: str) -> BaseTool | Blocked | None:
         """The tool to run for ``name``; Blocked when it may not run now; None if unknown.
@@ -321,7 +241,9 @@ class Scheduler:
                 bound = self._bindings.tool(name)
                 return bound if bound is not None else Blocked(self._bindings.reason(name) or "")
             if name in self.graph.facades and self.graph.facades[name].search is not None:
-                return SearchCall.around(tool, locked=lambda found: self._search_lock(name, found))
+                return SearchCall.around(
+                    tool, locked=lambda found: self._locks.search_lock(name, found)
+                )
             return tool
         if self._folding and name in self.graph.facades and self._usable(name):
             recall = self._facades.recall(name)
@@ -557,57 +479,6 @@ class Scheduler:
             unfolds=self._facades.snapshot(),
             objects=self._bindings.snapshot(),
         )
-
-
-class _Order:
-    """Positions of the visible tools, settled once per model request.
-
-    Each tool gets a sequence number when it enters the model's view. A tool hidden and
-    shown again before the next request never left that view: it gets its number back
-    and returns to its place. Only tools the model did not see at the last request are
-    appended. Work is per change, never per visible tool.
-    """
-
-    __slots__ = ("_left", "_mark", "_next", "_seq")
-
-    def __init__(self) -> None:
-        self._seq: dict[str, int] = {}
-        self._left: dict[str, int] = {}
-        self._next = 0
-        self._mark = 0
-
-    def start(self, names: Iterable[str]) -> None:
-        """Number the tools visible when the run starts (or resumes), in order."""
-        self._seq = dict(zip(names, itertools.count()))
-        self._next = self._mark = len(self._seq)
-
-    def show(self, name: str) -> bool:
-        """Number ``name``; True when it returns to a place before the last tool."""
-        seq = self._left.pop(name, None)
-        if seq is None:
-            self._seq[name] = self._next
-            self._next += 1
-            return False
-        self._seq[name] = seq
-        return True
-
-    def renumber(self, name: str) -> None:
-        """``name`` takes the place after every tool (a tool replaced by another form)."""
-        self._seq[name] = self._next
-        self._next += 1
-
-    def hide(self, name: str) -> None:
-        seq = self._seq.pop(name)
-        if seq < self._mark:  # the model saw it at the last request
-            self._left[name] = seq
-
-    def settle(self) -> None:
-        """A request is sent now: what left the view is gone, what is shown is seen."""
-        self._left.clear()
-        self._mark = self._next
-
-    def sorted(self, names: Iterable[str]) -> list[str]:
-        return sorted(names, key=self._seq.__getitem__)
 
 
 def _check_machine_states(graph: DisclosureGraph, state: DisclosureState) -> None:
