@@ -1,13 +1,16 @@
-"""What the two OpenAI adapters share: building the client, the disclosure modes."""
+"""What the two OpenAI adapters share: their base class, building the client, the
+disclosure modes."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from statetools.errors import StatetoolsError
-from statetools.models.base import ModelRequest
+from statetools.models._provider import ProviderModel
+from statetools.models.base import ModelRequest, ToolDefinition
+from statetools.models.wire_cache import WireTools
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -59,3 +62,50 @@ def allowed_tools(
     if not request.tools:
         return None
     return {"mode": "auto", "tools": [reference(tool.name) for tool in request.tools]}
+
+
+class OpenAIModel(ProviderModel["AsyncOpenAI"]):
+    """The base of the OpenAI adapters: the ``openai`` SDK, its API key and errors, the
+    ``tools`` and ``allowed_tools`` disclosure modes, and its client.
+
+    >>> OpenAIModel.NATIVE_DISCLOSURE, OpenAIModel.DISCLOSURES
+    ('allowed_tools', ('tools', 'allowed_tools'))
+    """
+
+    SDK = EXTRA = PROVIDER = "openai"
+    LABEL = "OpenAI"
+    KEY_VARIABLE = KEY_VARIABLE
+    DISCLOSURES = OPENAI_DISCLOSURES
+    NATIVE_DISCLOSURE = "allowed_tools"
+
+    WIRE_TOOL: ClassVar[Callable[[ToolDefinition], dict[str, Any]]]
+    """One tool definition in the adapter's wire form."""
+
+    disclosure: OpenAIDisclosure
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        client: AsyncOpenAI | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        max_retries: int = 2,
+        timeout: float = 60.0,
+        disclosure: OpenAIDisclosure = "tools",
+        **request_options: Any,
+    ) -> None:
+        sdk = self._configure(
+            model, timeout=timeout, disclosure=disclosure, request_options=request_options
+        )
+        self._wire_tools = WireTools(type(self).WIRE_TOOL)
+        build = client_builder(
+            sdk,
+            adapter=self.ADAPTER,
+            model=model,
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=max_retries,
+            timeout=timeout,
+        )
+        self._use_clients(build, client=client)

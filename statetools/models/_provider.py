@@ -1,4 +1,5 @@
-"""What the provider adapters share: loading the optional SDK, plain JSON, error hints."""
+"""What the provider adapters share: loading the optional SDK, plain JSON, error hints,
+clients per event loop and :class:`ProviderModel`, their common base."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ import weakref
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from functools import partial
 from types import ModuleType
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from statetools.errors import ProviderError, StatetoolsError
-from statetools.models.base import ModelRequest, ToolDefinition
+from statetools.models.base import ModelCapabilities, ModelRequest, ToolDefinition
 
 ClientT = TypeVar("ClientT", bound="Closable")
 
@@ -238,3 +239,98 @@ class ClientPerLoop(Generic[ClientT]):
             entry = None if loop is None else self._by_loop.get(loop)
             if loop is not None and entry is not None and entry[0] is client:
                 del self._by_loop[loop]
+
+
+class ProviderModel(Generic[ClientT]):
+    """What the provider adapters share: their SDK, model name, timeout, disclosure
+    mode and request options, one SDK client per event loop, their capabilities and the
+    :class:`~statetools.ProviderError` an SDK exception becomes.
+
+    A subclass names its SDK and provider in class attributes, calls :meth:`_configure`
+    first in ``__init__`` and :meth:`_use_clients` last:
+
+    >>> class Echo(ProviderModel[Any]):
+    ...     ADAPTER, SDK, EXTRA, PROVIDER = "EchoModel", "json", "json", "echo"
+    ...     DISCLOSURES, NATIVE_DISCLOSURE = ("tools", "all"), "all"
+    ...     def __init__(self, model: str, disclosure: str = "tools") -> None:
+    ...         self._configure(model, timeout=5.0, disclosure=disclosure, request_options={})
+    ...         self._use_clients(lambda: None, client=None)
+    >>> Echo("e1", disclosure="all").capabilities.declares_all_tools, Echo("e1").where
+    (True, 'echo:e1')
+    """
+
+    ADAPTER: ClassVar[str]
+    """The adapter's class name, as errors name it."""
+    SDK: ClassVar[str]
+    """The SDK's module, imported when an adapter is made."""
+    EXTRA: ClassVar[str]
+    """The extra that installs the SDK (``pip install statetools[EXTRA]``)."""
+    PROVIDER: ClassVar[str]
+    """The provider's prefix in model strings and error paths (``openai:MODEL``)."""
+    LABEL: ClassVar[str] = ""
+    """The provider's name in error messages."""
+    KEY_VARIABLE: ClassVar[str] = ""
+    """The environment variable the SDK reads the API key from."""
+    DISCLOSURES: ClassVar[tuple[str, ...]]
+    """The disclosure modes the adapter has."""
+    NATIVE_DISCLOSURE: ClassVar[str]
+    """The mode in which the adapter declares every tool (``ModelRequest.catalogue``)."""
+
+    model: str
+    timeout: float
+    request_options: Mapping[str, Any]
+    _sdk: ModuleType
+    _clients: ClientPerLoop[ClientT]
+
+    def _configure(
+        self,
+        model: str,
+        *,
+        timeout: float,
+        disclosure: str,
+        request_options: Mapping[str, Any],
+    ) -> ModuleType:
+        """Import the SDK (or say which extra installs it), check ``disclosure`` and
+        keep the options; returns the SDK module."""
+        self._sdk = require_sdk(self.SDK, self.EXTRA, self.ADAPTER)
+        check_disclosure(disclosure, self.ADAPTER, self.DISCLOSURES)
+        self.model = model
+        self.timeout = timeout
+        self.disclosure = disclosure
+        self.request_options = dict(request_options)
+        return self._sdk
+
+    def _use_clients(self, build: Callable[[], ClientT], *, client: ClientT | None) -> None:
+        """Use ``client`` as is, or clients made by ``build``, one per event loop (the
+        first is made now, so a missing key fails here)."""
+        self._clients = ClientPerLoop(build, given=client)
+
+    @property
+    def capabilities(self) -> ModelCapabilities:
+        """Tools may change between calls; several calls may come in one response."""
+        return ModelCapabilities(
+            supports_dynamic_tools=True,
+            parallel_tool_calls=True,
+            declares_all_tools=self.disclosure == self.NATIVE_DISCLOSURE,
+        )
+
+    @property
+    def client(self) -> ClientT:
+        """The SDK client: the one given, or the one built last."""
+        return self._clients.latest
+
+    @property
+    def where(self) -> str:
+        """The model as a model string, the path of its errors (``openai:gpt-4o-mini``)."""
+        return f"{self.PROVIDER}:{self.model}"
+
+    def _failure(self, exc: Exception) -> ProviderError:
+        """The ProviderError for an exception the SDK raised."""
+        return provider_error(
+            exc,
+            self._sdk,
+            label=self.LABEL,
+            where=self.where,
+            timeout=self.timeout,
+            key_variable=self.KEY_VARIABLE,
+        )

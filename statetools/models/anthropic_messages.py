@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from statetools.errors import ProviderError, StatetoolsError
+from statetools.errors import StatetoolsError
 from statetools.messages import (
     AssistantMessage,
     Message,
@@ -17,15 +17,7 @@ from statetools.messages import (
     ToolMessage,
     UserMessage,
 )
-from statetools.models._provider import (
-    ClientPerLoop,
-    check_disclosure,
-    declared_tools,
-    plain_json,
-    provider_error,
-    require_sdk,
-    sdk_arguments,
-)
+from statetools.models._provider import ProviderModel, declared_tools, plain_json, sdk_arguments
 from statetools.models.anthropic_disclosure import (
     ANTHROPIC_DISCLOSURES,
     TOOL_CHANGES_BETA,
@@ -35,7 +27,6 @@ from statetools.models.anthropic_disclosure import (
     with_reveals,
 )
 from statetools.models.base import (
-    ModelCapabilities,
     ModelRequest,
     ModelResponse,
     StopReason,
@@ -185,7 +176,7 @@ def from_anthropic_message(message: AnthropicMessage) -> ModelResponse:
     )
 
 
-class AnthropicModel:
+class AnthropicModel(ProviderModel["AsyncAnthropic"]):
     """A Claude model on Anthropic's Messages API, through the official async SDK.
 
     ``client`` (an ``anthropic.AsyncAnthropic``) is used as is; otherwise one is made
@@ -208,6 +199,15 @@ class AnthropicModel:
     Failures after the retries raise :class:`~statetools.ProviderError` with ``status``.
     """
 
+    ADAPTER = "AnthropicModel"
+    SDK = EXTRA = PROVIDER = "anthropic"
+    LABEL = "Anthropic"
+    KEY_VARIABLE = KEY_VARIABLE
+    DISCLOSURES = ANTHROPIC_DISCLOSURES
+    NATIVE_DISCLOSURE = "deferred"
+
+    disclosure: AnthropicDisclosure
+
     def __init__(
         self,
         model: str,
@@ -223,26 +223,22 @@ class AnthropicModel:
         beta_tool_changes: bool = False,
         **request_options: Any,
     ) -> None:
-        self._sdk = require_sdk("anthropic", "anthropic", "AnthropicModel")
-        check_disclosure(disclosure, "AnthropicModel", ANTHROPIC_DISCLOSURES)
+        sdk = self._configure(
+            model, timeout=timeout, disclosure=disclosure, request_options=request_options
+        )
         if beta_tool_changes and disclosure != "deferred":
             raise StatetoolsError(
                 "beta_tool_changes=True needs disclosure='deferred'",
                 path="AnthropicModel(beta_tool_changes=...)",
                 hint="pass disclosure='deferred' too, or leave beta_tool_changes off",
             )
-        self.disclosure: AnthropicDisclosure = disclosure
         self.beta_tool_changes = beta_tool_changes
-        self.model = model
-        self.timeout = timeout
         self.max_tokens = max_tokens
         self.cache_control = cache_control
-        self.request_options: Mapping[str, Any] = dict(request_options)
         self._wire = {
             False: WireTools(anthropic_tool),
             True: WireTools(anthropic_tool, with_cache_breakpoint),
         }
-        sdk = self._sdk
 
         def build() -> AsyncAnthropic:
             made: AsyncAnthropic = sdk.AsyncAnthropic(
@@ -257,21 +253,7 @@ class AnthropicModel:
                 )
             return made
 
-        self._clients = ClientPerLoop(build, given=client)
-
-    @property
-    def capabilities(self) -> ModelCapabilities:
-        """Tools may change between calls; several calls may come in one response."""
-        return ModelCapabilities(
-            supports_dynamic_tools=True,
-            parallel_tool_calls=True,
-            declares_all_tools=self.disclosure == "deferred",
-        )
-
-    @property
-    def client(self) -> AsyncAnthropic:
-        """The SDK client: the one given, or the one built last."""
-        return self._clients.latest
+        self._use_clients(build, client=client)
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
         """The JSON body of the request (``system`` and ``tools`` only if any).
@@ -313,16 +295,6 @@ class AnthropicModel:
             headers["anthropic-beta"] = TOOL_CHANGES_BETA
             arguments["extra_headers"] = headers
         return arguments
-
-    def _failure(self, exc: Exception) -> ProviderError:
-        return provider_error(
-            exc,
-            self._sdk,
-            label="Anthropic",
-            where=f"anthropic:{self.model}",
-            timeout=self.timeout,
-            key_variable=KEY_VARIABLE,
-        )
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Send ``request`` and return the answer; raise ProviderError on failure."""

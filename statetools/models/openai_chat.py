@@ -7,35 +7,14 @@ The ``openai`` package is an optional extra: ``pip install statetools[openai]``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from statetools.errors import ProviderError
-from statetools.messages import (
-    AssistantMessage,
-    Message,
-    SystemMessage,
-    ToolCall,
-    UserMessage,
-)
-from statetools.models._openai import (
-    KEY_VARIABLE,
-    OPENAI_DISCLOSURES,
-    OpenAIDisclosure,
-    allowed_tools,
-    client_builder,
-)
-from statetools.models._provider import (
-    ClientPerLoop,
-    check_disclosure,
-    declared_tools,
-    plain_json,
-    provider_error,
-    require_sdk,
-    sdk_arguments,
-)
+from statetools.messages import AssistantMessage, Message, SystemMessage, ToolCall, UserMessage
+from statetools.models._openai import OpenAIModel, allowed_tools
+from statetools.models._provider import declared_tools, plain_json, sdk_arguments
 from statetools.models.base import (
-    ModelCapabilities,
     ModelRequest,
     ModelResponse,
     StopReason,
@@ -43,11 +22,9 @@ from statetools.models.base import (
     ToolDefinition,
     Usage,
 )
-from statetools.models.wire_cache import WireTools
 from statetools.tools.tool import parse_arguments
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
     from openai.types.chat import ChatCompletion
 
 _STOP_REASONS: dict[str, StopReason] = {
@@ -165,7 +142,7 @@ def from_openai_completion(completion: ChatCompletion) -> ModelResponse:
     return ModelResponse(AssistantMessage(content, calls), usage, stop)
 
 
-class OpenAIChatModel:
+class OpenAIChatModel(OpenAIModel):
     """A model on OpenAI's Chat Completions API, through the official async SDK.
 
     ``client`` (an ``openai.AsyncOpenAI``) is used as is; otherwise one is made from
@@ -189,49 +166,8 @@ class OpenAIChatModel:
     Failures after the retries raise :class:`~statetools.ProviderError` with ``status``.
     """
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        client: AsyncOpenAI | None = None,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        max_retries: int = 2,
-        timeout: float = 60.0,
-        disclosure: OpenAIDisclosure = "tools",
-        **request_options: Any,
-    ) -> None:
-        self._sdk = require_sdk("openai", "openai", "OpenAIChatModel")
-        check_disclosure(disclosure, "OpenAIChatModel", OPENAI_DISCLOSURES)
-        self.model = model
-        self.timeout = timeout
-        self.disclosure: OpenAIDisclosure = disclosure
-        self.request_options: Mapping[str, Any] = dict(request_options)
-        build = client_builder(
-            self._sdk,
-            adapter="OpenAIChatModel",
-            model=model,
-            api_key=api_key,
-            base_url=base_url,
-            max_retries=max_retries,
-            timeout=timeout,
-        )
-        self._wire_tools = WireTools(openai_tool)
-        self._clients = ClientPerLoop(build, given=client)
-
-    @property
-    def capabilities(self) -> ModelCapabilities:
-        """Tools may change between calls; several calls may come in one response."""
-        return ModelCapabilities(
-            supports_dynamic_tools=True,
-            parallel_tool_calls=True,
-            declares_all_tools=self.disclosure == "allowed_tools",
-        )
-
-    @property
-    def client(self) -> AsyncOpenAI:
-        """The SDK client: the one given, or the one built last."""
-        return self._clients.latest
+    ADAPTER = "OpenAIChatModel"
+    WIRE_TOOL = openai_tool
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
         """The JSON body of the request (``tools`` only if any).
@@ -260,16 +196,6 @@ class OpenAIChatModel:
             body["tools"] = self._wire_tools(request.tools)
         body.update(self.request_options)
         return body
-
-    def _failure(self, exc: Exception) -> ProviderError:
-        return provider_error(
-            exc,
-            self._sdk,
-            label="OpenAI",
-            where=f"openai:{self.model}",
-            timeout=self.timeout,
-            key_variable=KEY_VARIABLE,
-        )
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Send ``request`` and return the first choice; raise ProviderError on failure."""
@@ -310,7 +236,7 @@ class OpenAIChatModel:
         if not chunks:
             raise ProviderError(
                 "the Chat Completions stream ended without a chunk",
-                path=f"openai:{self.model}",
+                path=self.where,
                 hint="check that the server implements Chat Completions streaming",
             )
         return from_openai_completion(cast(Any, state.current_completion_snapshot))

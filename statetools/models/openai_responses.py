@@ -6,34 +6,14 @@ The ``openai`` package is an optional extra: ``pip install statetools[openai]``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from statetools.errors import ProviderError
-from statetools.messages import (
-    AssistantMessage,
-    Message,
-    SystemMessage,
-    ToolCall,
-    UserMessage,
-)
-from statetools.models._openai import (
-    KEY_VARIABLE,
-    OPENAI_DISCLOSURES,
-    OpenAIDisclosure,
-    allowed_tools,
-    client_builder,
-)
-from statetools.models._provider import (
-    ClientPerLoop,
-    check_disclosure,
-    plain_json,
-    provider_error,
-    require_sdk,
-    sdk_arguments,
-)
+from statetools.messages import AssistantMessage, Message, SystemMessage, ToolCall, UserMessage
+from statetools.models._openai import OpenAIModel, allowed_tools
+from statetools.models._provider import plain_json, sdk_arguments
 from statetools.models.base import (
-    ModelCapabilities,
     ModelRequest,
     ModelResponse,
     StopReason,
@@ -41,11 +21,9 @@ from statetools.models.base import (
     ToolDefinition,
     Usage,
 )
-from statetools.models.wire_cache import WireTools
 from statetools.tools.tool import parse_arguments
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
     from openai.types.responses import Response
 
 _INCOMPLETE: dict[str, StopReason] = {
@@ -219,7 +197,7 @@ def with_additional_tools(
     return result
 
 
-class OpenAIResponsesModel:
+class OpenAIResponsesModel(OpenAIModel):
     """A model on OpenAI's Responses API, through the official async SDK.
 
     ``client`` (an ``openai.AsyncOpenAI``) is used as is; otherwise one is made from
@@ -242,49 +220,8 @@ class OpenAIResponsesModel:
     Failures after the retries raise :class:`~statetools.ProviderError` with ``status``.
     """
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        client: AsyncOpenAI | None = None,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        max_retries: int = 2,
-        timeout: float = 60.0,
-        disclosure: OpenAIDisclosure = "tools",
-        **request_options: Any,
-    ) -> None:
-        self._sdk = require_sdk("openai", "openai", "OpenAIResponsesModel")
-        check_disclosure(disclosure, "OpenAIResponsesModel", OPENAI_DISCLOSURES)
-        self.model = model
-        self.timeout = timeout
-        self.disclosure: OpenAIDisclosure = disclosure
-        self.request_options: Mapping[str, Any] = dict(request_options)
-        build = client_builder(
-            self._sdk,
-            adapter="OpenAIResponsesModel",
-            model=model,
-            api_key=api_key,
-            base_url=base_url,
-            max_retries=max_retries,
-            timeout=timeout,
-        )
-        self._wire_tools = WireTools(responses_tool)
-        self._clients = ClientPerLoop(build, given=client)
-
-    @property
-    def capabilities(self) -> ModelCapabilities:
-        """Tools may change between calls; several calls may come in one response."""
-        return ModelCapabilities(
-            supports_dynamic_tools=True,
-            parallel_tool_calls=True,
-            declares_all_tools=self.disclosure == "allowed_tools",
-        )
-
-    @property
-    def client(self) -> AsyncOpenAI:
-        """The SDK client: the one given, or the one built last."""
-        return self._clients.latest
+    ADAPTER = "OpenAIResponsesModel"
+    WIRE_TOOL = responses_tool
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
         """The JSON body of the request (``tools`` only if any).
@@ -308,16 +245,6 @@ class OpenAIResponsesModel:
             body["tools"] = self._wire_tools(request.tools)
         body.update(self.request_options)
         return body
-
-    def _failure(self, exc: Exception) -> ProviderError:
-        return provider_error(
-            exc,
-            self._sdk,
-            label="OpenAI",
-            where=f"openai:{self.model}",
-            timeout=self.timeout,
-            key_variable=KEY_VARIABLE,
-        )
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Send ``request`` and return the answer; raise ProviderError on failure."""
@@ -352,7 +279,7 @@ class OpenAIResponsesModel:
         if final is None:
             raise ProviderError(
                 "the Responses stream ended without a final response",
-                path=f"openai:{self.model}",
+                path=self.where,
                 hint="check that the server implements Responses streaming",
             )
         return from_response(final)
@@ -362,6 +289,6 @@ class OpenAIResponsesModel:
         message = getattr(error, "message", None) or "the response failed"
         return ProviderError(
             f"OpenAI stream failed: {message}",
-            path=f"openai:{self.model}",
+            path=self.where,
             hint="run again later; the provider reported the failure inside the stream",
         )
