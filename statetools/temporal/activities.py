@@ -4,7 +4,6 @@ where the I/O is; Temporal retries them and times them out."""
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Coroutine, Mapping
 from typing import Any, TypeVar
@@ -31,7 +30,7 @@ from statetools.temporal.payloads import (
     ToolOutcome,
     ToolRun,
 )
-from statetools.temporal.unfolds import describe
+from statetools.temporal.unfolds import describe, json_value
 from statetools.tools.calling import failure
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
 from statetools.tools.result import ToolResult
@@ -41,16 +40,6 @@ MODEL_ACTIVITY = "statetools.model"
 TOOL_ACTIVITY = "statetools.tool"
 OUTPUT_ACTIVITY = "statetools.output"
 T = TypeVar("T")
-
-
-def _json_value(result: ToolResult) -> tuple[bool, Any]:
-    if not result.has_value:
-        return False, None
-    try:
-        json.dumps(result.value)
-    except (TypeError, ValueError):
-        return False, None
-    return True, result.value
 
 
 class SessionActivities:
@@ -122,7 +111,7 @@ class SessionActivities:
                 duration,
                 opened,
             )
-        has_value, value = _json_value(result)
+        has_value, value = json_value(result)
         return ToolOutcome(result.content, result.is_error, has_value, value, result.kind, duration)
 
     @activity.defn(name=OUTPUT_ACTIVITY)

@@ -85,7 +85,8 @@ def _tool_json(tool: BaseTool, graph: DisclosureGraph) -> dict[str, Any]:
     }
 
 
-def _json_or_nothing(result: ToolResult) -> tuple[bool, Any]:
+def json_value(result: ToolResult) -> tuple[bool, Any]:
+    """``(True, value)`` when the result carries a JSON-able value, else ``(False, None)``."""
     if not result.has_value:
         return False, None
     try:
@@ -107,7 +108,7 @@ def describe(unfolded: Unfolded, graph: DisclosureGraph, *, recall: bool) -> dic
     direct = None
     if unfolded.direct is not None:
         result = unfolded.direct.result
-        has_value, value = _json_or_nothing(result)
+        has_value, value = json_value(result)
         direct = {
             "name": unfolded.direct.name,
             "arguments": dict(unfolded.direct.arguments),
