@@ -100,8 +100,10 @@ class Converted(Generic[T]):
             return cached[1]
         made = self._convert(tool)
         store[tool.name] = (tool, made)
-        if len(self._added) > self._limit:
-            self._added.popitem(last=False)
+        if not registered:  # made again for a changed tool: the most recently used too
+            self._added.move_to_end(tool.name)
+            if len(self._added) > self._limit:
+                self._added.popitem(last=False)
         return made
 
     def __contains__(self, name: object) -> bool:
