@@ -122,7 +122,8 @@ def show_prompt_states(output: Output, exploration: Exploration) -> None:
     """For ``statetools tokens``: per tool state, the tokens of the sections' prompt
     text (fewest and most reads) next to the tokens of the visible tools, after a
     summary; then each section's own tokens."""
-    scope = "" if exploration.complete else f" (first {exploration.depth} turns only)"
+    turns = "the start" if exploration.depth == 0 else f"turns 0 to {exploration.depth}"
+    scope = "" if exploration.complete else f" ({turns} only: --max-states stopped the search)"
     summary = prompt_summary(exploration.prompt_states)
     first, _, legend = summary.partition("\n")
     output.line(first + scope + ("\n" + legend if legend else ""))

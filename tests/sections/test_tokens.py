@@ -230,6 +230,15 @@ def test_statetools_tokens_on_a_three_level_section_tree(tmp_path: Path) -> None
     )
 
 
+def test_statetools_tokens_on_a_tree_cut_after_its_first_turn(tmp_path: Path) -> None:
+    design = write_design(tmp_path, "sections")
+    first = cli("tokens", "--max-states", "5", str(design)).splitlines()[1]
+    assert first == (
+        "prompt text per state: 62 tokens at the start, 111 at most; with tools 128 at the "
+        "start, 286 at most (turns 0 to 1 only: --max-states stopped the search)"
+    )
+
+
 def test_statetools_explore_on_a_three_level_section_tree(tmp_path: Path) -> None:
     design = write_design(tmp_path, "sections")
     text = cli("explore", str(design))
@@ -264,7 +273,8 @@ def test_statetools_tokens_on_a_cut_short_exploration(tmp_path: Path) -> None:
     assert cli("tokens", "--max-states", "2", str(design)) == (
         "first visible set: 1 tools, 66 tokens (openai, o200k_base)\n"
         "prompt text per state: 93 tokens at the start, 93 at most; "
-        "with tools 159 at the start, 159 at most (first 0 turns only)\n"
+        "with tools 159 at the start, 159 at most "
+        "(the start only: --max-states stopped the search)\n"
         "reads: the sections read on the way there (after); max reads: with every section "
         "read that opens no more tools\n"
         "turns  tools  tool tokens  reads  prompt tokens  max reads  prompt tokens (max reads)"
