@@ -30,6 +30,8 @@ from statetools.temporal.payloads import (
 WORKFLOW_NAME = "statetools.Session"
 NO_TOOL_TIMEOUT = 3600.0
 """The activity timeout of a tool call without any timeout."""
+TEXT_OUTPUT = "builtins:str"
+"""The reference of ``str`` as an output type: answers are text, as with none."""
 
 
 def _failed(error: StatetoolsError) -> ApplicationError:
@@ -116,7 +118,7 @@ class SessionWorkflow:
         if reply.stop_reason == "refusal":
             for call in message.tool_calls:
                 driver.answer(call, refused_message(call.name), True)
-            plain = session.output_type is None
+            plain = session.output_type in (None, TEXT_OUTPUT)  # as ToolLoop's refusal
             return message.content if plain else None, "refusal"
         if reply.stop_reason == "max_tokens" and message.tool_calls:
             for call in message.tool_calls:

@@ -14,8 +14,14 @@ import statetools as st
 from statetools.disclosure.state import DisclosureState
 from statetools.loop.events import RunFinished
 from statetools.messages import messages_from_json
-from statetools.models import Model
-from statetools.temporal import SessionSettings, session_worker, start_session, trace
+from statetools.models import Model, ModelRequest, ModelResponse, ScriptedModel
+from statetools.temporal import (
+    ScriptByRequest,
+    SessionSettings,
+    session_worker,
+    start_session,
+    trace,
+)
 from statetools.temporal.output import output_value
 from tests.temporal.comparing import comparable
 from tests.temporal.conftest import DevServer
@@ -106,3 +112,23 @@ def test_an_output_type_workers_cannot_import_is_refused_clearly(dev_server: Dev
     assert [(e.iterations, e.outcome, e.error) for e in finished] == [
         (2, "SpecError", cause.message)
     ]
+
+
+def _refuse(request: ModelRequest) -> ModelResponse:
+    call = st.ToolCall("c1", "grade_of", {"student": "Ada"})
+    return ModelResponse(st.AssistantMessage("I won't grade.", (call,)), stop_reason="refusal")
+
+
+@pytest.mark.parametrize(
+    ("output_type", "answer"), [(None, "I won't grade."), (str, "I won't grade."), (Verdict, None)]
+)
+def test_a_refusal_answers_as_a_local_run_does_for_each_output_type(
+    dev_server: DevServer, output_type: Any, answer: str | None
+) -> None:
+    result, _ = _run(dev_server, ScriptByRequest([_refuse]), output_type)
+    local = st.ToolLoop(ScriptedModel([_refuse])).run(PROMPT, tools=DESIGN, output_type=output_type)
+    assert (local.output, local.outcome) == (answer, "refusal")
+    assert result.output == result.answers[0] == answer
+    assert messages_from_json(result.messages) == list(local.messages)
+    assert comparable(result.trace) == comparable(local.trace)
+    assert result.trace[-1]["outcome"] == "refusal"
