@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, TextIO
 
@@ -104,7 +105,7 @@ def worker_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def _at_least(minimum: int) -> Any:
+def _at_least(minimum: int) -> Callable[[str], int]:
     def count(text: str) -> int:
         try:
             value = int(text)

@@ -115,6 +115,8 @@ def test_worker_capacity_options_reach_the_temporal_worker(dev_server: DevServer
         ("--max-concurrent-workflow-tasks", "1", "expected a whole number of 2 or more, got '1'"),
         ("--max-concurrent-activities", "0", "expected a whole number of 1 or more, got '0'"),
         ("--max-cached-workflows", "many", "expected a whole number of 0 or more, got 'many'"),
+        ("--sticky-timeout", "0", "expected a number of seconds above 0, got '0'"),
+        ("--sticky-timeout", "nan", "expected a number of seconds above 0, got 'nan'"),
     ],
 )
 def test_worker_capacity_options_refuse_bad_numbers(
