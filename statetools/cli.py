@@ -37,6 +37,7 @@ from statetools.loop.events import (
 from statetools.review.check import DEFAULT_TOKEN_BUDGET
 from statetools.review.explore import (
     DEFAULT_MAX_STATES,
+    ExplorationTooLarge,
     Progress,
     explore,
     flat_tools,
@@ -105,9 +106,20 @@ def cmd_explore(args: argparse.Namespace, out: TextIO) -> int:
         def progress(step: Progress) -> None:
             update(f"{step.states:,} states, turn {step.depth}")
 
-        exploration = explore(
-            _graph(design), provider=args.provider, max_states=args.max_states, progress=progress
-        )
+        try:
+            exploration = explore(
+                _graph(design),
+                provider=args.provider,
+                max_states=args.max_states,
+                progress=progress,
+            )
+        except ExplorationTooLarge as exc:  # its hint names explore()'s arguments
+            raise ExplorationTooLarge(
+                exc.message,
+                depth=exc.depth,
+                states=exc.states,
+                hint=f"pass a larger --max-states (now {args.max_states:,})",
+            ) from exc
     if args.format == "json":
         out.write(exploration.to_json() + "\n")
     else:

@@ -209,3 +209,14 @@ def test_help_describes_the_design_file_without_pointing_to_files_of_the_source_
 
     assert "docs/" not in text
     assert "naming tools by import path (module:function)" in " ".join(text.split())
+
+
+def test_explore_beyond_max_states_hints_at_the_option(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    design = str(ROOT / "playbooks" / "travel_desk.yaml")
+    assert run_cli("explore", "--max-states", "2", design)[0] == 2
+    assert capsys.readouterr().err == (
+        "statetools explore: error: the design has more than 2 disclosure states "
+        "(explored 1, reaching turn 1) Hint: pass a larger --max-states (now 2)\n"
+    )
