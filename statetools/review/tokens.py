@@ -156,8 +156,8 @@ def array_tokens(texts: Sequence[str]) -> int:
 def tools_tokens(tools: Sequence[Definition], provider: Provider = "openai") -> int:
     """Tokens of the ``tools`` array holding ``tools`` (0 for no tools).
 
-    Boundaries between entries merge into shared tokens, so this is a little less
-    than the sum of :func:`tool_tokens`.
+    Boundaries between entries may merge into shared tokens, so this can be a little
+    less than the sum of :func:`tool_tokens` (in the example below, it is not).
 
     >>> def add(a: int, b: int) -> int:
     ...     "Add two numbers."
