@@ -9,8 +9,10 @@ from typing import Any
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import TimeoutError as ActivityTimeout
 
-from statetools.errors import StatetoolsError
+from statetools import errors
+from statetools.errors import ProviderError, StatetoolsError
 from statetools.loop.calls import cut_off_message, refused_message, timeout_of
 from statetools.loop.toolloop import MAX_MISSES_IN_A_ROW
 from statetools.messages import ToolCall
@@ -32,6 +34,28 @@ NO_TOOL_TIMEOUT = 3600.0
 """The activity timeout of a tool call without any timeout."""
 TEXT_OUTPUT = "builtins:str"
 """The reference of ``str`` as an output type: answers are text, as with none."""
+
+
+def _model_failure(exc: ActivityError) -> tuple[str, str] | None:
+    """The error a model call that failed every try ends the session with, named as a
+    local run names it: a statetools error as it is, anything else a ``ProviderError``;
+    None when the call did not fail (it was cancelled)."""
+    cause = exc.cause
+    if isinstance(cause, ApplicationError) and cause.type:
+        kind, text = cause.type, cause.message
+    elif isinstance(cause, ActivityTimeout):
+        kind, text = type(cause).__name__, str(cause)
+    else:
+        return None
+    known = getattr(errors, kind, None)
+    if isinstance(known, type) and issubclass(known, StatetoolsError):
+        return kind, text
+    error = ProviderError(
+        f"the model failed: {kind}: {text}",
+        path=f"{MODEL_ACTIVITY} activity",
+        hint="the workflow's history has each try's failure",
+    )
+    return type(error).__name__, str(error)
 
 
 def _failed(error: StatetoolsError) -> ApplicationError:
@@ -105,14 +129,20 @@ class SessionWorkflow:
         """One model call and its tool calls; the answer (or output) and the outcome (as
         ``RunFinished`` names it), if it was one."""
         settings = session.settings
-        reply: ModelAnswer = await workflow.execute_activity(
-            MODEL_ACTIVITY,
-            driver.request(),
-            result_type=ModelAnswer,
-            start_to_close_timeout=timedelta(seconds=settings.model_timeout),
-            heartbeat_timeout=timedelta(seconds=settings.heartbeat_timeout),
-            retry_policy=RetryPolicy(maximum_attempts=settings.model_attempts),
-        )
+        try:
+            reply: ModelAnswer = await workflow.execute_activity(
+                MODEL_ACTIVITY,
+                driver.request(),
+                result_type=ModelAnswer,
+                start_to_close_timeout=timedelta(seconds=settings.model_timeout),
+                heartbeat_timeout=timedelta(seconds=settings.heartbeat_timeout),
+                retry_policy=RetryPolicy(maximum_attempts=settings.model_attempts),
+            )
+        except ActivityError as exc:  # every try failed: the session fails, as a run does
+            failed = _model_failure(exc)
+            if failed is None:
+                raise
+            raise self._ending(driver, *failed) from None
         message = driver.take(reply)
         session.usage = [a + b for a, b in zip(session.usage, reply.usage, strict=True)]
         if reply.stop_reason == "refusal":
