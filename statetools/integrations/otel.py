@@ -58,8 +58,10 @@ FINISHED = frozenset({"answer", "return_direct", "final_state", "refusal"})
 class _RunSpans:
     """The open spans of one run."""
 
-    def __init__(self, run: Span) -> None:
+    def __init__(self, run: Span, outer: _RunSpans | None) -> None:
         self.run = run
+        self.outer = outer
+        """The spans of the run this one runs in (a tool that runs an agent), if any."""
         self.model: Span | None = None
         self.tools: dict[str, Span] = {}
         self.last: Span | None = None
@@ -140,7 +142,7 @@ class OtelListener:
             },
             start_time=self.clock(),
         )
-        _CURRENT.set(_RunSpans(span))
+        _CURRENT.set(_RunSpans(span, _CURRENT.get()))
 
     def _model_started(self, spans: _RunSpans, event: IterationStarted) -> None:
         attributes: dict[str, Any] = {
@@ -231,7 +233,7 @@ class OtelListener:
         if failed:
             _failed(spans.run, event)
         spans.run.end(now)
-        _CURRENT.set(None)
+        _CURRENT.set(spans.outer)  # a nested run's end: the outer run goes on
 
 
 def _failed(span: Span, event: RunFinished) -> None:

@@ -351,3 +351,40 @@ def test_a_refusal_is_how_the_run_ended_not_an_error(exporter: InMemorySpanExpor
     assert attributes(chat)["gen_ai.response.finish_reasons"] == ["content_filter"]
     assert status(run) == (StatusCode.UNSET, None, None)
     assert attributes(run)["statetools.outcome"] == "refusal"
+
+
+def test_a_run_inside_a_tool_leaves_the_outer_run_to_end_its_own_spans(
+    exporter: InMemorySpanExporter,
+) -> None:
+    opened = OpenSpans()
+    otel = listener(exporter, opened)
+
+    async def ask_helper(question: str) -> str:
+        """Ask a helper agent."""
+        helper = st.ToolLoop(ScriptedModel(["It is the moon."]), listeners=[otel])
+        answer: str = (await helper.arun(question)).output
+        return answer
+
+    loop = st.ToolLoop(
+        ScriptedModel([("ask_helper", {"question": "Why tides?"}), "The moon."]), listeners=[otel]
+    )
+    assert loop.run("go", tools=[ask_helper]).output == "The moon."
+
+    spans = exporter.get_finished_spans()
+    assert [s.name for s in spans] == [
+        "chat scripted",
+        "chat scripted",
+        "invoke_agent desk",
+        "execute_tool ask_helper",
+        "chat scripted",
+        "invoke_agent desk",
+    ]
+    assert opened.names == []
+    outer, inner = spans[5], spans[2]
+    assert [s.parent.span_id for s in (spans[0], spans[3], spans[4]) if s.parent] == [
+        outer.context.span_id
+    ] * 3
+    assert spans[1].parent is not None
+    assert spans[1].parent.span_id == inner.context.span_id
+    assert attributes(outer)["statetools.iterations"] == 2
+    assert attributes(inner)["statetools.iterations"] == 1
