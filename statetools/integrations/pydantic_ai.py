@@ -84,6 +84,8 @@ class StatetoolsToolset(AbstractToolset[Any]):
         """What :meth:`get_tools` gave for the visible tools :attr:`_shown` (this run's)."""
         self._added: frozenset[str] = frozenset()
         """The names in :attr:`_listed` of tools added during this run."""
+        self._step: int | None = None
+        """The run step whose conditions were last re-checked."""
 
     @property
     def id(self) -> str | None:
@@ -130,9 +132,13 @@ class StatetoolsToolset(AbstractToolset[Any]):
                 (tool.name, self._tools.get(tool, registered=True))
                 for tool in registered_tools(self.graph)
             )
-        if self.run is None:
+        run = self.run
+        if run is None:
             return dict(registered)
-        shown = self.run.scheduler.shown()
+        if ctx.run_step != self._step:  # a new step: its conditions first, then the list
+            self._step = ctx.run_step  # (a tool added in the run may be back, or hidden)
+            run.scheduler.begin_turn()
+        shown = run.scheduler.shown()
         if shown is not self._shown:  # tools built or discovered during the run
             entries = self.graph.entries
             added = [tool for tool in shown.tools if tool.name not in entries]

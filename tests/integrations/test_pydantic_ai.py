@@ -271,3 +271,47 @@ def test_a_tool_added_in_this_run_and_hidden_again_is_not_sent_whatever_other_ru
     ]
     assert [len(tools) for tools in model.tools["second"]] == [2, 1101]
     assert model.answers["first"] == ["Tools now available: books_0.", "door closed"]
+
+
+def test_a_tool_added_in_the_run_comes_back_with_its_condition_on_the_first_request() -> None:
+    door = {"open": True}
+    model = Recorder(
+        [
+            ("shop", {"store": "books"}),
+            ("close_door", {}),
+            ("open_door", {}),
+            ("books_0", {}),
+            "done",
+        ]
+    )
+    agent = Agent(
+        FunctionModel(model), capabilities=[StatetoolsCapability(dynamic.shop_design(door))]
+    )
+
+    @agent.tool_plain
+    def close_door() -> str:
+        """Close the door."""
+        door["open"] = False
+        return "door closed"
+
+    @agent.tool_plain
+    def open_door() -> str:
+        """Open the door."""
+        door["open"] = True
+        return "door open"
+
+    assert agent.run_sync("doors").output == "done"
+    own = ["close_door", "open_door"]
+    assert model.tools["doors"] == [
+        [*own, "shop"],
+        [*own, "books_0"],
+        own,
+        [*own, "books_0"],  # the door is open again: what the shop built is back
+        [*own, "books_0"],
+    ]
+    assert model.answers["doors"] == [
+        "Tools now available: books_0.",
+        "door closed",
+        "door open",
+        "books item",
+    ]
