@@ -1,0 +1,1078 @@
+"""The public API exactly as DESIGN.md section 3 writes it.
+
+Tests outside this repository use these names, keywords, defaults and shapes; each
+test here uses them the way such a test would (``import statetools as st``), so a
+rename or a changed default fails here. Behaviour is exercised offline with
+``ScriptedModel``; provider adapters talk to the local wire server of
+``tests/providers/provider_wire.py``, MCP servers are in process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import inspect
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import attrs
+import pytest
+
+import statetools as st
+from statetools.models import ScriptedModel
+from tests.providers.provider_wire import (
+    OPEN_TICKET,
+    SEARCH,
+    SEARCH_SCHEMA,
+    WireServer,
+    anthropic_message,
+    chat_completion,
+    function_call,
+    openai_call,
+    output_message,
+    response,
+    text,
+    tool_use,
+)
+
+
+@pytest.fixture
+def wire() -> Iterator[WireServer]:
+    server = WireServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+def tool(name: str, text: str | None = None) -> st.Tool:
+    return st.Tool.create(name, f"The {name} tool.", lambda: text or f"{name} done")
+
+
+def tool_texts(result: st.LoopResult) -> list[str]:
+    return [m.content for m in result.messages if m.role == "tool"]
+
+
+def defaults(fn: Any) -> dict[str, Any]:
+    """The parameters of ``fn`` with their defaults (``KEYWORD`` marks keyword-only
+    ones without a default, ``REQUIRED`` positional ones)."""
+    found: dict[str, Any] = {}
+    for name, parameter in inspect.signature(fn).parameters.items():
+        if parameter.kind is parameter.VAR_KEYWORD:
+            found[f"**{name}"] = None
+        elif parameter.kind is parameter.VAR_POSITIONAL:
+            found[f"*{name}"] = None
+        elif parameter.default is parameter.empty:
+            found[name] = "KEYWORD" if parameter.kind is parameter.KEYWORD_ONLY else "REQUIRED"
+        else:
+            found[name] = parameter.default
+    return found
+
+
+# ---- tools ------------------------------------------------------------------------
+
+
+def test_tool_create_with_schema_and_metadata_keywords() -> None:
+    echo = st.Tool.create(
+        "echo",
+        "Repeat the text.",
+        lambda text: text * 2,
+        schema=st.InputSchema.of(st.Parameter.string("text", "Text")),
+        metadata={"category": "read"},
+    )
+    assert (echo.name, echo.description, echo.metadata.category) == (
+        "echo",
+        "Repeat the text.",
+        "read",
+    )
+    assert echo.call({"text": "ab"}).text == "abab"
+    plain = st.Tool.create("ping", "Ping.", lambda: "pong", schema=None, metadata=None)
+    assert plain.input_schema == {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": False,
+    }
+
+
+def test_tool_from_function_with_name_and_description_keywords() -> None:
+    def add(a: int, b: int = 1) -> int:
+        """Add two numbers."""
+        return a + b
+
+    default = st.Tool.from_function(add)
+    assert (default.name, default.description) == ("add", "Add two numbers.")
+    named = st.Tool.from_function(add, name="plus", description="Sum.")
+    assert (named.name, named.description) == ("plus", "Sum.")
+    assert named.call({"a": 2}).text == "3"
+
+
+def test_input_schema_of_parameters() -> None:
+    schema = st.InputSchema.of(
+        st.Parameter.string("q", "Query"), st.Parameter.integer("n", "Count", required=False)
+    )
+    assert schema == {
+        "type": "object",
+        "properties": {
+            "q": {"type": "string", "description": "Query"},
+            "n": {"type": "integer", "description": "Count"},
+        },
+        "required": ["q"],
+        "additionalProperties": False,
+    }
+
+
+def test_llm_tool_keywords_on_a_function() -> None:
+    @st.llm_tool("Look a word up.", name="lookup", category="read", return_direct=True)
+    def find(word: str) -> str:
+        return f"{word}: a small bird"
+
+    made = st.Tool.from_function(find)
+    assert (made.name, made.description, made.metadata.category) == (
+        "lookup",
+        "Look a word up.",
+        "read",
+    )
+    assert made.metadata.return_direct is True
+    model = ScriptedModel([("lookup", {"word": "wren"}), "never asked"])
+    result = st.ToolLoop(model).run("Define wren", tools=[find])
+    assert result.output == "wren: a small bird"  # return_direct ends the run
+    assert len(model.requests) == 1
+    assert defaults(st.llm_tool) == {
+        "description": None,
+        "name": None,
+        "category": None,
+        "return_direct": False,
+        "timeout": None,
+        "on_loop_thread": False,
+    }
+
+
+class Shelf:
+    def __init__(self) -> None:
+        self.books = ["Dune"]
+
+    @st.llm_tool("List the books on the shelf.")
+    def books_on_shelf(self) -> str:
+        return ", ".join(self.books)
+
+    @st.llm_tool("Put a book on the shelf.", name="shelve")
+    def add(self, title: str) -> str:
+        self.books.append(title)
+        return f"shelved {title}"
+
+
+def test_llm_tool_on_methods_and_tools_from_instance() -> None:
+    shelf = Shelf()
+    tools = st.tools_from_instance(shelf)
+    assert isinstance(tools, list)
+    assert all(isinstance(t, st.Tool) for t in tools)
+    assert [t.name for t in tools] == ["books_on_shelf", "shelve"]
+    model = ScriptedModel([("shelve", {"title": "Emma"}), ("books_on_shelf", {}), "Two."])
+    result = st.ToolLoop(model).run("Shelve Emma", tools=tools)
+    assert tool_texts(result) == ["shelved Emma", "Dune, Emma"]
+
+
+@st.unfolding_tools("calendar", "Open the calendar.", usage_notes="Times are UTC.")
+class Calendar:
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    @st.llm_tool("List the events.")
+    def events_today(self) -> str:
+        return ", ".join(self.events) or "nothing"
+
+    @st.llm_tool("Add an event.")
+    def add_event(self, title: str) -> str:
+        self.events.append(title)
+        return f"added {title}"
+
+
+def test_tools_from_instance_of_an_unfolding_tools_class_is_one_facade() -> None:
+    (facade,) = st.tools_from_instance(Calendar())
+    assert isinstance(facade, st.UnfoldingTool)
+    assert (facade.name, facade.description) == ("calendar", "Open the calendar.")
+    assert facade.call({}).text == (
+        "Tools now available: events_today, add_event.\n\nTimes are UTC."
+    )
+
+
+def test_tool_result_constructors_and_observable_shape() -> None:
+    text = st.ToolResult.text("3 hits")
+    assert (text.is_error, text.text, text.value) == (False, "3 hits", None)
+    artifact = st.ToolResult.artifact({"id": 7})
+    assert (artifact.is_error, artifact.text, artifact.value) == (False, '{"id": 7}', {"id": 7})
+    shown = st.ToolResult.artifact([1, 2], text="2 items")
+    assert (shown.text, shown.value) == ("2 items", [1, 2])
+    assert st.ToolResult.artifact([1], text=None).text == "[1]"
+    error = st.ToolResult.error("No order 7. Call list_orders first.")
+    assert (error.is_error, error.text, error.value) == (
+        True,
+        "No order 7. Call list_orders first.",
+        None,
+    )
+
+
+def test_tool_call_takes_json_or_a_dict_and_acall_is_async() -> None:
+    add = st.Tool.create("add", "Add.", lambda a, b: a + b)
+    for arguments in ({"a": 1, "b": 2}, '{"a": 1, "b": 2}'):
+        r = add.call(arguments)
+        assert isinstance(r, st.ToolResult)
+        assert (r.is_error, r.text, r.value) == (False, "3", None)  # a number is no artifact
+    bad = add.call({"a": 1})
+    assert bad.is_error
+    assert bad.text == (
+        "Invalid arguments for tool 'add': missing required argument 'b'. "
+        "Call it again with corrected arguments."
+    )
+    assert asyncio.run(add.acall({"a": 2, "b": 2}, context=None)).text == "4"
+    assert add.call({"a": 2, "b": 3}, context=None).text == "5"
+
+
+@attrs.frozen
+class Hit:
+    title: str
+    score: float
+
+
+def test_schema_from_signature_with_param_and_injected_context() -> None:
+    seen: list[st.ToolCallContext] = []
+
+    def f(
+        q: Annotated[str, st.Param("Search query")], ctx: st.ToolCallContext, n: int = 5
+    ) -> list[Hit]:
+        """Search the library."""
+        seen.append(ctx)
+        return [Hit(q, n)][:n]
+
+    made = st.Tool.from_function(f)
+    assert made.input_schema == {
+        "type": "object",
+        "properties": {
+            "q": {"type": "string", "description": "Search query"},
+            "n": {"type": "integer", "default": 5},
+        },
+        "required": ["q"],
+        "additionalProperties": False,
+    }  # the context is injected, never in a schema
+    r = made.call({"q": "tides"}, context={"user": "ann"})
+    assert (r.text, r.value) == ('[{"title": "tides", "score": 5}]', [Hit("tides", 5)])
+    [context] = seen
+    assert isinstance(context, st.ToolCallContext)
+    assert dict(context) == {"user": "ann"}
+    with pytest.raises(TypeError):
+        context["user"] = "bob"  # type: ignore[index]
+
+
+def test_with_description_and_with_note() -> None:
+    ping = tool("ping")
+    assert ping.with_description("Check the link.").description == "Check the link."
+    assert ping.with_note("Cheap").description == "The ping tool. Cheap"
+    assert ping.description == "The ping tool."  # builders return new objects
+
+
+# ---- disclosure -------------------------------------------------------------------
+
+
+def test_playbook_with_tools_with_tool_unlocked_by() -> None:
+    search, analyze, report = tool("search"), tool("analyze"), tool("report")
+    playbook = (
+        st.PlaybookTool("research", "Research a topic")
+        .with_tools(search, analyze)
+        .with_tool(report)
+        .unlocked_by(search, analyze)
+    )
+    model = ScriptedModel(
+        [("report", {}), ("search", {}), ("analyze", {}), ("report", {}), "Reported."]
+    )
+    result = st.ToolLoop(model).run("Research tides", tools=[playbook])
+    assert [r.tool_names for r in model.requests] == [
+        ["search", "analyze"],
+        ["search", "analyze"],
+        ["search", "analyze"],
+        ["search", "analyze", "report"],
+        ["search", "analyze", "report"],
+    ]
+    assert tool_texts(result) == [
+        "Tool 'report' is locked. Call first: search, analyze.",
+        "search done",
+        "analyze done\n[now available: report]",
+        "report done",
+    ]
+
+
+def visible_after(playbook: st.PlaybookTool, steps: list[Any]) -> list[list[str]]:
+    model = ScriptedModel([*steps, "ok"])
+    st.ToolLoop(model).run("go", tools=[playbook])
+    return [r.tool_names for r in model.requests]
+
+
+def test_playbook_unlocked_by_all_and_any() -> None:
+    a, b, c = tool("a"), tool("b"), tool("c")
+    every = st.PlaybookTool("all", "All").with_tools(a, b).with_tool(c).unlocked_by_all(a, b)
+    assert visible_after(every, [("a", {}), ("b", {})]) == [
+        ["a", "b"],
+        ["a", "b"],
+        ["a", "b", "c"],
+    ]
+    either = st.PlaybookTool("any", "Any").with_tools(a, b).with_tool(c).unlocked_by_any(a, b)
+    assert visible_after(either, [("b", {})]) == [["a", "b"], ["a", "b", "c"]]
+
+
+@attrs.frozen
+class Order:
+    number: str
+
+
+def test_playbook_unlocked_by_artifact_blackboard_and_when() -> None:
+    def find_order() -> Order:
+        """Find the order."""
+        return Order("A7")
+
+    def note(ctx: st.ToolCallContext) -> str:
+        """Post the order to the blackboard."""
+        assert ctx.blackboard is not None
+        ctx.blackboard.post(Order("B2"))
+        return "posted"
+
+    refund, ship, close = tool("refund"), tool("ship"), tool("close")
+    playbook = (
+        st.PlaybookTool("desk", "Desk")
+        .with_tools(find_order, note)
+        .with_tool(refund)
+        .unlocked_by_artifact(Order)
+        .with_tool(ship)
+        .unlocked_by_blackboard(Order)
+        .with_tool(close)
+        .unlocked_when(lambda view: view.calls("ship") > 0)
+    )
+    assert visible_after(playbook, [("find_order", {}), ("note", {}), ("ship", {})]) == [
+        ["find_order", "note"],
+        ["find_order", "note", "refund"],
+        ["find_order", "note", "refund", "ship"],
+        ["find_order", "note", "refund", "ship", "close"],
+    ]
+
+
+class Stage(enum.Enum):
+    DRAFT = "draft"
+    CONFIRMED = "confirmed"
+    DONE = "done"
+
+
+def order_machine() -> st.StateMachineTool[Stage]:
+    return (
+        st.StateMachineTool("order", "Handle one order", Stage)
+        .with_initial_state(Stage.DRAFT)
+        .in_state(Stage.DRAFT)
+        .with_tool(tool("confirm"))
+        .transitions_to(Stage.CONFIRMED)
+        .in_state(Stage.CONFIRMED)
+        .with_tool(tool("ship"))
+        .transitions_to(Stage.DONE)
+        .with_global_tools(tool("status"))
+        .with_final_states(Stage.DONE)
+    )
+
+
+def test_state_machine_builders() -> None:
+    model = ScriptedModel([("ship", {}), ("confirm", {}), ("ship", {}), "Shipped."])
+    result = st.ToolLoop(model).run("Ship it", tools=[order_machine()])
+    assert [r.tool_names for r in model.requests] == [
+        ["confirm", "status"],
+        ["confirm", "status"],
+        ["status", "ship"],
+        ["status"],
+    ]
+    assert tool_texts(result) == [
+        "Tool 'ship' is not available in state DRAFT (it is available in: CONFIRMED).",
+        "confirm done\n[now available: ship; state is now CONFIRMED]",
+        "ship done\n[state is now DONE (final)]",
+    ]
+    assert dict(result.state.machine_states) == {"order": "DONE"}
+
+
+def test_state_machine_starting_in() -> None:
+    model = ScriptedModel([("ship", {}), "Shipped."])
+    result = st.ToolLoop(model).run("Ship it", tools=[order_machine().starting_in(Stage.CONFIRMED)])
+    assert model.requests[0].tool_names == ["ship", "status"]
+    assert tool_texts(result) == ["ship done\n[state is now DONE (final)]"]
+
+
+def test_unfolding_of_with_usage_notes_and_exclusive() -> None:
+    admin = st.UnfoldingTool.of(
+        "admin", "Open the admin console.", [tool("ban")], usage_notes="Be fair.", exclusive=True
+    )
+    model = ScriptedModel([("admin", {}), ("read_file", {}), "ok"])
+    result = st.ToolLoop(model).run("Moderate", tools=[tool("read_file"), admin])
+    assert [r.tool_names for r in model.requests] == [["read_file", "admin"], ["ban"], ["ban"]]
+    assert tool_texts(result) == [
+        "Tools now available: ban.\n\nBe fair.",
+        "Tool 'read_file' is not available: only admin's tools are in use now.",
+    ]
+    assert defaults(st.UnfoldingTool.of) == {
+        "name": "REQUIRED",
+        "description": "REQUIRED",
+        "inner": "REQUIRED",
+        "usage_notes": None,
+        "exclusive": False,
+    }
+
+
+def test_unfolding_by_category() -> None:
+    files = st.UnfoldingTool.by_category(
+        "files",
+        "Open the file tools.",
+        {"read": [tool("read_file")], "write": [tool("write_file")]},
+    )
+    assert files.input_schema["properties"]["category"]["enum"] == ["read", "write"]
+    model = ScriptedModel([("files", {"category": "write"}), "ok"])
+    result = st.ToolLoop(model).run("Write", tools=[files])
+    assert tool_texts(result) == ["Tools now available: write_file."]
+    assert model.requests[1].tool_names == ["files", "write_file"]
+
+
+def test_unfolding_selectable() -> None:
+    def open_shop(arguments: dict[str, Any]) -> list[Any]:
+        who = arguments["customer"]
+        return ["catalogue", st.Tool.create("cart", "The cart.", lambda: f"{who}'s cart")]
+
+    shop = st.UnfoldingTool.selectable(
+        "shop",
+        "Open the shop for a customer.",
+        [tool("catalogue")],
+        st.InputSchema.of(st.Parameter.string("customer", "Who is shopping")),
+        open_shop,
+    )
+    model = ScriptedModel([("shop", {"customer": "ann"}), ("cart", {}), "ok"])
+    result = st.ToolLoop(model).run("Shop", tools=[shop])
+    assert tool_texts(result) == ["Tools now available: catalogue, cart.", "ann's cart"]
+
+
+class Notebook:
+    """Not decorated: its public documented methods are tools."""
+
+    def read(self) -> str:
+        """Read the notebook."""
+        return "one page"
+
+
+def test_unfolding_from_instance_and_from_tool_object() -> None:
+    facade = st.UnfoldingTool.from_instance(Calendar())
+    assert (facade.name, facade.call({}).text) == (
+        "calendar",
+        "Tools now available: events_today, add_event.\n\nTimes are UTC.",
+    )
+    notebook = st.UnfoldingTool.from_tool_object(Notebook(), "notebook", "Open the notebook.")
+    model = ScriptedModel([("notebook", {}), ("read", {}), "ok"])
+    result = st.ToolLoop(model).run("Read", tools=[notebook])
+    assert tool_texts(result) == ["Tools now available: read.", "one page"]
+
+
+@st.tool_provider(prefix="order", id_attribute="number")
+@attrs.define
+class TrackedOrder:
+    number: str
+
+    @st.llm_tool("The status of this order.")
+    def status(self) -> str:
+        return f"{self.number}: shipped"
+
+
+def test_tool_provider_names_discovered_tools_prefix_id_method() -> None:
+    def find_orders() -> list[TrackedOrder]:
+        """Find the orders."""
+        return [TrackedOrder("o7"), TrackedOrder("o8")]
+
+    model = ScriptedModel([("find_orders", {}), ("order_o8_status", {}), "ok"])
+    result = st.ToolLoop(model).run("Where?", tools=[find_orders])
+    assert model.requests[1].tool_names == ["find_orders", "order_o7_status", "order_o8_status"]
+    assert tool_texts(result)[-1] == "o8: shipped"
+    assert defaults(st.tool_provider) == {"prefix": "", "id_attribute": "id"}
+
+
+def test_simple_agentic_tool_runs_its_own_loop_with_its_model() -> None:
+    inner = ScriptedModel([("lookup", {}), "Found it."])
+    agent = (
+        st.SimpleAgenticTool("researcher", "Research a question.")
+        .with_tools(tool("lookup", "a fact"))
+        .with_model(inner)
+    )
+    outer = ScriptedModel([("researcher", {"task": "find a fact"}), "Done."])
+    result = st.ToolLoop(outer).run("Go", tools=[agent])
+    assert outer.requests[0].tool_names == ["researcher"]
+    assert inner.requests[0].tool_names == ["lookup"]
+    assert tool_texts(result) == ["Found it."]
+    assert result.output == "Done."
+
+
+class Repo:
+    def __init__(self, name: str, archived: bool = False) -> None:
+        self.name, self.archived = name, archived
+
+    @st.llm_tool("Star the repository.")
+    def star(self) -> str:
+        return f"starred {self.name}"
+
+
+def open_repo(name: str) -> Repo:
+    """Open a repository by name."""
+    return st.ToolResult.artifact(Repo(name, archived=name == "old"), text=f"opened {name}")  # type: ignore[return-value]
+
+
+def test_with_tool_chaining_from_and_from_any() -> None:
+    steps = [("open_repo", {"name": "old"}), ("star", {}), ("open_repo", {"name": "new"})]
+    model = ScriptedModel([*steps, ("star", {}), "ok"])
+    loop = st.ToolLoop(model).with_tool_chaining_from(Repo, predicate=lambda r: not r.archived)
+    result = loop.run("Star", tools=[open_repo])
+    assert tool_texts(result)[1] == "Tool 'star' needs a Repo first. Call first: open_repo."
+    assert tool_texts(result)[3] == "starred new"
+
+    playbook = st.PlaybookTool("repos", "Repositories").with_tools(open_repo)
+    for chained in (
+        playbook.with_tool_chaining_from(Repo),
+        playbook.with_tool_chaining_from_any(),
+    ):
+        model = ScriptedModel([("open_repo", {"name": "a"}), ("star", {}), "ok"])
+        result = st.ToolLoop(model).run("Star", tools=[chained])
+        assert tool_texts(result) == ["opened a", "starred a"]
+    model = ScriptedModel([("open_repo", {"name": "a"}), ("star", {}), "ok"])
+    result = st.ToolLoop(model).with_tool_chaining_from_any().run("Star", tools=[open_repo])
+    assert tool_texts(result) == ["opened a", "starred a"]
+
+
+# ---- running ------------------------------------------------------------------------
+
+
+def test_tool_loop_keywords_and_defaults() -> None:
+    assert defaults(st.ToolLoop)["max_iterations"] == 20
+    assert defaults(st.ToolLoop)["listeners"] == ()
+    assert defaults(st.ToolLoop)["visibility"] == "hidden"
+    assert defaults(st.ToolLoop)["tool_timeout"] is None
+    run = defaults(st.ToolLoop.run)
+    assert {k: run[k] for k in ("prompt", "tools", "output_type", "context")} == {
+        "prompt": "REQUIRED",
+        "tools": (),
+        "output_type": None,
+        "context": None,
+    }
+    events: list[Any] = []
+    model = ScriptedModel([("ping", {}), "pong seen"])
+    loop = st.ToolLoop(model, max_iterations=3, listeners=(events.append,), visibility="hidden")
+    result = loop.run("Ping", tools=[tool("ping", "pong")], output_type=None, context=None)
+    assert result.output == "pong seen"
+    assert [type(e).__name__ for e in events] == [type(e).__name__ for e in result.trace]
+
+
+def test_loop_result_attributes_and_message_shapes() -> None:
+    model = ScriptedModel([[("a", {}), ("b", {"n": 1})], "The answer is 42."])
+    a = tool("a", "A")
+    b = st.Tool.create("b", "The b tool.", lambda n: f"B{n}")
+    result = st.ToolLoop(model).run("Ask", tools=[a, b])
+    assert result.output == "The answer is 42."
+    assert result.iterations == 2
+    assert isinstance(result.usage, st.models.Usage)
+    assert isinstance(result.trace, st.Trace)
+    assert isinstance(result.state, st.DisclosureState)
+    assert [m.role for m in result.messages] == ["user", "assistant", "tool", "tool", "assistant"]
+    assert all(isinstance(m.content, str) for m in result.messages)
+    call = result.messages[1]
+    assert call.tool_calls == (st.ToolCall("call_1", "a", {}), st.ToolCall("call_2", "b", {"n": 1}))
+    first = call.tool_calls[1]
+    assert (first.id, first.name, first.arguments) == ("call_2", "b", {"n": 1})
+    assert isinstance(first.arguments, dict)
+    answers = [(m.tool_call_id, m.name, m.content, m.is_error) for m in result.messages[2:4]]
+    assert answers == [("call_1", "a", "A", False), ("call_2", "b", "B1", False)]
+
+
+def test_messages_as_the_prompt_and_system_role() -> None:
+    model = ScriptedModel(["hi"])
+    prompt = [st.SystemMessage("Be brief."), st.UserMessage("Hello")]
+    result = st.ToolLoop(model).run(prompt)
+    assert [(m.role, m.content) for m in result.messages] == [
+        ("system", "Be brief."),
+        ("user", "Hello"),
+        ("assistant", "hi"),
+    ]
+
+
+def test_arun_is_the_async_run() -> None:
+    model = ScriptedModel([("ping", {}), "done"])
+    result = asyncio.run(st.ToolLoop(model).arun("Ping", tools=[tool("ping")]))
+    assert (result.output, tool_texts(result)) == ("done", ["ping done"])
+
+
+def test_scripted_model_steps_and_requests() -> None:
+    def computed(request: Any) -> str:
+        return f"computed from {len(request.messages)} messages"
+
+    model = st.models.ScriptedModel(
+        [
+            ("search", {"query": "x"}),
+            [("a", {}), ("b", {"n": 1})],
+            computed,
+            "The answer is 42.",
+        ]
+    )
+    search = st.Tool.create("search", "Search.", lambda query: f"hits for {query}")
+    b = st.Tool.create("b", "The b tool.", lambda n: f"B{n}")
+    result = st.ToolLoop(model).run("Go", tools=[search, tool("a"), b])
+    assert result.output == "computed from 6 messages"
+    assert len(model.requests) == 3
+    first = model.requests[0]
+    assert [m.role for m in first.messages] == ["user"]
+    assert first.tool_names == ["search", "a", "b"]
+    assert [t.name for t in first.tools] == first.tool_names
+    assert tool_texts(result) == ["hits for x", "a done", "B1"]
+
+
+def test_errors_that_end_a_run_carry_the_partial_result() -> None:
+    model = ScriptedModel([("ping", {}), ("ping", {}), ("ping", {})])
+    with pytest.raises(st.MaxIterationsExceeded) as caught:
+        st.ToolLoop(model, max_iterations=2).run("Ping", tools=[tool("ping")])
+    assert isinstance(caught.value, st.StatetoolsError)
+    partial = caught.value.result
+    assert isinstance(partial, st.LoopResult)
+    assert tool_texts(partial) == ["ping done", "ping done"]
+    assert partial.iterations == 2
+
+    @attrs.frozen
+    class Answer:
+        n: int
+
+    with pytest.raises(st.OutputValidationError) as wrong:
+        st.ToolLoop(ScriptedModel(["no", "still no", "never"])).run("N?", output_type=Answer)
+    assert isinstance(wrong.value.result, st.LoopResult)
+    assert wrong.value.result.messages[1].content == "no"
+    for error in (st.ToolNotFoundError, st.ProviderError, st.SpecError):
+        assert issubclass(error, st.StatetoolsError)
+
+
+def test_tool_loop_takes_a_model_string(
+    monkeypatch: pytest.MonkeyPatch, wire: WireServer
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{wire.url}/v1")
+    wire.reply(response(function_call("c1", "search", '{"query": "tides"}')))
+    wire.reply(response(output_message("Two hits.")))
+    result = st.ToolLoop("openai:gpt-4o-mini").run("Tides?", tools=[SEARCH])
+    assert (result.output, tool_texts(result)) == ("Two hits.", ["3 hits for tides"])
+    assert [r.path for r in wire.requests] == ["/v1/responses", "/v1/responses"]
+    assert wire.bodies[0]["model"] == "gpt-4o-mini"
+
+
+def test_tool_timeout_on_the_loop_and_in_tool_metadata() -> None:
+    async def slow() -> str:
+        """Wait a long time."""
+        await asyncio.sleep(5)
+        return "late"
+
+    @st.llm_tool("Wait a long time too.", timeout=0.05)
+    async def slower() -> str:
+        await asyncio.sleep(5)
+        return "late"
+
+    model = ScriptedModel([("slow", {}), ("slower", {}), "gave up"])
+    result = st.ToolLoop(model, tool_timeout=0.05).run("Wait", tools=[slow, slower])
+    texts = tool_texts(result)
+    assert texts == [
+        "Tool 'slow' timed out after 0.05 s.",
+        "Tool 'slower' timed out after 0.05 s.",
+    ]
+
+
+# ---- provider adapters ----------------------------------------------------------------
+
+
+def test_openai_chat_model_constructor_and_wire(wire: WireServer) -> None:
+    assert {
+        k: v for k, v in defaults(st.models.OpenAIChatModel).items() if k != "**request_options"
+    } == {
+        "model": "REQUIRED",
+        "client": None,
+        "base_url": None,
+        "api_key": None,
+        "max_retries": 2,
+        "timeout": 60.0,
+        "disclosure": "tools",
+    }
+    wire.reply(chat_completion(tool_calls=[openai_call("c1", "search", '{"query": "x"}')]))
+    wire.reply(chat_completion("Done."))
+    model = st.models.OpenAIChatModel(
+        "gpt-test",
+        client=None,
+        base_url=f"{wire.url}/v1",
+        api_key="sk-test",
+        max_retries=0,
+        timeout=5.0,
+        temperature=0,
+    )
+    result = st.ToolLoop(model).run("Find x", tools=[SEARCH])
+    assert result.output == "Done."
+    assert [r.path for r in wire.requests] == ["/v1/chat/completions"] * 2
+    assert wire.requests[0].headers["authorization"] == "Bearer sk-test"
+    assert (wire.bodies[0]["model"], wire.bodies[0]["temperature"]) == ("gpt-test", 0)
+    assert wire.bodies[0]["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "search",
+                "description": "Search the knowledge base.",
+                "parameters": SEARCH_SCHEMA,
+            },
+        }
+    ]
+
+
+@pytest.mark.parametrize("model_class", ["OpenAIChatModel", "OpenAIResponsesModel"])
+def test_openai_disclosure_allowed_tools(wire: WireServer, model_class: str) -> None:
+    chat = model_class == "OpenAIChatModel"
+    wire.reply(chat_completion("Done.") if chat else response(output_message("Done.")))
+    cls = getattr(st.models, model_class)
+    assert defaults(cls)["disclosure"] == "tools"
+    model = cls("gpt-test", base_url=f"{wire.url}/v1", api_key="sk", disclosure="allowed_tools")
+    support = st.PlaybookTool("support", "Desk").with_tool(SEARCH).with_tool(OPEN_TICKET)
+    st.ToolLoop(model).run("Help", tools=[support.unlocked_by(SEARCH)])
+    body = wire.bodies[0]
+    names = [t["function"]["name"] if chat else t["name"] for t in body["tools"]]
+    assert names == ["search", "open_ticket"]  # every tool, one array for the run
+    allowed = body["tool_choice"]
+    assert allowed["type"] == "allowed_tools"
+    listed = allowed["allowed_tools"]["tools"] if chat else allowed["tools"]
+    assert listed == (
+        [{"type": "function", "function": {"name": "search"}}]
+        if chat
+        else [{"type": "function", "name": "search"}]
+    )
+
+
+def test_anthropic_model_constructor_defaults_and_wire(wire: WireServer) -> None:
+    found = defaults(st.models.AnthropicModel)
+    assert {k: found[k] for k in ("model", "client", "base_url", "api_key")} == {
+        "model": "REQUIRED",
+        "client": None,
+        "base_url": None,
+        "api_key": None,
+    }
+    assert (found["max_retries"], found["timeout"], found["max_tokens"]) == (2, 60.0, 4096)
+    assert found["disclosure"] == "tools"
+    assert "**request_options" in found
+    wire.reply(anthropic_message(tool_use("t1", "search", {"query": "x"})))
+    wire.reply(anthropic_message(text("Done.")))
+    model = st.models.AnthropicModel(
+        "claude-test",
+        client=None,
+        base_url=wire.url,
+        api_key="sk-ant",
+        max_retries=0,
+        timeout=5.0,
+        temperature=0,
+    )
+    result = st.ToolLoop(model).run("Find x", tools=[SEARCH])
+    assert (result.output, tool_texts(result)) == ("Done.", ["3 hits for x"])
+    body = wire.bodies[0]
+    assert (body["model"], body["max_tokens"], body["temperature"]) == ("claude-test", 4096, 0)
+    assert body["tools"] == [
+        {"name": "search", "description": "Search the knowledge base.", "input_schema": SEARCH_SCHEMA}
+    ]
+
+
+def test_anthropic_disclosure_deferred(wire: WireServer) -> None:
+    wire.reply(anthropic_message(text("Done.")))
+    model = st.models.AnthropicModel(
+        "claude-test", base_url=wire.url, api_key="sk-ant", disclosure="deferred"
+    )
+    support = st.PlaybookTool("support", "Desk").with_tool(SEARCH).with_tool(OPEN_TICKET)
+    st.ToolLoop(model).run("Help", tools=[support.unlocked_by(SEARCH)])
+    tools = wire.bodies[0]["tools"]
+    assert [(t["name"], t.get("defer_loading")) for t in tools] == [
+        ("search", None),
+        ("open_ticket", True),
+    ]
+
+
+def test_resolve_model_strings(tmp_path: Path) -> None:
+    assert isinstance(
+        st.models.resolve("openai:gpt-4o-mini", api_key="sk"), st.models.OpenAIResponsesModel
+    )
+    chat = st.models.resolve("openai-chat:gpt-4o-mini", api_key="sk")
+    assert isinstance(chat, st.models.OpenAIChatModel)
+    assert chat.model == "gpt-4o-mini"
+    claude = st.models.resolve("anthropic:claude-sonnet-4-6", api_key="sk")
+    assert isinstance(claude, st.models.AnthropicModel)
+    assert claude.model == "claude-sonnet-4-6"
+    script = tmp_path / "script.yaml"
+    script.write_text("- answer: Scripted hello.\n", encoding="utf-8")
+    scripted = st.models.resolve(f"scripted:{script}")
+    assert isinstance(scripted, st.models.ScriptedModel)
+    assert st.ToolLoop(scripted).run("Hi").output == "Scripted hello."
+
+
+# ---- review -------------------------------------------------------------------------
+
+
+def research_playbook(search: st.Tool | None = None, analyze: st.Tool | None = None) -> st.PlaybookTool:
+    search, analyze = search or tool("search"), analyze or tool("analyze")
+    return st.PlaybookTool("research", "Research").with_tool(search).with_tool(analyze).unlocked_by(search)
+
+
+def test_disclosure_graph_check_and_findings() -> None:
+    g = st.disclosure_graph(research_playbook(), tool("ping"))
+    assert isinstance(g, st.DisclosureGraph)
+    assert st.check(g).findings == ()
+    broken = st.PlaybookTool("p", "P").with_tool(tool("a")).unlocked_by("serch")
+    report = st.check(st.disclosure_graph(broken))
+    assert isinstance(report, st.Report)
+    finding = report.findings[0]
+    assert isinstance(finding, st.Finding)
+    assert (finding.code, finding.severity) == ("ST001", "error")
+    assert isinstance(finding.message, str) and "serch" in finding.message
+    assert isinstance(finding.path, str) and finding.path
+
+
+def test_explore_min_turns_visible_sets_and_tokens() -> None:
+    g = st.disclosure_graph(research_playbook())
+    exploration = st.explore(g)
+    assert isinstance(exploration, st.Exploration)
+    assert dict(exploration.min_turns) == {"search": 0, "analyze": 1}
+    assert sorted(sorted(v.tools) for v in exploration.visible_sets) == [
+        ["analyze", "search"],
+        ["search"],
+    ]
+    assert isinstance(exploration.max_tokens, int)
+    assert isinstance(exploration.flat_tokens, int)
+    assert exploration.max_tokens == exploration.flat_tokens > 0
+
+
+def test_render_formats_and_a_trace() -> None:
+    g = st.disclosure_graph(research_playbook())
+    assert defaults(st.render) == {"graph": "REQUIRED", "format": "svg", "trace": None}
+    svg = st.render(g)
+    assert svg.text.lstrip().startswith("<?xml") or "<svg" in svg.text
+    mermaid = st.render(g, format="mermaid", trace=None)
+    assert "analyze" in mermaid.text and "search" in mermaid.text
+    result = st.ToolLoop(ScriptedModel([("search", {}), "ok"])).run("go", tools=[research_playbook()])
+    dot = st.render(g, format="dot", trace=result.trace)
+    assert dot.text.startswith("digraph")
+
+
+def test_load_and_dump_playbook() -> None:
+    search, analyze = tool("search"), tool("analyze")
+    loaded = st.load_playbook(
+        """
+kind: playbook
+name: research
+description: Research
+tools:
+  - search
+  - tool: analyze
+    unlocked_by: search
+""",
+        tools=[search, analyze],
+    )
+    assert loaded == research_playbook(search, analyze)
+    text_form = st.dump_playbook(loaded)
+    assert st.load_playbook(text_form, tools=[search, analyze]) == loaded
+
+
+# ---- round 2: search, layers, examples, modules -------------------------------------
+
+
+def test_searchable_with_query_names_and_in_loop_definitions() -> None:
+    notes = (
+        st.PlaybookTool("notes", "Notes")
+        .with_tool(st.Tool.create("search_notes", "Search the notes.", lambda: "2 notes"))
+        .with_tool(st.Tool.create("write_report", "Write the report.", lambda: "written"))
+        .unlocked_by("search_notes")
+    )
+    finder = st.UnfoldingTool.searchable("find_tools", "Search the tools", [notes, tool("ping")])
+    assert defaults(st.UnfoldingTool.searchable)["max_results"] == 5
+    assert sorted(finder.input_schema["properties"]) == ["names", "query"]
+    model = ScriptedModel(
+        [
+            ("find_tools", {"query": "report"}),
+            ("find_tools", {"names": ["search_notes"]}),
+            ("search_notes", {}),
+            ("find_tools", {"names": ["write_report"]}),
+            ("write_report", {}),
+            "ok",
+        ]
+    )
+    result = st.ToolLoop(model).run("Report", tools=[finder])
+    assert tool_texts(result) == [
+        'Tools matching "report", best first:\n'
+        "- write_report (locked): Write the report. Call first: search_notes.\n"
+        "No tool was opened.",
+        "Tools asked for by name:\n- search_notes: Search the notes.\n"
+        "Tools now available: search_notes.",
+        "2 notes",
+        "Tools asked for by name:\n- write_report: Write the report.\n"
+        "Tools now available: write_report.",
+        "written",
+    ]
+    one = st.UnfoldingTool.searchable("find", "Find", [tool("a"), tool("b")], max_results=1)
+    assert one.call({"query": "the a tool"}).text.count("\n- ") == 1
+
+
+def test_layered_base_forms_and_tool_detail() -> None:
+    def create_employee(
+        name: Annotated[str, st.Param("Full name", example="Grace Hopper")], salary: float
+    ) -> str:
+        """Create a new employee. The name must be unique."""
+        return f"created {name}"
+
+    tools = st.layered(create_employee, detail_tool="tool_detail")
+    assert [(t.name, t.input_schema) for t in tools] == [
+        ("create_employee", {"type": "object"}),
+        ("tool_detail", tools[1].input_schema),
+    ]
+    assert list(tools[1].input_schema["properties"]) == ["name"]
+    model = ScriptedModel(
+        [
+            ("tool_detail", {"name": "create_employee"}),
+            ("create_employee", {"name": "Ada", "salary": 2.0}),
+            "ok",
+        ]
+    )
+    result = st.ToolLoop(model).run("Hire Ada", tools=tools)
+    assert tool_texts(result) == [
+        "create_employee: Create a new employee. The name must be unique.\n"
+        "Parameters:\n- name (string, required): Full name\n- salary (number, required)\n"
+        'Returns: str\nExample arguments: {"name": "Grace Hopper", "salary": 1.5}',
+        "created Ada",
+    ]
+    renamed = st.layered(create_employee, detail_tool="describe")
+    assert [t.name for t in renamed] == ["create_employee", "describe"]
+
+
+def test_example_arguments_are_valid_for_the_schema() -> None:
+    schema = st.InputSchema.of(
+        st.Parameter.string("city", "City", enum=["Paris", "Oslo"]),
+        st.Parameter.integer("days", "Days", required=False),
+    )
+    example = st.example_arguments(schema)
+    assert isinstance(example, dict)
+    assert example["city"] == "Paris"
+    assert st.Tool.create("trip", "Plan a trip.", lambda city, days=1: "ok", schema=schema).call(
+        example
+    ).is_error is False
+
+
+def test_tools_from_module_include_and_exclude() -> None:
+    import types
+
+    module = types.ModuleType("shop_tools")
+    exec(
+        "import statetools as st\n"
+        "@st.llm_tool('Search the catalogue')\n"
+        "def search(query: str) -> str:\n    return 'hits'\n"
+        "@st.llm_tool('Get an item')\n"
+        "def get_item(item: str) -> str:\n    return 'item'\n"
+        "@st.llm_tool('Remove an item')\n"
+        "def remove_item(item: str) -> str:\n    return 'removed'\n",
+        module.__dict__,
+    )
+    assert [t.name for t in st.tools_from_module(module)] == ["search", "get_item", "remove_item"]
+    assert [t.name for t in st.tools_from_module(module, include=["get_*", "search"])] == [
+        "search",
+        "get_item",
+    ]
+    assert [t.name for t in st.tools_from_module(module, exclude=["remove_*"])] == [
+        "search",
+        "get_item",
+    ]
+    by_name = st.tools_from_module("tests.search.shop", include=None, exclude=["to_*"])
+    assert [t.name for t in by_name] == ["search", "cancel_order", "record_payment"]
+
+
+# ---- round 2: sections and skills -----------------------------------------------------
+
+
+def support_sections(**options: Any) -> st.Sections:
+    refund = st.Tool.create("refund_order", "Refund an order", lambda order: f"refunded {order}")
+    chargeback = st.Tool.create("open_chargeback", "Open one", lambda order: f"opened {order}")
+    return st.Sections(
+        st.Section("tone", "Tone", "Be brief.", visibility="full"),
+        st.Section(
+            "billing",
+            "Billing",
+            "Refunds within 30 days.",
+            summary="Refunds and disputes.",
+            tools=[refund],
+            children=[
+                st.Section("disputes", "Disputes", "Chargebacks.", summary="Disputes.", tools=[chargeback])
+            ],
+        ),
+        **options,
+    )
+
+
+def test_sections_render_next_to_the_system_prompt_and_read_section_takes_key() -> None:
+    found = defaults(st.Section)
+    assert {k: found[k] for k in ("summary", "visibility", "tools", "children")} == {
+        "summary": None,
+        "visibility": "summary",
+        "tools": (),
+        "children": (),
+    }
+    assert defaults(st.Sections)["tool_name"] == "read_section"
+    model = ScriptedModel(
+        [("read_section", {"key": "billing"}), ("open_chargeback", {"order": "A7"}), "Done."]
+    )
+    loop = st.ToolLoop(model, system_prompt="You are a support agent.")
+    result = loop.run("Dispute A7", tools=[support_sections()])
+    first = model.requests[0]
+    assert [(m.role, m.content) for m in first.messages] == [
+        ("system", "You are a support agent."),
+        (
+            "system",
+            "## Tone\n\nBe brief.\n\n## Billing\n\nRefunds and disputes.\n"
+            '(Summary only: call read_section with key "billing" to read it in full.)',
+        ),
+        ("user", "Dispute A7"),
+    ]
+    assert first.tool_names == ["read_section"]
+    assert list(first.tools[0].input_schema["properties"]) == ["key"]
+    assert model.requests[1].tool_names == ["read_section", "refund_order", "open_chargeback"]
+    assert tool_texts(result)[1] == "opened A7"
+
+
+def test_sections_tool_name() -> None:
+    model = ScriptedModel([("read_docs", {"key": "billing"}), "ok"])
+    st.ToolLoop(model).run("go", tools=[support_sections(tool_name="read_docs")])
+    assert model.requests[0].tool_names == ["read_docs"]
+    assert model.requests[1].tool_names == ["read_docs", "refund_order", "open_chargeback"]
+
+
+SKILL = """\
+---
+name: pdf-forms
+description: Fill in PDF forms.
+allowed-tools: fill_field
+---
+Read references/fields.md first.
+"""
+
+
+def test_load_skills_load_skill_and_read_skill_file(tmp_path: Path) -> None:
+    folder = tmp_path / "skills" / "pdf-forms"
+    (folder / "references").mkdir(parents=True)
+    (folder / "SKILL.md").write_text(SKILL, encoding="utf-8")
+    (folder / "references" / "fields.md").write_text("Fields: name.\n", encoding="utf-8")
+    assert defaults(st.load_skills) == {"path": "REQUIRED", "tool_name": "load_skill", "tools": None}
+    fill = st.Tool.create("fill_field", "Fill a field", lambda field: f"filled {field}")
+    skills = st.load_skills(tmp_path / "skills", tool_name="load_skill", tools=[fill])
+    assert isinstance(skills, st.Sections)
+    model = ScriptedModel(
+        [
+            ("load_skill", {"key": "pdf-forms"}),
+            ("read_skill_file", {"skill": "pdf-forms", "path": "references/fields.md"}),
+            ("fill_field", {"field": "name"}),
+            "Done.",
+        ]
+    )
+    result = st.ToolLoop(model).run("Fill it", tools=[skills])
+    assert model.requests[0].tool_names == ["load_skill"]
+    assert model.requests[1].tool_names == ["load_skill", "fill_field", "read_skill_file"]
+    assert tool_texts(result)[1:] == ["Fields: name.\n", "filled name"]
