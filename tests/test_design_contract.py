@@ -1076,3 +1076,167 @@ def test_load_skills_load_skill_and_read_skill_file(tmp_path: Path) -> None:
     assert model.requests[0].tool_names == ["load_skill"]
     assert model.requests[1].tool_names == ["load_skill", "fill_field", "read_skill_file"]
     assert tool_texts(result)[1:] == ["Fields: name.\n", "filled name"]
+
+
+# ---- round 2: MCP -------------------------------------------------------------------
+
+
+def test_mcp_in_process_server_list_tools_and_facades() -> None:
+    from tests.mcp.upstream import Notes
+
+    notes = Notes()
+    server = st.mcp.MCPServer.in_process(notes.server, name="notes")
+
+    async def main() -> tuple[list[Any], st.ToolResult, st.UnfoldingTool, st.UnfoldingTool]:
+        async with server:
+            tools = await server.list_tools()
+            read = await tools[0].acall({"key": "a"})
+            return tools, read, server.facade(by="annotations"), server.facade(search=True)
+
+    tools, read, by_annotations, search = asyncio.run(main())
+    assert all(isinstance(t, st.BaseTool) for t in tools)
+    assert [(t.name, t.description) for t in tools] == [
+        ("read_note", "Read a note"),
+        ("write_note", "Write a note"),
+    ]
+    assert (read.text, read.is_error) == ("Note a: buy milk", False)
+    assert by_annotations.name == "notes"
+    assert by_annotations.input_schema["properties"]["category"]["enum"] == ["read", "write"]
+    assert search.name == "notes"
+    assert sorted(search.input_schema["properties"]) == ["names", "query"]
+
+    plain = st.mcp.MCPServer.in_process(Notes().server, name="memo").facade()
+    assert isinstance(plain, st.UnfoldingTool)  # a plain call, before any connection
+    assert plain.name == "memo"
+    assert defaults(st.mcp.MCPServer.facade) | {"self": None} == {
+        **defaults(st.mcp.MCPServer.facade),
+        "description": None,
+        "by": None,
+        "search": False,
+        "self": None,
+    }
+    model = ScriptedModel([("memo", {}), ("write_note", {"text": "hi"}), "ok"])
+    result = st.ToolLoop(model).run("Write", tools=[plain])
+    assert tool_texts(result) == ["Tools now available: read_note, write_note.", "write.note ok"]
+
+
+def test_mcp_stdio_server(tmp_path: Path) -> None:
+    from tests.mcp.upstream import TIME_SERVER
+
+    assert defaults(st.mcp.MCPServer.stdio) == {
+        "command": "REQUIRED",
+        "args": (),
+        "env": None,
+        "cwd": None,
+        "name": "KEYWORD",
+        "**options": None,
+    }
+    server = st.mcp.MCPServer.stdio(
+        TIME_SERVER, ("--local-timezone", "UTC"), env=None, cwd=tmp_path, name="clock"
+    )
+    model = ScriptedModel(
+        [("clock", {}), ("get_current_time", {"timezone": "Europe/Paris"}), "Noon."]
+    )
+    result = st.ToolLoop(model).run("Time?", tools=[server.facade("Open the clock.")])
+    opened, now = tool_texts(result)
+    assert opened == "Tools now available: get_current_time, convert_time."
+    assert json.loads(now)["timezone"] == "Europe/Paris"
+    assert model.requests[0].tools[0].description == "Open the clock."
+
+
+LOCKED = "Tool 'summarize' is locked. Call first: search."
+
+
+def notes_design() -> st.PlaybookTool:
+    def search(q: str) -> str:
+        """Search the notes."""
+        return f"2 notes about {q}"
+
+    def summarize() -> str:
+        """Summarize what was found."""
+        return "Tides follow the moon."
+
+    return (
+        st.PlaybookTool("notes", "Research the notes")
+        .with_tools(search)
+        .with_tool(summarize)
+        .unlocked_by(search)
+    )
+
+
+def test_disclosure_server_with_mcp_client() -> None:
+    import mcp
+
+    server = st.mcp.disclosure_server([notes_design()])
+
+    async def names(client: mcp.Client) -> list[str]:
+        return [t.name for t in (await client.list_tools(cache_mode="bypass")).tools]
+
+    def shown(result: Any) -> tuple[str, bool]:
+        return "\n".join(block.text for block in result.content), bool(result.is_error)
+
+    async def main() -> list[Any]:
+        seen: list[Any] = []
+        async with mcp.Client(server) as first, mcp.Client(server) as second:
+            seen.append(shown(await first.call_tool("summarize", {})))
+            async with first.listen(tools_list_changed=True) as changes:
+                seen.append(shown(await first.call_tool("search", {"q": "tides"})))
+                event = await asyncio.wait_for(changes.__anext__(), timeout=5)
+                seen.append(type(event).__name__)
+            seen.append(await names(first))
+            seen.append(await names(second))  # state is per connection
+        return seen
+
+    assert asyncio.run(main()) == [
+        (LOCKED, True),
+        ("2 notes about tides\n[now available: summarize]", False),
+        "ToolsListChanged",
+        ["search", "summarize"],
+        ["search"],
+    ]
+
+
+@pytest.fixture
+def http_design_url() -> Iterator[str]:
+    """The notes design served over streamable HTTP on a port the OS chose."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from statetools.mcp.serve import http_app
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    app = http_app(st.mcp.disclosure_server([notes_design()]))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    yield f"http://127.0.0.1:{port}/mcp"
+    server.should_exit = True
+    thread.join(timeout=10)
+    sock.close()
+
+
+def test_mcp_http_server(http_design_url: str) -> None:
+    assert defaults(st.mcp.MCPServer.http) == {
+        "url": "REQUIRED",
+        "headers": None,
+        "name": "KEYWORD",
+        "**options": None,
+    }
+    remote = st.mcp.MCPServer.http(
+        http_design_url, headers={st.mcp.SESSION_HEADER: "contract"}, name="remote"
+    )
+    model = ScriptedModel([("remote", {}), ("summarize", {}), ("search", {"q": "tides"}), "ok"])
+    result = st.ToolLoop(model).run("Notes", tools=[remote.facade()])
+    assert [(m.name, m.content, m.is_error) for m in result.messages if m.role == "tool"] == [
+        ("remote", "Tools now available: search.", False),
+        ("summarize", "Tool 'summarize' does not exist. Available tools: search.", True),
+        ("search", "2 notes about tides\n[now available: summarize]", False),
+    ]
