@@ -22,6 +22,7 @@ import pytest
 
 import statetools as st
 from statetools.models import ScriptedModel
+from tests.providers.conftest import PROVIDER_ENVIRONMENT
 from tests.providers.provider_wire import (
     OPEN_TICKET,
     SEARCH,
@@ -39,7 +40,11 @@ from tests.providers.provider_wire import (
 
 
 @pytest.fixture
-def wire() -> Iterator[WireServer]:
+def wire(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[WireServer]:
+    """The local wire server; no provider keys or settings of this machine reach it."""
+    for name in PROVIDER_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
     server = WireServer()
     server.start()
     yield server
@@ -68,6 +73,12 @@ def defaults(fn: Any) -> dict[str, Any]:
         else:
             found[name] = parameter.default
     return found
+
+
+def assert_defaults(fn: Any, expected: dict[str, Any]) -> None:
+    """``fn`` has the parameters of ``expected`` with those defaults (it may have more)."""
+    found = defaults(fn)
+    assert {name: found.get(name, "MISSING") for name in expected} == expected
 
 
 # ---- tools ------------------------------------------------------------------------
@@ -139,14 +150,15 @@ def test_llm_tool_keywords_on_a_function() -> None:
     result = st.ToolLoop(model).run("Define wren", tools=[find])
     assert result.output == "wren: a small bird"  # return_direct ends the run
     assert len(model.requests) == 1
-    assert defaults(st.llm_tool) == {
-        "description": None,
-        "name": None,
-        "category": None,
-        "return_direct": False,
-        "timeout": None,
-        "on_loop_thread": False,
-    }
+    assert_defaults(
+        st.llm_tool,
+        {
+            "description": None,
+            "name": None,
+            "category": None,
+            "return_direct": False,
+        },
+    )
 
 
 class Shelf:
@@ -411,13 +423,16 @@ def test_unfolding_of_with_usage_notes_and_exclusive() -> None:
         "Tools now available: ban.\n\nBe fair.",
         "Tool 'read_file' is not available: only admin's tools are in use now.",
     ]
-    assert defaults(st.UnfoldingTool.of) == {
-        "name": "REQUIRED",
-        "description": "REQUIRED",
-        "inner": "REQUIRED",
-        "usage_notes": None,
-        "exclusive": False,
-    }
+    assert_defaults(
+        st.UnfoldingTool.of,
+        {
+            "name": "REQUIRED",
+            "description": "REQUIRED",
+            "inner": "REQUIRED",
+            "usage_notes": None,
+            "exclusive": False,
+        },
+    )
 
 
 def test_unfolding_by_category() -> None:
@@ -489,7 +504,7 @@ def test_tool_provider_names_discovered_tools_prefix_id_method() -> None:
     result = st.ToolLoop(model).run("Where?", tools=[find_orders])
     assert model.requests[1].tool_names == ["find_orders", "order_o7_status", "order_o8_status"]
     assert tool_texts(result)[-1] == "o8: shipped"
-    assert defaults(st.tool_provider) == {"prefix": "", "id_attribute": "id"}
+    assert_defaults(st.tool_provider, {"prefix": "", "id_attribute": "id"})
 
 
 def test_simple_agentic_tool_runs_its_own_loop_with_its_model() -> None:
@@ -649,9 +664,7 @@ def test_errors_that_end_a_run_carry_the_partial_result() -> None:
         assert issubclass(error, st.StatetoolsError)
 
 
-def test_tool_loop_takes_a_model_string(
-    monkeypatch: pytest.MonkeyPatch, wire: WireServer
-) -> None:
+def test_tool_loop_takes_a_model_string(monkeypatch: pytest.MonkeyPatch, wire: WireServer) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_BASE_URL", f"{wire.url}/v1")
     wire.reply(response(function_call("c1", "search", '{"query": "tides"}')))
@@ -686,17 +699,19 @@ def test_tool_timeout_on_the_loop_and_in_tool_metadata() -> None:
 
 
 def test_openai_chat_model_constructor_and_wire(wire: WireServer) -> None:
-    assert {
-        k: v for k, v in defaults(st.models.OpenAIChatModel).items() if k != "**request_options"
-    } == {
-        "model": "REQUIRED",
-        "client": None,
-        "base_url": None,
-        "api_key": None,
-        "max_retries": 2,
-        "timeout": 60.0,
-        "disclosure": "tools",
-    }
+    assert_defaults(
+        st.models.OpenAIChatModel,
+        {
+            "model": "REQUIRED",
+            "client": None,
+            "base_url": None,
+            "api_key": None,
+            "max_retries": 2,
+            "timeout": 60.0,
+            "disclosure": "tools",
+            "**request_options": None,
+        },
+    )
     wire.reply(chat_completion(tool_calls=[openai_call("c1", "search", '{"query": "x"}')]))
     wire.reply(chat_completion("Done."))
     model = st.models.OpenAIChatModel(
@@ -730,7 +745,19 @@ def test_openai_disclosure_allowed_tools(wire: WireServer, model_class: str) -> 
     chat = model_class == "OpenAIChatModel"
     wire.reply(chat_completion("Done.") if chat else response(output_message("Done.")))
     cls = getattr(st.models, model_class)
-    assert defaults(cls)["disclosure"] == "tools"
+    assert_defaults(
+        cls,
+        {
+            "model": "REQUIRED",
+            "client": None,
+            "base_url": None,
+            "api_key": None,
+            "max_retries": 2,
+            "timeout": 60.0,
+            "disclosure": "tools",
+            "**request_options": None,
+        },
+    )
     model = cls("gpt-test", base_url=f"{wire.url}/v1", api_key="sk", disclosure="allowed_tools")
     support = st.PlaybookTool("support", "Desk").with_tool(SEARCH).with_tool(OPEN_TICKET)
     st.ToolLoop(model).run("Help", tools=[support.unlocked_by(SEARCH)])
@@ -774,7 +801,11 @@ def test_anthropic_model_constructor_defaults_and_wire(wire: WireServer) -> None
     body = wire.bodies[0]
     assert (body["model"], body["max_tokens"], body["temperature"]) == ("claude-test", 4096, 0)
     assert body["tools"] == [
-        {"name": "search", "description": "Search the knowledge base.", "input_schema": SEARCH_SCHEMA}
+        {
+            "name": "search",
+            "description": "Search the knowledge base.",
+            "input_schema": SEARCH_SCHEMA,
+        }
     ]
 
 
@@ -812,9 +843,16 @@ def test_resolve_model_strings(tmp_path: Path) -> None:
 # ---- review -------------------------------------------------------------------------
 
 
-def research_playbook(search: st.Tool | None = None, analyze: st.Tool | None = None) -> st.PlaybookTool:
+def research_playbook(
+    search: st.Tool | None = None, analyze: st.Tool | None = None
+) -> st.PlaybookTool:
     search, analyze = search or tool("search"), analyze or tool("analyze")
-    return st.PlaybookTool("research", "Research").with_tool(search).with_tool(analyze).unlocked_by(search)
+    return (
+        st.PlaybookTool("research", "Research")
+        .with_tool(search)
+        .with_tool(analyze)
+        .unlocked_by(search)
+    )
 
 
 def test_disclosure_graph_check_and_findings() -> None:
@@ -826,9 +864,13 @@ def test_disclosure_graph_check_and_findings() -> None:
     assert isinstance(report, st.Report)
     finding = report.findings[0]
     assert isinstance(finding, st.Finding)
-    assert (finding.code, finding.severity) == ("ST001", "error")
-    assert isinstance(finding.message, str) and "serch" in finding.message
-    assert isinstance(finding.path, str) and finding.path
+    assert (finding.code, finding.severity, finding.message, finding.path) == (
+        "ST001",
+        "error",
+        "The condition of 'a' names tool 'serch', which is not registered.",
+        "playbook:p/tool:a",
+    )
+    assert [f.code for f in report.findings] == ["ST001", "ST003", "ST014"]
 
 
 def test_explore_min_turns_visible_sets_and_tokens() -> None:
@@ -847,12 +889,22 @@ def test_explore_min_turns_visible_sets_and_tokens() -> None:
 
 def test_render_formats_and_a_trace() -> None:
     g = st.disclosure_graph(research_playbook())
-    assert defaults(st.render) == {"graph": "REQUIRED", "format": "svg", "trace": None}
+    assert_defaults(st.render, {"graph": "REQUIRED", "format": "svg", "trace": None})
     svg = st.render(g)
-    assert svg.text.lstrip().startswith("<?xml") or "<svg" in svg.text
+    assert svg.format == "svg"
+    assert svg.text.startswith('<?xml version="1.0" encoding="UTF-8" standalone="no"?>')
     mermaid = st.render(g, format="mermaid", trace=None)
-    assert "analyze" in mermaid.text and "search" in mermaid.text
-    result = st.ToolLoop(ScriptedModel([("search", {}), "ok"])).run("go", tools=[research_playbook()])
+    assert mermaid.text.splitlines()[:6] == [
+        "flowchart LR",
+        '  subgraph cluster_playbook_research["playbook research"]',
+        '    tool_search["search"]',
+        '    tool_analyze["analyze"]',
+        "  end",
+        '  tool_search -.->|"after search"| tool_analyze',
+    ]
+    result = st.ToolLoop(ScriptedModel([("search", {}), "ok"])).run(
+        "go", tools=[research_playbook()]
+    )
     dot = st.render(g, format="dot", trace=result.trace)
     assert dot.text.startswith("digraph")
 
@@ -954,9 +1006,12 @@ def test_example_arguments_are_valid_for_the_schema() -> None:
     example = st.example_arguments(schema)
     assert isinstance(example, dict)
     assert example["city"] == "Paris"
-    assert st.Tool.create("trip", "Plan a trip.", lambda city, days=1: "ok", schema=schema).call(
-        example
-    ).is_error is False
+    assert (
+        st.Tool.create("trip", "Plan a trip.", lambda city, days=1: "ok", schema=schema)
+        .call(example)
+        .is_error
+        is False
+    )
 
 
 def test_tools_from_module_include_and_exclude() -> None:
@@ -1001,7 +1056,9 @@ def support_sections(**options: Any) -> st.Sections:
             summary="Refunds and disputes.",
             tools=[refund],
             children=[
-                st.Section("disputes", "Disputes", "Chargebacks.", summary="Disputes.", tools=[chargeback])
+                st.Section(
+                    "disputes", "Disputes", "Chargebacks.", summary="Disputes.", tools=[chargeback]
+                )
             ],
         ),
         **options,
@@ -1060,7 +1117,7 @@ def test_load_skills_load_skill_and_read_skill_file(tmp_path: Path) -> None:
     (folder / "references").mkdir(parents=True)
     (folder / "SKILL.md").write_text(SKILL, encoding="utf-8")
     (folder / "references" / "fields.md").write_text("Fields: name.\n", encoding="utf-8")
-    assert defaults(st.load_skills) == {"path": "REQUIRED", "tool_name": "load_skill", "tools": None}
+    assert_defaults(st.load_skills, {"path": "REQUIRED", "tool_name": "load_skill", "tools": None})
     fill = st.Tool.create("fill_field", "Fill a field", lambda field: f"filled {field}")
     skills = st.load_skills(tmp_path / "skills", tool_name="load_skill", tools=[fill])
     assert isinstance(skills, st.Sections)
@@ -1108,13 +1165,7 @@ def test_mcp_in_process_server_list_tools_and_facades() -> None:
     plain = st.mcp.MCPServer.in_process(Notes().server, name="memo").facade()
     assert isinstance(plain, st.UnfoldingTool)  # a plain call, before any connection
     assert plain.name == "memo"
-    assert defaults(st.mcp.MCPServer.facade) | {"self": None} == {
-        **defaults(st.mcp.MCPServer.facade),
-        "description": None,
-        "by": None,
-        "search": False,
-        "self": None,
-    }
+    assert_defaults(st.mcp.MCPServer.facade, {"description": None, "by": None, "search": False})
     model = ScriptedModel([("memo", {}), ("write_note", {"text": "hi"}), "ok"])
     result = st.ToolLoop(model).run("Write", tools=[plain])
     assert tool_texts(result) == ["Tools now available: read_note, write_note.", "write.note ok"]
@@ -1123,16 +1174,19 @@ def test_mcp_in_process_server_list_tools_and_facades() -> None:
 def test_mcp_stdio_server(tmp_path: Path) -> None:
     from tests.mcp.upstream import TIME_SERVER
 
-    assert defaults(st.mcp.MCPServer.stdio) == {
-        "command": "REQUIRED",
-        "args": (),
-        "env": None,
-        "cwd": None,
-        "name": "KEYWORD",
-        "**options": None,
-    }
+    assert_defaults(
+        st.mcp.MCPServer.stdio,
+        {
+            "command": "REQUIRED",
+            "args": (),
+            "env": None,
+            "cwd": None,
+            "name": "KEYWORD",
+            "**options": None,
+        },
+    )
     server = st.mcp.MCPServer.stdio(
-        TIME_SERVER, ("--local-timezone", "UTC"), env=None, cwd=tmp_path, name="clock"
+        TIME_SERVER, ("--local-timezone", "UTC"), env={"TZ": "UTC"}, cwd=tmp_path, name="clock"
     )
     model = ScriptedModel(
         [("clock", {}), ("get_current_time", {"timezone": "Europe/Paris"}), "Noon."]
@@ -1168,6 +1222,7 @@ def test_disclosure_server_with_mcp_client() -> None:
     import mcp
 
     server = st.mcp.disclosure_server([notes_design()])
+    single = st.mcp.disclosure_server(notes_design())  # one definition, or a list of items
 
     async def names(client: mcp.Client) -> list[str]:
         return [t.name for t in (await client.list_tools(cache_mode="bypass")).tools]
@@ -1185,6 +1240,8 @@ def test_disclosure_server_with_mcp_client() -> None:
                 seen.append(type(event).__name__)
             seen.append(await names(first))
             seen.append(await names(second))  # state is per connection
+        async with mcp.Client(single) as third:
+            seen.append(await names(third))
         return seen
 
     assert asyncio.run(main()) == [
@@ -1192,6 +1249,7 @@ def test_disclosure_server_with_mcp_client() -> None:
         ("2 notes about tides\n[now available: summarize]", False),
         "ToolsListChanged",
         ["search", "summarize"],
+        ["search"],
         ["search"],
     ]
 
@@ -1224,12 +1282,15 @@ def http_design_url() -> Iterator[str]:
 
 
 def test_mcp_http_server(http_design_url: str) -> None:
-    assert defaults(st.mcp.MCPServer.http) == {
-        "url": "REQUIRED",
-        "headers": None,
-        "name": "KEYWORD",
-        "**options": None,
-    }
+    assert_defaults(
+        st.mcp.MCPServer.http,
+        {
+            "url": "REQUIRED",
+            "headers": None,
+            "name": "KEYWORD",
+            "**options": None,
+        },
+    )
     remote = st.mcp.MCPServer.http(
         http_design_url, headers={st.mcp.SESSION_HEADER: "contract"}, name="remote"
     )
@@ -1240,3 +1301,374 @@ def test_mcp_http_server(http_design_url: str) -> None:
         ("summarize", "Tool 'summarize' does not exist. Available tools: search.", True),
         ("search", "2 notes about tides\n[now available: summarize]", False),
     ]
+
+
+def test_statetools_serve_design_yaml_over_stdio(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from statetools.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    assert "statetools serve [-h] [--transport {stdio,http}]" in capsys.readouterr().out
+
+    import mcp
+    from mcp.client.stdio import StdioServerParameters
+
+    (tmp_path / "notes_tools.py").write_text(
+        "def search(q: str) -> str:\n"
+        '    """Search the notes."""\n'
+        '    return f"2 notes about {q}"\n\n\n'
+        "def summarize() -> str:\n"
+        '    """Summarize what was found."""\n'
+        '    return "Tides follow the moon."\n',
+        encoding="utf-8",
+    )
+    design = tmp_path / "DESIGN.yaml"
+    design.write_text(
+        "kind: playbook\nname: notes\ndescription: Research the notes\ntools:\n"
+        "  - notes_tools:search\n  - tool: notes_tools:summarize\n    unlocked_by: search\n",
+        encoding="utf-8",
+    )
+    command = str(Path(sys.executable).parent / "statetools")
+    params = StdioServerParameters(
+        command=command, args=["serve", str(design), "--transport", "stdio"], cwd=str(tmp_path)
+    )
+
+    async def main() -> tuple[list[str], str, bool]:
+        async with mcp.Client(params) as client:
+            listed = [t.name for t in (await client.list_tools()).tools]
+            locked = await client.call_tool("summarize", {})
+            return listed, locked.content[0].text, bool(locked.is_error)
+
+    assert asyncio.run(main()) == (["search"], LOCKED, True)
+
+
+# ---- round 2: streaming and sessions ------------------------------------------------
+
+
+def test_stream_is_a_plain_method_with_result_and_live_only_events() -> None:
+    model = ScriptedModel([("ping", {}), "All done."])
+    loop = st.ToolLoop(model)
+
+    async def main() -> tuple[list[Any], st.LoopResult]:
+        stream = loop.stream("go", tools=[tool("ping", "pong")])  # no await: a plain call
+        events = [event async for event in stream]
+        return events, stream.result
+
+    events, result = asyncio.run(main())
+    assert result.output == "All done."
+    deltas = [e for e in events if isinstance(e, st.TextDelta)]
+    assert deltas == [st.TextDelta(2, "All done.")]
+    assert not inspect.iscoroutinefunction(st.ToolLoop.stream)
+    started = [e for e in events if isinstance(e, st.ToolCallStarted)]
+    assert [(e.iteration, e.call_id, e.name) for e in started] == [(1, "call_1", "ping")]
+    assert not any(isinstance(e, st.TextDelta | st.ToolCallStarted) for e in result.trace)
+    assert [e for e in events if not isinstance(e, st.TextDelta | st.ToolCallStarted)] == list(
+        result.trace
+    )
+
+
+def test_sqlite_sessions_continue_and_a_saved_call_never_runs_again(tmp_path: Path) -> None:
+    ran: list[str] = []
+    crash = [True]
+
+    def one() -> str:
+        """Step one."""
+        ran.append("one")
+        return "one done"
+
+    def two() -> str:
+        """Step two."""
+        ran.append("two")
+        if crash.pop() if crash else False:
+            raise KeyboardInterrupt  # the process dies while two runs
+        return "two done"
+
+    store = st.SqliteStore(tmp_path / "sessions.db")
+    model = ScriptedModel([[("one", {}), ("two", {})], "never reached"])
+    with pytest.raises(KeyboardInterrupt):
+        st.ToolLoop(model).run("Work", tools=[one, two], session="s1", store=store)
+    so_far = st.SqliteStore(tmp_path / "sessions.db").load("s1")
+    assert isinstance(so_far, st.LoopResult)
+    assert so_far.messages[1].tool_calls[0] == st.ToolCall("call_1", "one", {})
+    assert isinstance(so_far.messages[1].tool_calls[0].arguments, dict)
+    assert [(m.role, m.content) for m in so_far.messages] == [
+        ("user", "Work"),
+        ("assistant", ""),
+        ("tool", "one done"),
+    ]
+    later = st.SqliteStore(tmp_path / "sessions.db")
+    result = st.ToolLoop(ScriptedModel(["All done."])).run(
+        None, tools=[one, two], session="s1", store=later
+    )
+    assert ran == ["one", "two", "two"]  # two ran again; one, whose result was saved, never did
+    assert result.output == "All done."
+    assert tool_texts(result) == ["one done", "two done"]
+    assert later.load("s1").output == "All done."
+
+
+# ---- round 2: bridges and OpenTelemetry ---------------------------------------------
+
+
+def test_pydantic_ai_capability_is_the_whole_setup() -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.models.function import FunctionModel
+
+    from statetools.integrations.pydantic_ai import StatetoolsCapability, StatetoolsToolset
+    from tests.integrations.scenario import ANSWERS, LOCKED, RAN, REQUESTS, design
+    from tests.integrations.test_pydantic_ai import Recorder
+
+    ran: list[str] = []
+    model = Recorder()
+    agent = Agent(FunctionModel(model), capabilities=[StatetoolsCapability(design(ran))])
+    assert agent.run_sync("order").output == "All done."
+    assert model.tools["order"] == REQUESTS
+    assert model.answers["order"] == ANSWERS
+    assert LOCKED == "Tool 'analyze' is locked. Call first: search."
+    assert ran == RAN
+    assert StatetoolsToolset(design([])) is not None
+
+
+def test_langchain_middleware_has_tools() -> None:
+    from langchain.agents import create_agent
+    from langchain_core.messages import HumanMessage
+
+    from statetools.integrations.langchain import StatetoolsMiddleware
+    from tests.integrations.scenario import ANSWERS, RAN, REQUESTS, design
+    from tests.integrations.test_langchain import ScriptChat
+
+    ran: list[str] = []
+    chat = ScriptChat()
+    middleware = StatetoolsMiddleware(design(ran))
+    assert sorted(t.name for t in middleware.tools) == sorted(
+        ["search", "analyze", "add_item", "confirm", "ship", "github", "whoami", "list_issues"]
+    )
+    agent = create_agent(chat, tools=middleware.tools, middleware=[middleware])
+    result = agent.invoke({"messages": [HumanMessage("order")]})
+    assert result["messages"][-1].content == "All done."
+    assert chat.tools_seen["order"] == REQUESTS
+    assert chat.answers["order"] == ANSWERS
+    assert ran == RAN
+
+
+def test_openai_agents_tools_hooks_and_run_config() -> None:
+    import dataclasses
+
+    from agents import Agent, RunConfig, Runner
+
+    from statetools.integrations.openai_agents import StatetoolsTools
+    from tests.integrations.scenario import ANSWERS, RAN, design
+    from tests.integrations.test_openai_agents import IN_ORDER, ScriptModel
+
+    ran: list[str] = []
+    model = ScriptModel()
+    bridge = StatetoolsTools(design(ran))
+    assert isinstance(bridge.run_config, RunConfig)
+    assert sorted(t.name for t in bridge.tools) == sorted(
+        ["search", "analyze", "add_item", "confirm", "ship", "github", "whoami", "list_issues"]
+    )
+    agent = Agent(name="helper", model=model, tools=bridge.tools)
+    config = dataclasses.replace(bridge.run_config, tracing_disabled=True)
+    run = Runner.run(agent, "order", hooks=bridge.hooks, run_config=config)
+    assert asyncio.run(run).final_output == "All done."
+    assert model.tools["order"] == IN_ORDER
+    assert model.answers["order"] == ANSWERS
+    assert ran == RAN
+
+
+def test_otel_listener_tracer_provider_keyword() -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from statetools.integrations.otel import OtelListener
+
+    assert defaults(OtelListener)["tracer_provider"] is None
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    model = ScriptedModel([("ping", {}), "pong"])
+    st.ToolLoop(model, listeners=[OtelListener(tracer_provider=provider)]).run(
+        "Ping", tools=[tool("ping")]
+    )
+    assert [s.name for s in exporter.get_finished_spans()] == [
+        "chat",
+        "execute_tool ping",
+        "chat",
+        "invoke_agent statetools",
+    ]
+    quiet = ScriptedModel(["ok"])  # no provider: the global one (a no-op unless set)
+    assert st.ToolLoop(quiet, listeners=[OtelListener()]).run("Hi").output == "ok"
+
+
+def test_temporal_modules_and_the_worker_command() -> None:
+    import importlib
+
+    for name in ("workflow", "activities", "worker", "client"):
+        assert importlib.import_module(f"statetools.temporal.{name}").__doc__
+    from statetools.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["worker", "--help"])
+    assert done.value.code == 0
+
+
+# ---- more of section 3: the remaining shapes ---------------------------------------
+
+
+def test_run_output_type_and_context() -> None:
+    @attrs.frozen
+    class Answer:
+        city: str
+        days: int
+
+    def whoami(ctx: st.ToolCallContext) -> str:
+        """Who is asking."""
+        return str(ctx["user"])
+
+    model = ScriptedModel([("whoami", {}), '{"city": "Oslo", "days": 3}'])
+    result = st.ToolLoop(model).run(
+        "Plan", tools=[whoami], output_type=Answer, context={"user": "ann"}
+    )
+    assert result.output == Answer("Oslo", 3)
+    assert tool_texts(result) == ["ann"]
+
+
+def test_tool_not_found_and_provider_errors_carry_the_result(wire: WireServer) -> None:
+    model = ScriptedModel([("nope", {}), ("nope", {}), ("nope", {}), "never"])
+    with pytest.raises(st.ToolNotFoundError) as unknown:
+        st.ToolLoop(model).run("Go", tools=[tool("ping")])
+    assert (
+        tool_texts(unknown.value.result)
+        == ["Tool 'nope' does not exist. Available tools: ping."] * 3
+    )
+
+    wire.reply(chat_completion(tool_calls=[openai_call("c1", "search", '{"query": "x"}')]))
+    wire.reply({"error": {"message": "bad request", "type": "invalid_request_error"}}, status=400)
+    openai = st.models.OpenAIChatModel(
+        "gpt-test", base_url=f"{wire.url}/v1", api_key="sk-test", max_retries=0
+    )
+    with pytest.raises(st.ProviderError) as failed:
+        st.ToolLoop(openai).run("Find x", tools=[SEARCH])
+    assert failed.value.status == 400
+    assert tool_texts(failed.value.result) == ["3 hits for x"]
+
+
+def test_load_playbook_from_a_path(tmp_path: Path) -> None:
+    search, analyze = tool("search"), tool("analyze")
+    path = tmp_path / "research.yaml"
+    path.write_text(st.dump_playbook(research_playbook(search, analyze)), encoding="utf-8")
+    assert st.load_playbook(path, tools=[search, analyze]) == research_playbook(search, analyze)
+    assert st.load_playbook(str(path), tools=[search, analyze]) == research_playbook(
+        search, analyze
+    )
+
+
+def test_finding_fields_in_order() -> None:
+    broken = st.PlaybookTool("p", "P").with_tool(tool("a")).unlocked_by("serch")
+    finding = st.check(st.disclosure_graph(broken)).findings[0]
+    assert finding == st.Finding(finding.code, finding.severity, finding.message, finding.path)
+    assert [f.name for f in attrs.fields(st.Finding)][:4] == ["code", "severity", "message", "path"]
+
+
+@st.tool_provider()
+@attrs.define
+class Customer:
+    id: str
+
+    @st.llm_tool("The customer's name.")
+    def name(self) -> str:
+        return f"customer {self.id}"
+
+
+def test_tool_provider_prefix_defaults_to_the_class_name() -> None:
+    def find_customer() -> Customer:
+        """Find the customer."""
+        return Customer("c1")
+
+    model = ScriptedModel([("find_customer", {}), ("customer_c1_name", {}), "ok"])
+    result = st.ToolLoop(model).run("Who?", tools=[find_customer])
+    assert model.requests[1].tool_names == ["find_customer", "customer_c1_name"]
+    assert tool_texts(result)[-1] == "customer c1"
+
+
+def test_a_playbook_with_a_model_is_an_agentic_tool() -> None:
+    inner = ScriptedModel([("search", {}), ("analyze", {}), "Tides follow the moon."])
+    playbook = research_playbook()
+    outer = ScriptedModel([("research", {"task": "tides"}), "Done."])
+    result = st.ToolLoop(outer).run("Go", tools=[playbook.with_model(inner)])
+    assert outer.requests[0].tool_names == ["research"]
+    assert [r.tool_names for r in inner.requests] == [
+        ["search"],
+        ["search", "analyze"],
+        ["search", "analyze"],
+    ]
+    assert tool_texts(result) == ["Tides follow the moon."]
+    same = ScriptedModel([("search", {}), "in the same conversation"])
+    st.ToolLoop(same).run("Go", tools=[playbook])
+    assert same.requests[1].tool_names == ["search", "analyze"]
+
+
+def test_searchable_finds_state_machine_tools_that_keep_their_states() -> None:
+    finder = st.UnfoldingTool.searchable("find_tools", "Search the tools", [order_machine()])
+    model = ScriptedModel(
+        [
+            ("find_tools", {"names": ["ship", "confirm"]}),
+            ("confirm", {}),
+            ("find_tools", {"names": ["ship"]}),
+            ("ship", {}),
+            "ok",
+        ]
+    )
+    result = st.ToolLoop(model).run("Ship", tools=[finder])
+    texts = tool_texts(result)
+    assert texts[0] == (
+        "Tools asked for by name:\n"
+        "- ship (locked): The ship tool. Tool 'ship' is not available in state DRAFT "
+        "(it is available in: CONFIRMED).\n"
+        "- confirm: The confirm tool.\nTools now available: confirm."
+    )
+    assert texts[1:] == [
+        "confirm done\n[state is now CONFIRMED]",
+        "Tools asked for by name:\n- ship: The ship tool.\nTools now available: ship.",
+        "ship done\n[state is now DONE (final)]",
+    ]
+
+
+def test_simple_agentic_tool_chaining() -> None:
+    inner = ScriptedModel([("open_repo", {"name": "a"}), ("star", {}), "Starred a."])
+    agent = (
+        st.SimpleAgenticTool("stars", "Star repos.")
+        .with_tools(open_repo)
+        .with_model(inner)
+        .with_tool_chaining_from(Repo, predicate=None)
+    )
+    outer = ScriptedModel([("stars", {"task": "star a"}), "Done."])
+    result = st.ToolLoop(outer).run("Go", tools=[agent])
+    assert tool_texts(result) == ["Starred a."]
+    assert inner.requests[1].tool_names == ["open_repo", "star"]
+
+    inner = ScriptedModel([("open_repo", {"name": "b"}), ("star", {}), "Starred b."])
+    agent = (
+        st.SimpleAgenticTool("stars", "Star repos.")
+        .with_tools(open_repo)
+        .with_model(inner)
+        .with_tool_chaining_from_any()
+    )
+    result = st.ToolLoop(ScriptedModel([("stars", {"task": "b"}), "Done."])).run(
+        "Go", tools=[agent]
+    )
+    assert tool_texts(result) == ["Starred b."]
+
+
+def test_bad_yaml_is_a_spec_error_with_the_path() -> None:
+    with pytest.raises(st.SpecError) as caught:
+        st.load_playbook("kind: nope\nname: x\n")
+    assert isinstance(caught.value, st.StatetoolsError)
+    assert str(caught.value) == (
+        "$.kind (line 1): unknown kind 'nope' "
+        "Hint: use one of: playbook, machine, facade, sections, skills"
+    )
