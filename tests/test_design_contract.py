@@ -1672,3 +1672,51 @@ def test_bad_yaml_is_a_spec_error_with_the_path() -> None:
         "$.kind (line 1): unknown kind 'nope' "
         "Hint: use one of: playbook, machine, facade, sections, skills"
     )
+
+
+def test_adapter_clients_retries_and_timeouts(wire: WireServer) -> None:
+    import anthropic
+    import openai
+
+    from tests.providers.provider_wire import FAST_RETRY, openai_error
+
+    client = openai.AsyncOpenAI(base_url=f"{wire.url}/v1", api_key="sk-own", max_retries=0)
+    wire.reply(chat_completion("From my client."))
+    model = st.models.OpenAIChatModel("gpt-test", client=client)
+    assert st.ToolLoop(model).run("Hi").output == "From my client."
+    assert wire.requests[-1].headers["authorization"] == "Bearer sk-own"
+
+    own = anthropic.AsyncAnthropic(base_url=wire.url, api_key="sk-ant-own", max_retries=0)
+    wire.reply(anthropic_message(text("From my Anthropic client.")))
+    claude = st.models.AnthropicModel("claude-test", client=own)
+    assert st.ToolLoop(claude).run("Hi").output == "From my Anthropic client."
+    sent = wire.requests[-1].headers  # the SDK's own choice of header
+    assert sent.get("x-api-key", sent.get("authorization")) in {"sk-ant-own", "Bearer sk-ant-own"}
+
+    wire.reply(openai_error("The server had an error"), status=500, headers=FAST_RETRY)
+    wire.reply(chat_completion("Second try.", prompt_tokens=7, completion_tokens=3))
+    retried = st.models.OpenAIChatModel(
+        "gpt-test", base_url=f"{wire.url}/v1", api_key="sk", max_retries=1
+    )
+    before = len(wire.requests)
+    result = st.ToolLoop(retried).run("Hi")
+    assert (result.output, len(wire.requests) - before) == ("Second try.", 2)
+    assert result.usage == st.models.Usage(7, 3)
+
+    wire.reply(chat_completion("too late"), delay=5.0)
+    slow = st.models.OpenAIChatModel(
+        "gpt-test", base_url=f"{wire.url}/v1", api_key="sk", max_retries=0, timeout=0.2
+    )
+    with pytest.raises(st.ProviderError) as caught:
+        st.ToolLoop(slow).run("Hi")
+    assert caught.value.message == "OpenAI request timed out (timeout=0.2s per attempt)"
+    assert caught.value.result.messages == (st.UserMessage("Hi"),)
+
+
+def test_llm_tool_methods_go_straight_into_tools() -> None:
+    shelf = Shelf()
+    model = ScriptedModel([("shelve", {"title": "Emma"}), "ok"])
+    result = st.ToolLoop(model).run("Shelve", tools=[shelf.add, shelf.books_on_shelf])
+    assert model.requests[0].tool_names == ["shelve", "books_on_shelf"]
+    assert tool_texts(result) == ["shelved Emma"]
+    assert shelf.books == ["Dune", "Emma"]
