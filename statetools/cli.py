@@ -50,7 +50,6 @@ from statetools.review.render import FORMATS, render
 from statetools.review.tokens import tools_tokens
 from statetools.spec.design import Design, load_design
 from statetools.tools.tool import BaseTool
-from statetools.wording import counted
 
 PROVIDERS = ("openai", "anthropic")
 
@@ -105,7 +104,7 @@ def cmd_explore(args: argparse.Namespace, out: TextIO) -> int:
     with output.progress("exploring") as update:
 
         def progress(step: Progress) -> None:
-            update(f"{counted(step.states, 'state')}, turn {step.depth}")
+            update(f"{step.states:,} states, turn {step.depth}")
 
         try:
             exploration = explore(
@@ -129,9 +128,7 @@ def cmd_explore(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _visible_tools(design: Design) -> list[BaseTool]:
-    """The first visible set (of sections sharing a key the first one counts, as in
-    ``explore``; ``check`` reports the others as ST017)."""
-    return Scheduler(_graph(design), strict_sections=False).visible()
+    return Scheduler(_graph(design)).visible()
 
 
 def _prompt_tokens(output: Output, graph: DisclosureGraph, args: argparse.Namespace) -> None:
@@ -150,11 +147,11 @@ def cmd_tokens(args: argparse.Namespace, out: TextIO) -> int:
     output = Output.of(out)
     with output.progress("counting tokens") as update:
         first = _visible_tools(design)
-        update(f"first visible set: {counted(len(first), 'tool')}")
+        update(f"first visible set: {len(first):,} tools")
         rows = [("first visible set", len(first), tools_tokens(first, args.provider))]
         if args.vs_flat:
             flat = flat_tools(_graph(design))
-            update(f"every tool at once: {counted(len(flat), 'tool')}")
+            update(f"every tool at once: {len(flat):,} tools")
             label = "flat (every tool at once, no facades)"
             rows.append((label, len(flat), tools_tokens(flat, args.provider)))
     show_tokens(output, args.provider, rows)
@@ -176,7 +173,7 @@ def _write_prefix_breaks(paths: list[PathBreaks], out: TextIO) -> None:
     )
     broken = sum(1 for p in ends if p.breaks)
     out.write(
-        f"prefix breaks per path ({counted(len(ends), 'path')}, {broken} with breaks; "
+        f"prefix breaks per path ({len(ends)} paths, {broken} with breaks; "
         "registration order in parentheses):\n"
     )
     for p in ends[:PATHS_SHOWN]:

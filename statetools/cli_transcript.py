@@ -29,7 +29,6 @@ from statetools.models.base import (
     StreamSink,
 )
 from statetools.review.tokens import tools_tokens
-from statetools.wording import counted
 
 
 def _cut(line: str, width: int) -> str:
@@ -147,7 +146,7 @@ class Transcript:
             case ConversationRestarted(conversation=number):
                 return f"  (conversation restarted: #{number})"
             case RunFinished(outcome=outcome, iterations=iterations):
-                return f"finished ({outcome}) after {counted(iterations, 'model call')}"
+                return f"finished ({outcome}) after {iterations} model calls"
         return None
 
 

@@ -28,7 +28,6 @@ from statetools.temporal.payloads import (
     ToolOutcome,
     ToolRun,
 )
-from statetools.wording import counted
 
 WORKFLOW_NAME = "statetools.Session"
 NO_TOOL_TIMEOUT = 3600.0
@@ -112,8 +111,7 @@ class SessionWorkflow:
                 raise self._ending(
                     driver,
                     "MaxIterationsExceeded",
-                    "no final answer after "
-                    f"{counted(session.settings.max_iterations, 'model call')}",
+                    f"no final answer after {session.settings.max_iterations} model calls",
                 )
             ended = await self._turn(session, driver)
             session.iterations_this_message += 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -107,23 +107,28 @@ def _beyond_limits(name: str, arguments: Mapping[str, Any]) -> str | None:
     are checked here; JSON text meets the same limits while it is decoded.
     """
     digits_bits = _max_digits() * 3.3219  # bits of the longest integer that can be shown
-    pending: list[tuple[Any, int]] = [(arguments, 1)]
+    pending: list[tuple[Iterable[Any], int]] = [(arguments.values(), 1)]
     budget = 1_000_000  # values looked at; data shared many times over (from code) stops here
-    while pending and budget:
-        budget -= 1
-        value, depth = pending.pop()
-        if isinstance(value, Unreadable):
-            return _too_long_number(name) if value.what == "number" else _too_deep(name)
-        if isinstance(value, int) and not isinstance(value, bool):
-            if value.bit_length() > digits_bits:
-                return _too_long_number(name)
-            continue
-        if not isinstance(value, Mapping | list | tuple):
-            continue
+    while pending:
+        values, depth = pending.pop()
         if depth > MAX_ARGUMENT_DEPTH:  # also what a structure that contains itself reaches
             return _too_deep(name)
-        items = value.values() if isinstance(value, Mapping) else value
-        pending.extend((item, depth + 1) for item in items)
+        for value in values:
+            budget -= 1
+            if not budget:
+                return None
+            kind = type(value)
+            if kind is str or kind is float or kind is bool or value is None:
+                continue  # the usual values, told apart without isinstance's slower checks
+            if isinstance(value, Unreadable):
+                return _too_long_number(name) if value.what == "number" else _too_deep(name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                if value.bit_length() > digits_bits:
+                    return _too_long_number(name)
+            elif isinstance(value, Mapping):
+                pending.append((value.values(), depth + 1))
+            elif isinstance(value, list | tuple):
+                pending.append((value, depth + 1))
     return None
 
 
