@@ -16,9 +16,10 @@ moved a state machine on) is refused by a tool input guardrail with the guidance
 a call that runs is recorded and its answer carries the announcement line.
 ``.run_config`` makes a call of a hidden or unknown tool an answer to the model
 ("Tool 'x' is locked. Call first: ...") instead of an error ending the run, and
-``.hooks`` start each turn (``When`` conditions and the blackboard are re-checked
-before the next request). Each run has its own disclosure state, kept with the run's
-context (the ``RunContextWrapper`` and the tool contexts made from it share it).
+``.hooks`` end each turn (``When`` conditions and the blackboard are re-checked
+before the next request, whether or not a tool ran). Each run has its own disclosure
+state, kept with the run's context (the ``RunContextWrapper`` and the tool contexts
+made from it share it).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from agents import (
     Agent,
     AgentBase,
     FunctionTool,
+    ModelResponse,
     RunConfig,
     RunContextWrapper,
     RunHooks,
@@ -78,15 +80,29 @@ class _Runs:
 
 
 class _Hooks(RunHooks[Any]):
-    """Marks the end of a turn's tool calls: the next request starts a new turn."""
+    """Marks the end of each turn, so the next request starts a new one: when a tool of
+    the model's response has run, or with the response itself when none of its calls
+    runs (each refused as hidden or unknown, a handoff, or no call at all)."""
 
-    def __init__(self, runs: _Runs, ended: Any) -> None:
+    def __init__(self, runs: _Runs, ended: Any, runs_tools: Any) -> None:
         self._runs = runs
         self._ended = ended
+        self._runs_tools = runs_tools
+
+    async def on_llm_end(
+        self, context: RunContextWrapper[Any], agent: Agent[Any], response: ModelResponse
+    ) -> None:
+        # a call that runs is checked again against the request's tools before it runs
+        # (the SDK asks is_enabled once more): the turn ends when it has run
+        if not self._runs_tools(context, agent, response):
+            self._end(context)
 
     async def on_tool_end(
         self, context: RunContextWrapper[Any], agent: Agent[Any], tool: Tool, result: object
     ) -> None:
+        self._end(context)
+
+    def _end(self, context: RunContextWrapper[Any]) -> None:
         self._runs.of(context)[1][0] = True
         self._ended()
 
@@ -111,8 +127,8 @@ class StatetoolsTools:
             self._function_tool(t) for t in registered_tools(self.graph)
         ]
         """Every tool of the definition, for ``Agent(tools=...)``."""
-        self.hooks = _Hooks(self._runs, self._forget)
-        """Run hooks for ``Runner.run(hooks=...)``: a tool call ends a turn."""
+        self.hooks = _Hooks(self._runs, self._forget, self._runs_tools)
+        """Run hooks for ``Runner.run(hooks=...)``: they end each turn."""
         self.run_config = RunConfig(
             tool_not_found_behavior="return_error_to_model",
             tool_error_formatter=self._not_found,
@@ -144,6 +160,24 @@ class StatetoolsTools:
         names = run.visible_names()
         self._last = (context, names)
         return names
+
+    def _runs_tools(
+        self, context: RunContextWrapper[Any], agent: Agent[Any], response: ModelResponse
+    ) -> bool:
+        """Whether a function call of ``response`` names a tool its request offered (a
+        tool of ours visible now, as nothing ran since; or one of the agent's own)."""
+        visible = None
+        for item in response.output:
+            if getattr(item, "type", None) != "function_call":
+                continue
+            name = item.name  # type: ignore[union-attr]
+            if name in self.graph.entries:
+                visible = visible or self.run_of(context).visible_names()
+                if name in visible:
+                    return True
+            elif any(isinstance(t, FunctionTool) and t.name == name for t in agent.tools):
+                return True
+        return False
 
     def _forget(self) -> None:
         """A call ran (or a turn ended): the next question starts from the scheduler."""

@@ -194,3 +194,36 @@ def test_a_when_condition_is_checked_again_before_each_request() -> None:
     locked = "Tool 'take' is locked. It unlocks when the door is open."
     assert model.answers["vault"] == [locked, "door open", "took gold", "door closed", locked]
     assert taken == ["gold"]
+
+
+def test_each_request_starts_a_turn_even_when_no_tool_ran_in_the_last_one() -> None:
+    door = {"open": False}
+
+    class Opening(ScriptModel):
+        """The door opens (elsewhere) while the model answers its first request."""
+
+        async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
+            response = await super().get_response(*args, **kwargs)
+            door["open"] = True
+            return response
+
+    def take(item: str) -> str:
+        """Take an item from the vault."""
+        return f"took {item}"
+
+    vault = (
+        st.PlaybookTool("vault", "The vault")
+        .with_tool(st.Tool.from_function(take))
+        .unlocked_when(lambda view: door["open"], "the door is open")
+    )
+    look = st.Tool.create("look", "Look around.", lambda: "a vault")
+    model = Opening([("take", {"item": "gold"}), ("take", {"item": "gold"}), "done"])
+    bridge = StatetoolsTools([look, vault])
+    agent = Agent(name="helper", model=model, tools=bridge.tools)
+    assert asyncio.run(run(bridge, agent, "vault")).final_output == "done"
+    # the first call was refused (no tool ran): the next request still re-checks the door
+    assert model.tools["vault"] == [["look"], ["look", "take"], ["look", "take"]]
+    assert model.answers["vault"] == [
+        "Tool 'take' was not offered in this request; it is available now.",
+        "took gold",
+    ]
