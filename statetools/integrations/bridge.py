@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Generic, TypeGuard, TypeVar
@@ -77,6 +78,7 @@ class Converted(Generic[T]):
     Tools added during runs (discovery, chaining) may reuse a name with another
     description or schema: the form is made again then. Added tools are kept up to
     ``limit`` (the least recently used go first); registered tools are always kept.
+    Runs in several threads may share it.
 
     >>> from statetools.tools.tool import Tool
     >>> forms = Converted(lambda tool: tool.name.upper())
@@ -89,9 +91,14 @@ class Converted(Generic[T]):
         self._limit = limit
         self._registered: dict[str, tuple[BaseTool, T]] = {}
         self._added: OrderedDict[str, tuple[BaseTool, T]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def get(self, tool: BaseTool, *, registered: bool = False) -> T:
         """The converted form of ``tool`` (``registered``: one of the graph's own)."""
+        with self._lock:  # another thread may evict the entry this one is checking
+            return self._get(tool, registered)
+
+    def _get(self, tool: BaseTool, registered: bool) -> T:
         store = self._registered if registered else self._added
         cached = store.get(tool.name)
         if cached is not None and (cached[0] is tool or cached[0].definition == tool.definition):
