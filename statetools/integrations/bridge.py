@@ -170,6 +170,9 @@ class BridgeRun:
         self.offered_at = 0
         """The version when the last model request was offered its tools: the calls of
         that response all start from it."""
+        self.memo: Any = None
+        """What a bridge built for this run's last request, to reuse while the run's
+        visible tools stay the same object (kept per run: never another run's)."""
 
     def offer(self) -> tuple[str, ...]:
         """Start a model request: re-check the turn's conditions and return the names

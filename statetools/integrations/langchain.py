@@ -105,9 +105,6 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
         self._added: Converted[LangChainTool] = Converted(_as_langchain)
         """Tools added during runs, converted once."""
         self._runs: OrderedDict[str, BridgeRun] = OrderedDict()
-        self._last: tuple[Any, tuple[str, ...] | None, int, list[Any]] = (None, None, 0, [])
-        """The tools given to the last model call, its visible names, their number and
-        what it was sent: the agent's list is the same object at every call."""
         self._lock = threading.Lock()
         self._turn = threading.Condition(self._lock)
         self._arrived: OrderedDict[str, bool] = OrderedDict()
@@ -161,12 +158,15 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
         run = self.run_for(request.state)
         visible = run.offer()
         given = request.tools
-        last = self._last
-        if last[0] is given and last[1] is visible and last[2] == len(given):
-            tools = last[3]  # the agent's tool list and the visible tools are unchanged
+        # this run's last call: the tools given (the agent's list is the same object at
+        # every call), its visible names (the same object while this run's visible
+        # tools do not change), their number, and what it was sent
+        last = run.memo
+        if last is not None and last[0] is given and last[1] is visible and last[2] == len(given):
+            tools = last[3]
         else:
             tools = self._filter(given, visible, run)
-            self._last = (given, visible, len(given), tools)
+            run.memo = (given, visible, len(given), tools)
         return request.override(tools=list(tools))
 
     def _filter(

@@ -4,6 +4,7 @@ subclass that supports tools."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -201,3 +202,62 @@ def test_a_name_reused_with_another_schema_is_offered_with_the_new_one() -> None
     assert chat.tools_seen["go"] == dynamic.REQUESTS_ANY
     assert chat.closes == dynamic.CLOSE_SCHEMAS
     assert chat.answers["go"] == dynamic.ANSWERS_ANY
+
+
+class Lockstep(SchemaChat):
+    """A script per thread (by prompt); the threads' model calls meet at a barrier, so
+    they make each request at the same time."""
+
+    scripts: dict[str, list[Any]] = Field(default_factory=dict)
+    barrier: Any = None
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        prompt = next(str(m.content) for m in messages if isinstance(m, HumanMessage))
+        self.barrier.wait(5)
+        close = [t["function"] for t in kwargs.get("tools", []) if t["function"]["name"] == "close"]
+        self.tools_seen.setdefault(prompt, []).append(
+            [t["function"]["name"] for t in kwargs.get("tools", [])]
+        )
+        self.answers.setdefault(prompt, []).append(str(close[0]["description"]) if close else "-")
+        step = self.scripts[prompt][sum(isinstance(m, AIMessage) for m in messages)]
+        if isinstance(step, str):
+            return ChatResult(generations=[ChatGeneration(message=AIMessage(content=step))])
+        name, arguments = step
+        call = {"name": name, "args": arguments, "id": f"c{len(messages)}", "type": "tool_call"}
+        message = AIMessage(content="", tool_calls=[call])
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def test_threads_at_the_same_step_each_get_their_own_run_time_tools() -> None:
+    chat = Lockstep(
+        scripts={
+            "door": [("open_door", {}), ("close", {}), "done"],
+            "box": [("open_box", {}), ("close", {"force": True}), "done"],
+        },
+        barrier=threading.Barrier(2),
+    )
+    middleware = StatetoolsMiddleware(dynamic.design_any())
+    agent = create_agent(chat, tools=middleware.tools, middleware=[middleware])
+    inputs = [{"messages": [HumanMessage("door")]}, {"messages": [HumanMessage("box")]}]
+    results = agent.batch(inputs, {"max_concurrency": 2})  # one thread each
+    assert [r["messages"][-1].content for r in results] == ["done", "done"]
+    steps = [["open_door", "open_box"], *[["open_door", "open_box", "close"]] * 2]
+    assert chat.tools_seen == {"door": steps, "box": steps}
+    assert chat.answers == {
+        "door": ["-", "Close the door.", "Close the door."],
+        "box": ["-", "Close the box.", "Close the box."],
+    }
+    answers = {
+        prompt: [m.content for m in r["messages"] if isinstance(m, ToolMessage)]
+        for prompt, r in zip(["door", "box"], results, strict=True)
+    }
+    assert answers == {
+        "door": ['{"id": "front"}', "door closed"],
+        "box": ['{"id": "b1"}', "box forced shut"],
+    }
