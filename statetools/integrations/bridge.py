@@ -13,7 +13,7 @@ import asyncio
 import inspect
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, Generic, TypeGuard, TypeVar
 
 import attrs
@@ -29,7 +29,15 @@ from statetools.tools.calling import failure
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool, Tool
 
-__all__ = ["Answer", "BridgeRun", "Converted", "InThread", "compile_items", "registered_tools"]
+__all__ = [
+    "Answer",
+    "BridgeRun",
+    "Converted",
+    "InThread",
+    "SharedLoop",
+    "compile_items",
+    "registered_tools",
+]
 
 T = TypeVar("T")
 
@@ -117,6 +125,28 @@ class Converted(Generic[T]):
         return name in self._registered or name in self._added
 
 
+class SharedLoop:
+    """One event loop for the tools with asynchronous handlers of synchronous runs,
+    shared by their threads (one coroutine at a time; made on first use).
+
+    >>> async def ping() -> str:
+    ...     return "pong"
+    >>> SharedLoop().run(ping())
+    'pong'
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._runner: asyncio.Runner | None = None
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run ``coroutine`` on the loop, once another thread's is done."""
+        with self._lock:
+            if self._runner is None:
+                self._runner = asyncio.Runner()
+            return self._runner.run(coroutine)
+
+
 @attrs.frozen
 class Answer:
     """What a bridge tells the model about one call: ``text`` (with the announcement
@@ -164,6 +194,7 @@ class BridgeRun:
         way of doing it, when it has a cheaper one than ``asyncio.to_thread``)."""
         self.version = 0
         self._turn = asyncio.Lock()
+        self._sync_turn = threading.Lock()
         self._shown: Shown | None = None
         self._names: frozenset[str] = frozenset()
         """Counts the calls recorded; a saved copy of the state says which one it is."""
@@ -210,19 +241,21 @@ class BridgeRun:
         async with self._turn:
             return await self._answer(call)
 
-    def answer_sync(self, call: ToolCall, runner: asyncio.Runner | None = None) -> Answer:
-        """:meth:`answer` for synchronous frameworks (not inside a running event loop;
-        the caller keeps the calls of one run apart). A tool with a synchronous handler
+    def answer_sync(self, call: ToolCall, runner: SharedLoop | None = None) -> Answer:
+        """:meth:`answer` for synchronous frameworks (not inside a running event loop).
+        Calls of one run are answered one at a time (a thread waits for the call another
+        is answering; the caller puts them in order). A tool with a synchronous handler
         runs right here, in the caller's thread; any other tool runs on ``runner``'s
         event loop (one loop for every call), or on a loop of its own without one."""
-        resolved = self._runnable(call)
-        if isinstance(resolved, Answer):
-            return resolved
-        if isinstance(resolved, Tool) and not inspect.iscoroutinefunction(resolved.handler):
-            return self._ran(call, _call_sync(resolved, call, self.context))
-        running = _run(resolved, call, self.context)
-        result = asyncio.run(running) if runner is None else runner.run(running)
-        return self._ran(call, result)
+        with self._sync_turn:
+            resolved = self._runnable(call)
+            if isinstance(resolved, Answer):
+                return resolved
+            if isinstance(resolved, Tool) and not inspect.iscoroutinefunction(resolved.handler):
+                return self._ran(call, _call_sync(resolved, call, self.context))
+            running = _run(resolved, call, self.context)
+            result = asyncio.run(running) if runner is None else runner.run(running)
+            return self._ran(call, result)
 
     async def _answer(self, call: ToolCall) -> Answer:
         resolved = self._runnable(call)

@@ -18,7 +18,6 @@ so a thread keeps it between invocations and a checkpointer saves it with the th
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 import uuid
@@ -42,6 +41,7 @@ from statetools.integrations.bridge import (
     Answer,
     BridgeRun,
     Converted,
+    SharedLoop,
     compile_items,
     registered_tools,
 )
@@ -106,11 +106,12 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
         """Tools added during runs, converted once."""
         self._runs: OrderedDict[str, BridgeRun] = OrderedDict()
         self._lock = threading.Lock()
+        """Held briefly (the runs kept, the calls arrived), never while a tool runs."""
         self._turn = threading.Condition(self._lock)
         self._arrived: OrderedDict[str, bool] = OrderedDict()
         """Tool call ids that reached :meth:`wrap_tool_call`: True once answered."""
-        self._runner: asyncio.Runner | None = None
-        """The event loop synchronous tool calls run on (one at a time, under the lock)."""
+        self._loop = SharedLoop()
+        """The event loop the asynchronous tools of synchronous calls run on."""
 
     @property
     def name(self) -> str:
@@ -229,16 +230,15 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
         if not self._handles(request, run):
             return handler(request)
         call_id = request.tool_call["id"] or ""
-        with self._turn:  # parallel calls of one step run in threads
+        with self._turn:  # parallel calls of one step run in threads: earlier ones first
             self._await_earlier(request, run, call_id)
-            try:
-                if self._runner is None:
-                    self._runner = asyncio.Runner()
-                answer = run.answer_sync(_call(request), self._runner)
-            finally:
+        try:  # other threads' calls go on meanwhile
+            answer = run.answer_sync(_call(request), self._loop)
+        finally:
+            with self._turn:
                 self._arrived[_thread_key(request) + call_id] = True
                 self._turn.notify_all()
-            return self._command(request, run, answer)
+        return self._command(request, run, answer)
 
     def _await_earlier(self, request: ToolCallRequest, run: BridgeRun, call_id: str) -> None:
         """Wait (holding :attr:`_turn` again when done) until the calls the model made

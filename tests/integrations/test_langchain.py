@@ -20,6 +20,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import Field
 
+import statetools as st
 from statetools.integrations.langchain import StatetoolsMiddleware
 from tests.integrations import dynamic
 from tests.integrations.scenario import ANSWERS, LOCKED, RAN, REQUESTS, SCRIPT, design
@@ -261,3 +262,37 @@ def test_threads_at_the_same_step_each_get_their_own_run_time_tools() -> None:
         "door": ['{"id": "front"}', "door closed"],
         "box": ['{"id": "b1"}', "box forced shut"],
     }
+
+
+def test_a_slow_tool_in_one_thread_does_not_hold_up_another_threads_calls() -> None:
+    started, other_ran = threading.Event(), threading.Event()
+
+    def wait_for_other() -> str:
+        """Wait for the other thread's call."""
+        started.set()
+        return "the other ran" if other_ran.wait(5) else "waited alone"
+
+    def signal() -> str:
+        """Signal the other thread."""
+        other_ran.set()
+        return "signalled"
+
+    class Paced(Lockstep):
+        """The "other" thread makes its call once the slow tool has started."""
+
+        def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
+            if str(messages[0].content) == "other" and len(messages) == 1:
+                assert started.wait(5)
+            return super()._generate(messages, *args, **kwargs)
+
+    chat = Paced(
+        scripts={"slow": [("wait_for_other", {}), "done"], "other": [("signal", {}), "done"]},
+        barrier=threading.Barrier(1),
+    )
+    tools = [st.Tool.from_function(wait_for_other), st.Tool.from_function(signal)]
+    middleware = StatetoolsMiddleware(tools)
+    agent = create_agent(chat, tools=middleware.tools, middleware=[middleware])
+    inputs = [{"messages": [HumanMessage("slow")]}, {"messages": [HumanMessage("other")]}]
+    results = agent.batch(inputs, {"max_concurrency": 2})
+    answers = [[m.content for m in r["messages"] if isinstance(m, ToolMessage)] for r in results]
+    assert answers == [["the other ran"], ["signalled"]]
