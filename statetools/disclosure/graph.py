@@ -15,13 +15,16 @@ it unlocks), ``requires`` (gate -> a prerequisite tool, state or inner gate),
 added from return annotations when ``to_networkx()`` is first called), ``expands``
 (a section-reading facade -> its top-level sections, a section -> its children and the
 tools reading it opens; a section's tools shown from the start are ``contains``).
+
+This module builds the graph; what the scheduler and the analyses look up in it is
+:mod:`~statetools.disclosure.lookups`.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import networkx as nx
@@ -39,6 +42,7 @@ from statetools.disclosure.conditions import (
     describe,
 )
 from statetools.disclosure.items import as_tool
+from statetools.disclosure.lookups import GraphLookups
 from statetools.disclosure.machine import StateMachineTool, Transition
 from statetools.disclosure.nodes import EDGE_KINDS as EDGE_KINDS
 from statetools.disclosure.nodes import NODE_KINDS as NODE_KINDS
@@ -56,7 +60,7 @@ from statetools.errors import DefinitionError
 from statetools.tools.tool import BaseTool
 
 
-class DisclosureGraph:
+class DisclosureGraph(GraphLookups):
     """The compiled form of a run's tools and disclosure definitions.
 
     Build it with :func:`disclosure_graph`. The scheduler, ``check()``, ``explore()``
@@ -124,19 +128,6 @@ class DisclosureGraph:
 
     def _edge(self, source: str, target: str, kind: str, **attributes: Any) -> None:
         self._graph.add_edge(source, target, kind=kind, **attributes)
-
-    def node_of(self, name: str) -> str:
-        """The node id of the tool called ``name`` (``facade:...`` for a facade)."""
-        return facade_node(name) if name in self.facades else tool_node(name)
-
-    def places_of(self, name: str) -> list[ToolEntry]:
-        """Every place of the registered tool ``name`` (one for most tools; a tool in a
-        facade and a state, or in two playbooks, has several)."""
-        places = self.places.get(name)
-        if places is not None:
-            return places
-        entry = self.entries.get(name)
-        return [entry] if entry is not None else []
 
     def _register(self, entry: ToolEntry, **edge_attributes: Any) -> None:
         name = entry.tool.name
@@ -346,30 +337,6 @@ class DisclosureGraph:
                 label=transition.label,
             )
 
-    # reading --------------------------------------------------------------------
-
-    def to_networkx(self) -> nx.MultiDiGraph[str]:
-        """The underlying networkx graph (do not modify it)."""
-        self._analyze_returns()
-        return self._graph
-
-    def facade_scope(self, facade: str) -> frozenset[str]:
-        """Every tool name inside ``facade``, at any depth."""
-        scope = self._scopes.get(facade)
-        if scope is None:
-            names: set[str] = set()
-            for child in self.facade_children.get(facade, ()):
-                names.add(child)
-                names |= self.facade_scope(child)
-            scope = self._scopes[facade] = frozenset(names)
-        return scope
-
-    def producers(self, key: str) -> list[str]:
-        """Registered tools whose return annotation gives the chained type ``key``."""
-        self._analyze_returns()
-        assert self._producers is not None
-        return self._producers.get(key, [])
-
     def _analyze_returns(self) -> None:
         """Add ``chains_from`` edges and discovery templates (once; reads annotations)."""
         if self._producers is not None:
@@ -384,50 +351,6 @@ class DisclosureGraph:
             for source, target in links.edges:
                 self._edge(source, target, "chains_from")
             self._producers = links.producers  # last: marks the analysis complete
-
-    def tool_names(self) -> list[str]:
-        """Every registered tool name, in registration order."""
-        return list(self.entries)
-
-    def transitions(self, machine: str, state: str, tool: str) -> list[Transition]:
-        """Transitions taken when ``tool`` succeeds in ``state`` of ``machine``, in order."""
-        return self._transitions.get((machine, state, tool), [])
-
-    def tools_in_state(self, machine: str, state: str) -> set[str]:
-        """Tools of ``machine`` available in ``state`` (globals included)."""
-        return self._state_tools.get((machine, state), set())
-
-    def dependents_of_call(self, tool: str) -> set[str]:
-        """Tools whose condition mentions calls of ``tool``."""
-        return self._by_tool.get(tool, set())
-
-    def dependents_of_machine(self, machine: str) -> set[str]:
-        """Tools whose condition mentions the state of ``machine``."""
-        return self._by_state.get(machine, set())
-
-    def dependents_of_artifact(self, key: str) -> set[str]:
-        """Tools unlocked by an artifact of the type with this key."""
-        return self._by_artifact.get(key, set())
-
-    def dependents_of_blackboard(self, key: str) -> set[str]:
-        """Tools unlocked by a blackboard value of the type with this key."""
-        return self._by_blackboard.get(key, set())
-
-    @property
-    def artifact_keys(self) -> KeysView[str]:
-        """Type keys some OnArtifact condition waits for (a live view, not a copy)."""
-        return self._by_artifact.keys()
-
-    @property
-    def blackboard_keys(self) -> KeysView[str]:
-        """Type keys some OnBlackboard condition waits for (a live view, not a copy)."""
-        return self._by_blackboard.keys()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.entries)
-
-    def __len__(self) -> int:
-        return len(self.entries)
 
 
 def disclosure_graph(*items: Any) -> DisclosureGraph:

@@ -8,7 +8,8 @@ the changes, not with the number registered.
 
 Facades (:mod:`~statetools.disclosure.facades`), chained instances and discovered
 entities (:mod:`~statetools.disclosure.bindings`) keep their own bookkeeping; the
-scheduler asks them and applies what they decide.
+scheduler asks them and applies what they decide. What a call changes, and tools added
+or removed at run time, is :mod:`~statetools.disclosure.recording`.
 """
 
 from __future__ import annotations
@@ -17,23 +18,21 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from statetools.blackboard import Blackboard
-from statetools.disclosure.bindings import Bindings, Plan, Resolver
-from statetools.disclosure.facades import Facades, Replay, unfolded_value
+from statetools.disclosure.bindings import Bindings, Resolver
+from statetools.disclosure.facades import Facades, Replay
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.locks import Locks
-from statetools.disclosure.outcomes import Blocked, Changes, Injected, StateChange, announcement
+from statetools.disclosure.outcomes import Blocked, Changes, Injected, StateChange
 from statetools.disclosure.outline import refuse_duplicate_sections
+from statetools.disclosure.recording import Recording
 from statetools.disclosure.resume import restore_added_tools
 from statetools.disclosure.search import SearchCall
 from statetools.disclosure.shown import Shown
 from statetools.disclosure.state import DisclosureState
 from statetools.disclosure.tool_order import ToolOrder
-from statetools.disclosure.unfolding import Unfolded
-from statetools.disclosure.view import CallRecord, SchedulerView, type_keys
+from statetools.disclosure.view import SchedulerView
 from statetools.disclosure.visibility import shows, usable
 from statetools.errors import DefinitionError, SpecError
-from statetools.messages import ToolCall
-from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 
 __all__ = ["Blocked", "Changes", "Injected", "Scheduler", "StateChange", "Visibility"]
@@ -43,7 +42,7 @@ DISCOVERY_LIMIT = 128
 """Default limit on tools added by entity discovery in one run."""
 
 
-class Scheduler:
+class Scheduler(Recording):
     """Decides, turn by turn, which tools are visible and which calls may run.
 
     A saved ``state`` resumes a run; ``replay`` says what its saved unfolds opened
@@ -297,17 +296,6 @@ class Scheduler:
         self._shown = None
         self._order.hide(name)
 
-    def _blackboard_changes(self) -> set[str]:
-        affected: set[str] = set()
-        waited_for = self.graph.blackboard_keys
-        for value in self.blackboard.since(self._blackboard_seen):
-            self._blackboard_seen += 1
-            for key in type_keys(value) & waited_for:
-                if key not in self._blackboard_keys:
-                    self._blackboard_keys.add(key)
-                    affected |= self.graph.dependents_of_blackboard(key)
-        return affected
-
     def begin_turn(self) -> Changes:
         """Re-check ``When`` conditions and the blackboard before a model call (the
         first turn of a resumed run also says which tools could not be restored)."""
@@ -320,150 +308,6 @@ class Scheduler:
         shown, hidden = self._refresh(affected)
         self._order.settle()
         return Changes(tuple(shown), tuple(hidden), injected=lost)
-
-    def record(self, call: ToolCall, result: ToolResult) -> Changes:
-        """Note that ``call`` ran with ``result``; returns what became (un)available.
-
-        Failed calls count for nothing: they do not satisfy ``After`` nor transition.
-        A facade's result unfolds it; objects in a result may bind chained tools or
-        add discovered ones.
-        """
-        record = CallRecord(self._blackboard_changes())
-        self._note(call, result, record)
-        shown, hidden = self._refresh(record.affected)
-        hidden.extend(record.hidden)
-        return Changes(
-            tuple(shown),
-            tuple(hidden),
-            tuple(record.entered),
-            announcement(shown, record.entered, len(self.graph.machines), record.listed),
-            tuple(record.injected),
-        )
-
-    def _note(self, call: ToolCall, result: ToolResult, record: CallRecord) -> None:
-        unfolded = unfolded_value(result) if self._folding else None
-        if (
-            unfolded is not None
-            and unfolded.facade == call.name
-            and call.name in self.graph.facades
-        ):
-            self._unfold(unfolded, record)
-            self._move(call.name, result, record)  # unfolding counts as the facade's call
-            if unfolded.direct is not None:
-                direct = unfolded.direct
-                self._note(ToolCall(call.id, direct.name, direct.arguments), direct.result, record)
-            return
-        if result.is_error:
-            return
-        name = call.name
-        self._counts[name] = self._counts.get(name, 0) + 1
-        record.affected |= self.graph.dependents_of_call(name)
-        if result.has_value:
-            if self.graph.artifact_keys:
-                for key in type_keys(result.value) & self.graph.artifact_keys:
-                    if key not in self._artifacts:
-                        self._artifacts.add(key)
-                        record.affected |= self.graph.dependents_of_artifact(key)
-            for plan in self._bindings.observe(result.value):
-                record.injected.append(self._apply(plan))
-        self._move(name, result, record)
-
-    def _move(self, name: str, result: ToolResult, record: CallRecord) -> None:
-        """Take the transition a successful call of ``name`` fires in its machine."""
-        entry = self.graph.entries.get(name)
-        if entry is not None and entry.machine is not None:
-            change = self._transition(entry.machine, name, result)
-            if change is not None:
-                record.entered.append(change)
-                record.affected |= self.graph.tools_in_state(change.machine, change.previous)
-                record.affected |= self.graph.tools_in_state(change.machine, change.state)
-                record.affected |= self.graph.dependents_of_machine(change.machine)
-
-    def _unfold(self, unfolded: Unfolded, record: CallRecord) -> None:
-        name = unfolded.facade
-        changed, skipped, started = self._facades.apply(unfolded, self._dynamic.__contains__)
-        self._counts[name] = self._counts.get(name, 0) + 1
-        record.affected |= set(changed) | self.graph.dependents_of_call(name)
-        if unfolded.listed:
-            record.listed.update(unfolded.names)
-        if self.graph.facades[name].swaps:  # the full form moves to the end, in place
-            for swapped in unfolded.names:
-                if swapped in self._visible and self._visible[swapped] is not (
-                    full := self._facades.tool_of(swapped)
-                ):
-                    del self._visible[swapped]
-                    self._visible[swapped] = full
-                    self._order.renumber(swapped)
-                    self._shown = None
-        if skipped:
-            record.injected.append(Injected(name, skipped=tuple(skipped)))
-        if started:
-            record.affected |= set(self._visible)
-            away = [n for n in self._dynamic if not self._facades.in_scope(n)]
-            record.hidden.extend(self.remove(away))
-
-    def _apply(self, plan: Plan) -> Injected:
-        removed = self.remove(plan.remove)
-        added: list[str] = []
-        skipped: list[str] = []
-        for tool in plan.add:
-            if tool.name in self._dynamic:  # the same object again: rebind in place
-                self._dynamic[tool.name] = self._visible[tool.name] = tool
-                self._shown = None
-            elif tool.name in self._visible or self._known(tool.name):
-                skipped.append(tool.name)
-            else:
-                self._dynamic[tool.name] = tool
-                self._show(tool.name, tool)
-                added.append(tool.name)
-        return Injected(
-            plan.source,
-            tuple(added),
-            tuple(removed),
-            tuple(skipped),
-            plan.over_limit,
-            self._bindings.limit if plan.over_limit else 0,
-            plan.not_added,
-        )
-
-    def _transition(self, machine: str, tool: str, result: ToolResult) -> StateChange | None:
-        current = self._machine_states[machine]
-        for transition in self.graph.transitions(machine, current, tool):
-            if transition.guard is None or transition.guard(result):
-                self._machine_states[machine] = transition.target
-                final = transition.target in self.graph.machines[machine].final_states
-                return StateChange(machine, current, transition.target, final)
-        return None
-
-    # injection --------------------------------------------------------------------
-
-    def add(self, tools: Iterable[BaseTool]) -> tuple[list[str], list[str]]:
-        """Append tools injected at run time; returns (added names, skipped duplicates)."""
-        added: list[str] = []
-        skipped: list[str] = []
-        for tool in tools:
-            if tool.name in self._visible or self._known(tool.name):
-                skipped.append(tool.name)
-                continue
-            self._dynamic[tool.name] = tool
-            self._show(tool.name, tool)
-            added.append(tool.name)
-        return added, skipped
-
-    def remove(self, names: Iterable[str]) -> list[str]:
-        """Remove tools by name (injected or registered); returns the names removed."""
-        removed: list[str] = []
-        for name in names:
-            if name in self._dynamic:
-                del self._dynamic[name]
-                self._hide(name)
-                removed.append(name)
-            elif name in self.graph.entries and name not in self._removed:
-                self._removed.add(name)
-                if name in self._visible:
-                    self._hide(name)
-                removed.append(name)
-        return removed
 
     def snapshot(self) -> DisclosureState:
         """The current state, serializable: bound objects are kept by reference (type
