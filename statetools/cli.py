@@ -50,6 +50,7 @@ from statetools.review.render import FORMATS, render
 from statetools.review.tokens import tools_tokens
 from statetools.spec.design import Design, load_design
 from statetools.tools.tool import BaseTool
+from statetools.wording import counted
 
 PROVIDERS = ("openai", "anthropic")
 
@@ -104,7 +105,7 @@ def cmd_explore(args: argparse.Namespace, out: TextIO) -> int:
     with output.progress("exploring") as update:
 
         def progress(step: Progress) -> None:
-            update(f"{step.states:,} states, turn {step.depth}")
+            update(f"{counted(step.states, 'state')}, turn {step.depth}")
 
         try:
             exploration = explore(
@@ -128,7 +129,9 @@ def cmd_explore(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _visible_tools(design: Design) -> list[BaseTool]:
-    return Scheduler(_graph(design)).visible()
+    """The first visible set (of sections sharing a key the first one counts, as in
+    ``explore``; ``check`` reports the others as ST017)."""
+    return Scheduler(_graph(design), strict_sections=False).visible()
 
 
 def _prompt_tokens(output: Output, graph: DisclosureGraph, args: argparse.Namespace) -> None:
@@ -147,11 +150,11 @@ def cmd_tokens(args: argparse.Namespace, out: TextIO) -> int:
     output = Output.of(out)
     with output.progress("counting tokens") as update:
         first = _visible_tools(design)
-        update(f"first visible set: {len(first):,} tools")
+        update(f"first visible set: {counted(len(first), 'tool')}")
         rows = [("first visible set", len(first), tools_tokens(first, args.provider))]
         if args.vs_flat:
             flat = flat_tools(_graph(design))
-            update(f"every tool at once: {len(flat):,} tools")
+            update(f"every tool at once: {counted(len(flat), 'tool')}")
             label = "flat (every tool at once, no facades)"
             rows.append((label, len(flat), tools_tokens(flat, args.provider)))
     show_tokens(output, args.provider, rows)
@@ -173,7 +176,7 @@ def _write_prefix_breaks(paths: list[PathBreaks], out: TextIO) -> None:
     )
     broken = sum(1 for p in ends if p.breaks)
     out.write(
-        f"prefix breaks per path ({len(ends)} paths, {broken} with breaks; "
+        f"prefix breaks per path ({counted(len(ends), 'path')}, {broken} with breaks; "
         "registration order in parentheses):\n"
     )
     for p in ends[:PATHS_SHOWN]:

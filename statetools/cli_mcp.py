@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from statetools.errors import StatetoolsError
+from statetools.wording import counted
 
 
 class MCPUsageError(StatetoolsError):
@@ -100,7 +101,7 @@ def cmd_mcp_list(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"{tool['name']}  [{kind}]  {str(tool.get('description') or '').strip()}\n")
     if args.save:
         Path(args.save).write_text(listing.to_json(), encoding="utf-8")
-        out.write(f"saved {len(listing.tools)} tools to {args.save}\n")
+        out.write(f"saved {counted(len(listing.tools), 'tool')} to {args.save}\n")
     return 0
 
 

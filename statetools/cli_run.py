@@ -24,6 +24,7 @@ from statetools.models.base import Model
 from statetools.models.scripted import ScriptedModel
 from statetools.spec.design import Design
 from statetools.spec.preflight import design_refused
+from statetools.wording import counted
 
 __all__ = ["add_run_options", "run_design"]
 
@@ -90,7 +91,8 @@ def run_design(design: Design, args: argparse.Namespace, out: TextIO) -> int:
     )
     if saved is not None:
         output.line(
-            f"session {args.session}: continuing after {saved.result.iterations} model calls",
+            f"session {args.session}: continuing after "
+            f"{counted(saved.result.iterations, 'model call')}",
             "note",
         )
     if prompt:

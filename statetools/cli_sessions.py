@@ -43,9 +43,8 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO) -> int:
     width = max(len(s.id) for s in sessions)
     for info in sessions:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info.updated))
-        out.write(
-            f"{info.id:<{width}}  {info.outcome:<12} {info.iterations:>3} model calls  {when}\n"
-        )
+        calls = "model call " if info.iterations == 1 else "model calls"
+        out.write(f"{info.id:<{width}}  {info.outcome:<12} {info.iterations:>3} {calls}  {when}\n")
     return 0
 
 

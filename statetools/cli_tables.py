@@ -29,6 +29,7 @@ from statetools.review.prompt_states import (
     section_rows,
     section_table,
 )
+from statetools.wording import counted
 
 
 def show_report(output: Output, report: Report) -> None:
@@ -107,7 +108,7 @@ def show_tokens(output: Output, provider: str, rows: list[tuple[str, int, int]])
     else:
         for index, (label, tools, tokens) in enumerate(rows):
             suffix = f" ({provider}, o200k_base)" if index == 0 else ""
-            output.line(f"{label}: {tools} tools, {tokens:,} tokens{suffix}")
+            output.line(f"{label}: {counted(tools, 'tool')}, {tokens:,} tokens{suffix}")
     if len(rows) > 1:
         first, flat = rows[0][2], rows[1][2]
         saved = 1 - first / flat if flat else 0.0

@@ -29,6 +29,7 @@ from statetools.models.base import (
     StreamSink,
 )
 from statetools.review.tokens import tools_tokens
+from statetools.wording import counted
 
 
 def _cut(line: str, width: int) -> str:
@@ -146,7 +147,7 @@ class Transcript:
             case ConversationRestarted(conversation=number):
                 return f"  (conversation restarted: #{number})"
             case RunFinished(outcome=outcome, iterations=iterations):
-                return f"finished ({outcome}) after {iterations} model calls"
+                return f"finished ({outcome}) after {counted(iterations, 'model call')}"
         return None
 
 

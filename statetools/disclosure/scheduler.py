@@ -46,7 +46,9 @@ class Scheduler(Recording):
     """Decides, turn by turn, which tools are visible and which calls may run.
 
     A saved ``state`` resumes a run; ``replay`` says what its saved unfolds opened
-    (by default each facade selects again, running its selector).
+    (by default each facade selects again, running its selector). Sections that share
+    a key raise :class:`~statetools.DefinitionError`; ``strict_sections=False`` keeps
+    them (the first one is read), for analysis such as ``statetools tokens``.
 
     >>> def search(query: str) -> str:
     ...     '''Search the web.'''
@@ -75,6 +77,7 @@ class Scheduler(Recording):
         instances: Resolver | None = None,
         restore: Callable[[str], BaseTool | None] | None = None,
         replay: Replay | None = None,
+        strict_sections: bool = True,
     ) -> None:
         if graph.duplicates:
             twice = ", ".join(sorted(set(graph.duplicates)))
@@ -83,7 +86,8 @@ class Scheduler(Recording):
                 path="tools",
                 hint="give every tool its own name (one tool may sit in several places)",
             )
-        refuse_duplicate_sections(graph.outlines)
+        if strict_sections:
+            refuse_duplicate_sections(graph.outlines)
         restored = state or DisclosureState()
         self.graph = graph
         self.visibility = visibility

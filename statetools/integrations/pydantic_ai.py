@@ -82,6 +82,10 @@ class StatetoolsToolset(AbstractToolset[Any]):
         self._shown: Shown | None = None
         self._listed: dict[str, ToolsetTool[Any]] = {}
         """What :meth:`get_tools` gave for the visible tools :attr:`_shown` (this run's)."""
+        self._added: frozenset[str] = frozenset()
+        """The names in :attr:`_listed` of tools added during this run."""
+        self._step: int | None = None
+        """The run step whose conditions were last re-checked."""
 
     @property
     def id(self) -> str | None:
@@ -110,9 +114,16 @@ class StatetoolsToolset(AbstractToolset[Any]):
             args_validator=_ANY_ARGUMENTS,
         )
 
+    @property
+    def added(self) -> frozenset[str]:
+        """The names of the tools added during this run (built by a facade, discovered,
+        chained) that :meth:`get_tools` listed last; never those of another run."""
+        return self._added
+
     def owns(self, name: str) -> bool:
-        """Whether ``name`` is a tool of this toolset (registered, or added in a run)."""
-        return name in self.graph.entries or name in self._tools
+        """Whether ``name`` is one of this toolset's tools in this run: registered, or
+        added during this run and listed now (a name another run added is not)."""
+        return name in self.graph.entries or name in self._added
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         registered = self._registered
@@ -121,15 +132,20 @@ class StatetoolsToolset(AbstractToolset[Any]):
                 (tool.name, self._tools.get(tool, registered=True))
                 for tool in registered_tools(self.graph)
             )
-        if self.run is None:
+        run = self.run
+        if run is None:
             return dict(registered)
-        shown = self.run.scheduler.shown()
+        if ctx.run_step != self._step:  # a new step: its conditions first, then the list
+            self._step = ctx.run_step  # (a tool added in the run may be back, or hidden)
+            run.scheduler.begin_turn()
+        shown = run.scheduler.shown()
         if shown is not self._shown:  # tools built or discovered during the run
             entries = self.graph.entries
             added = [tool for tool in shown.tools if tool.name not in entries]
             listed = dict(registered)
             listed.update((tool.name, self._tools.get(tool)) for tool in added)
             self._shown, self._listed = shown, listed
+            self._added = frozenset(tool.name for tool in added)
         return dict(self._listed)
 
     async def call_tool(
@@ -202,7 +218,9 @@ class StatetoolsCapability(AbstractCapability[Any]):
         visible = run.offer()
         if visible is not self._visible:
             self._visible, self._place = visible, {name: i for i, name in enumerate(visible)}
-        place, entries, added = self._place, self.graph.entries, self.toolset._tools
+        # ours: registered, or added in this run (what this run's toolset listed); a
+        # name only another run added is the agent's own tool here
+        place, entries, added = self._place, self.graph.entries, self.toolset.added
         parameters = request_context.model_request_parameters
         picked: list[ToolDefinition | None] = [None] * len(visible)
         tools: list[ToolDefinition] = []

@@ -9,6 +9,7 @@ import attrs
 from statetools.loop.events import Trace
 from statetools.messages import Message
 from statetools.models.base import Usage
+from statetools.wording import counted
 
 if TYPE_CHECKING:
     from statetools.disclosure.state import DisclosureState
@@ -36,10 +37,10 @@ class LoopResult:
     """
 
     output: Any
-    messages: tuple[Message, ...] = attrs.field(repr=lambda m: f"<{len(m)} messages>")
+    messages: tuple[Message, ...] = attrs.field(repr=lambda m: f"<{counted(len(m), 'message')}>")
     iterations: int
     usage: Usage
-    trace: Trace = attrs.field(repr=lambda t: f"<{len(t.events)} events>")
+    trace: Trace = attrs.field(repr=lambda t: f"<{counted(len(t.events), 'event')}>")
     state: DisclosureState = attrs.field(repr=False)
     outcome: str = "answer"
     stop_reason: str | None = None

@@ -28,6 +28,7 @@ from statetools.loop.streaming import IterationSink, ask_model
 from statetools.messages import AssistantMessage, Message
 from statetools.models.base import ModelRequest, ModelResponse, ToolDefinition
 from statetools.tools.context import RUN_ID_KEY
+from statetools.wording import counted
 
 __all__ = ["MAX_RESTARTS", "drive", "go_on", "start"]
 
@@ -117,7 +118,7 @@ async def drive(run: Run, output_type: Any) -> LoopResult:
         if ended is not None:
             return ended
     raise MaxIterationsExceeded(
-        f"no final answer after {run.loop.max_iterations} model calls",
+        f"no final answer after {counted(run.loop.max_iterations, 'model call')}",
         path="ToolLoop",
         hint="raise max_iterations, or check that the tools let the model finish",
     )

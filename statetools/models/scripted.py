@@ -13,6 +13,7 @@ from statetools.errors import ProviderError, ScriptExhaustedError, SpecError
 from statetools.messages import AssistantMessage, Message, ToolCall
 from statetools.models.base import ModelCapabilities, ModelRequest, ModelResponse, StopReason, Usage
 from statetools.safeyaml import RefusedYaml, check_size, load_yaml
+from statetools.wording import counted
 
 CallStep: TypeAlias = tuple[str, Mapping[str, Any]]
 StepValue: TypeAlias = str | CallStep | Sequence[CallStep] | AssistantMessage | ModelResponse
@@ -110,7 +111,7 @@ class ScriptedModel:
         if self._position >= len(self._steps):
             raise ScriptExhaustedError(
                 f"the script has no step left for request {len(self.requests)} "
-                f"(it has {len(self._steps)} steps)",
+                f"(it has {counted(len(self._steps), 'step')})",
                 path="ScriptedModel",
                 hint="add a step, or end the script with a final text answer",
             )

@@ -29,6 +29,7 @@ from statetools.review.model import (
 )
 from statetools.review.tokens import Provider
 from statetools.tools.tool import TOOL_NAME_PATTERN
+from statetools.wording import counted
 
 DEFAULT_TOKEN_BUDGET = 8_000
 """o200k tokens one visible set may take before ST010 warns."""
@@ -201,7 +202,8 @@ def _deep_facades(context: RuleContext) -> Iterator[Finding]:
             yield context.finding(
                 "ST009",
                 f"Facade '{facade.name}' is nested {depth} deep (limit "
-                f"{context.max_facade_depth}): the model needs {depth} calls to reach its tools.",
+                f"{context.max_facade_depth}): the model needs {counted(depth, 'call')} to reach "
+                "its tools.",
                 design.owner_path(facade.name),
             )
 
@@ -234,10 +236,11 @@ def _over_budget(context: RuleContext) -> Iterator[Finding]:
         return
     largest = max(over, key=lambda s: s.tokens)
     others = f" ({len(over)} visible sets are over the budget)" if len(over) > 1 else ""
+    together = "visible takes" if len(largest.tools) == 1 else "visible together take"
     yield context.finding(
         "ST010",
-        f"{len(largest.tools)} tools visible together take {largest.tokens:,} tokens, over the "
-        f"budget of {budget:,}{others}.",
+        f"{counted(len(largest.tools), 'tool')} {together} {largest.tokens:,} tokens, over "
+        f"the budget of {budget:,}{others}.",
         largest.label_path,
     )
 

@@ -39,6 +39,7 @@ from statetools.review.text_table import after, table
 from statetools.review.tokens import Provider, array_tokens, count_text, entry_texts
 from statetools.review.visible_set import VisibleSet as VisibleSet
 from statetools.tools.tool import BaseTool
+from statetools.wording import counted
 
 DEFAULT_MAX_STATES = 10_000
 
@@ -199,10 +200,10 @@ class Exploration:
         """A summary and two tables: visible sets, and tools with their fewest turns."""
         largest = self.largest
         share = f" ({largest.tokens / self.flat_tokens:.0%} of flat)" if self.flat_tokens else ""
-        scope = "complete" if self.complete else f"first {self.depth} turns only"
+        scope = "complete" if self.complete else f"first {counted(self.depth, 'turn')} only"
         lines = [
-            f"{self.states:,} disclosure states, {len(self.visible_sets):,} distinct visible "
-            f"sets ({scope})",
+            f"{counted(self.states, 'disclosure state')}, "
+            f"{counted(len(self.visible_sets), 'distinct visible set')} ({scope})",
             f"tokens (o200k_base, {self.provider}): flat {self.flat_tokens:,}, start "
             f"{self.initial.tokens:,}, largest {largest.tokens:,}{share}",
             "",

@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 import attrs
 
+from statetools.wording import counted
+
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 
@@ -151,10 +153,6 @@ def _sorted(findings: Iterable[Finding]) -> tuple[Finding, ...]:
     return tuple(sorted(findings, key=_order))
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 @attrs.frozen
 class Report:
     """Everything :func:`check` found, sorted by code and path.
@@ -218,9 +216,9 @@ class Report:
 
     def to_text(self) -> str:
         """One line per finding, then a summary line."""
-        summary = f"{_plural(len(self.errors), 'error')}, {_plural(len(self.warnings), 'warning')}"
+        summary = f"{counted(len(self.errors), 'error')}, {counted(len(self.warnings), 'warning')}"
         if self.notes:
-            summary += f", {_plural(len(self.notes), 'note')}"
+            summary += f", {counted(len(self.notes), 'note')}"
         if not self.findings:
             return f"No problems found. {summary}"
         return "\n".join([*(str(f) for f in self.findings), summary])

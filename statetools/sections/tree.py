@@ -159,9 +159,18 @@ class SectionTree:
         return self.render_summary(path, expanded)
 
     def prompt(self, expanded: Iterable[str] = ()) -> str:
-        """The whole tree as prompt text, given the paths read so far."""
+        """The whole tree as prompt text, given the paths read so far (a top-level
+        section whose key an earlier one has is not shown: the first one wins).
+
+        >>> tree = SectionTree([Section("a", "A", "x"), Section("a", "Again", "y")])
+        >>> print(tree.prompt(["a"]))
+        ## A
+        <BLANKLINE>
+        x
+        """
         read = frozenset(expanded)
-        return "\n\n".join(self.render(root.key, read) for root in self.roots)
+        roots = [path for path, node in self.nodes.items() if node.parent is None]
+        return "\n\n".join(self.render(path, read) for path in roots)
 
     def _children(self, path: str) -> list[str]:
         return [p for p, node in self.nodes.items() if node.parent == path]

@@ -9,6 +9,7 @@ from statetools.errors import ScriptExhaustedError
 from statetools.messages import AssistantMessage
 from statetools.models.base import ModelCapabilities, ModelRequest, ModelResponse
 from statetools.models.scripted import ScriptedModel, Step
+from statetools.wording import counted
 
 
 class ScriptByRequest:
@@ -38,7 +39,8 @@ class ScriptByRequest:
         index = sum(isinstance(m, AssistantMessage) for m in request.messages)
         if index >= len(self.steps):
             raise ScriptExhaustedError(
-                f"the script has no step for request {index + 1} (it has {len(self.steps)} steps)",
+                f"the script has no step for request {index + 1} "
+                f"(it has {counted(len(self.steps), 'step')})",
                 path="ScriptByRequest",
                 hint="add a step, or end the script with a final text answer",
             )

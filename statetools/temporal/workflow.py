@@ -28,6 +28,7 @@ from statetools.temporal.payloads import (
     ToolOutcome,
     ToolRun,
 )
+from statetools.wording import counted
 
 WORKFLOW_NAME = "statetools.Session"
 NO_TOOL_TIMEOUT = 3600.0
@@ -111,7 +112,8 @@ class SessionWorkflow:
                 raise self._ending(
                     driver,
                     "MaxIterationsExceeded",
-                    f"no final answer after {session.settings.max_iterations} model calls",
+                    "no final answer after "
+                    f"{counted(session.settings.max_iterations, 'model call')}",
                 )
             ended = await self._turn(session, driver)
             session.iterations_this_message += 1

@@ -27,6 +27,7 @@ from typing import Any
 import attrs
 
 from statetools.messages import AssistantMessage
+from statetools.wording import counted
 
 VOLATILE_FIELDS = frozenset({"type", "at", "duration", "run_id", "call_id", "iteration"})
 """Event fields never written: they differ between identical runs or are implied by
@@ -52,7 +53,7 @@ def format_trace(run: Any) -> str:
     >>> trace = st.Trace((IterationStarted(1, ("b", "a")), RunFinished(0.5, 1, "answer")))
     >>> print(format_trace(trace))
     turn 1 | visible: a, b
-    finished: answer after 1 iterations
+    finished: answer after 1 iteration
     <BLANKLINE>
     """
     events = getattr(run, "trace", run)
@@ -158,7 +159,7 @@ def _state_entered(event: Any, _: _CallArguments) -> str:
 
 
 def _run_finished(event: Any, _: _CallArguments) -> str:
-    return f"finished: {event.outcome} after {event.iterations} iterations"
+    return f"finished: {event.outcome} after {counted(event.iterations, 'iteration')}"
 
 
 def _generic(event: Any, _: _CallArguments) -> str:

@@ -19,6 +19,8 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import ValidationError
 
+from statetools.wording import counted
+
 _ARTICLES = {
     "string": "a string",
     "integer": "an integer",
@@ -219,7 +221,7 @@ def _describe(error: ValidationError, noun: str) -> str:
         return f"{label} must be {show(wanted)}, got {show(instance)}"
     if kind in ("minItems", "maxItems") and isinstance(instance, list):
         bound = "at least" if kind == "minItems" else "at most"
-        return f"{label} must have {bound} {wanted} items, got {len(instance)}"
+        return f"{label} must have {bound} {counted(wanted, 'item')}, got {len(instance)}"
     if kind == "items" and wanted is False and isinstance(instance, list):
         return f"{label} has too many items ({len(instance)})"
     if kind in ("anyOf", "oneOf"):

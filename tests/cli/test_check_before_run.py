@@ -70,7 +70,7 @@ def test_no_check_runs_it_anyway(design: Path) -> None:
     assert status == 0
     assert out.getvalue().splitlines()[-2:] == [
         "  model: Because of the moon.",
-        "finished (answer) after 1 model calls",
+        "finished (answer) after 1 model call",
     ]
 
 
@@ -166,7 +166,7 @@ def test_run_prints_the_warnings_and_runs(
 
     status = main(["run", str(design)], out)
 
-    assert (status, out.getvalue().splitlines()[-1]) == (0, "finished (answer) after 1 model calls")
+    assert (status, out.getvalue().splitlines()[-1]) == (0, "finished (answer) after 1 model call")
     assert capsys.readouterr().err == (
         f"warning: {design}:8: machine:m/state:LOST: ST004 warning [unreachable-state] "
         "State LOST of 'm' is never entered: no transition that can fire leads to it.\n"

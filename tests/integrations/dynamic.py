@@ -165,3 +165,23 @@ ANSWERS = [
     "Ann",
 ]
 """What the model reads back for each call of SCRIPT (None: the framework's text)."""
+
+
+def shop_design(door: dict[str, bool]) -> list[Any]:
+    """``shop`` (a facade whose selector builds ``{store}_{i}`` tools, ``count`` of them)
+    sits on a desk that is open while ``door["open"]`` holds."""
+
+    def build(arguments: dict[str, Any]) -> list[st.Tool]:
+        store, count = arguments["store"], arguments.get("count", 1)
+        return [
+            st.Tool.create(f"{store}_{i}", f"Item {i} of {store}.", lambda: f"{store} item")
+            for i in range(count)
+        ]
+
+    schema = st.InputSchema.of(
+        st.Parameter.string("store", "Store"),
+        st.Parameter.integer("count", "How many items", required=False),
+    )
+    shop = st.UnfoldingTool.selectable("shop", "Open a shop.", [], schema, build)
+    desk = st.PlaybookTool("desk", "The desk").with_tool(shop)
+    return [desk.unlocked_when(lambda view: door["open"], "the door is open")]

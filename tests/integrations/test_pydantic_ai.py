@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pydantic_ai import Agent
@@ -16,6 +17,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.toolsets import FunctionToolset
 
 import statetools as st
 from statetools.integrations.pydantic_ai import StatetoolsCapability, StatetoolsToolset
@@ -49,6 +51,26 @@ class Recorder:
         return ModelResponse(
             parts=[ToolCallPart(name, arguments, tool_call_id=f"c{len(messages)}")]
         )
+
+
+class PerPrompt(Recorder):
+    """A Recorder with a script per run (by prompt); ``before[(prompt, i)]`` is awaited
+    before answering request ``i`` of that run (so runs interleave at known points)."""
+
+    def __init__(self, scripts: dict[str, list[Any]]) -> None:
+        super().__init__()
+        self.scripts = scripts
+        self.before: dict[tuple[str, int], Callable[[], Awaitable[object]]] = {}
+
+    async def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        prompt = next(
+            str(part.content) for part in messages[0].parts if isinstance(part, UserPromptPart)
+        )
+        wait = self.before.get((prompt, sum(isinstance(m, ModelResponse) for m in messages)))
+        if wait is not None:
+            await wait()
+        self.script = self.scripts[prompt]
+        return self(messages, info)
 
 
 def test_each_request_carries_the_visible_tools_and_a_locked_call_gets_our_text() -> None:
@@ -199,3 +221,97 @@ def test_a_name_reused_with_another_schema_is_offered_with_the_new_one() -> None
     assert model.tools["go"] == dynamic.REQUESTS_ANY
     assert closes == dynamic.CLOSE_SCHEMAS
     assert model.answers["go"] == dynamic.ANSWERS_ANY
+
+
+def test_a_tool_another_run_added_leaves_the_agents_own_tool_of_that_name() -> None:
+    model = PerPrompt(
+        {"builds": [("shop", {"store": "books"}), "ok"], "own": [("books_0", {}), "ok"]}
+    )
+    capability = StatetoolsCapability(dynamic.shop_design({"open": True}))
+    agent = Agent(FunctionModel(model.respond), capabilities=[capability])
+    agent.run_sync("builds")  # its shop built books_0, a tool of that run only
+
+    def books_0() -> str:
+        """The agent's own books."""
+        return "own books"
+
+    assert agent.run_sync("own", toolsets=[FunctionToolset([books_0])]).output == "ok"
+    assert model.tools["builds"] == [["shop"], ["books_0"]]
+    assert model.tools["own"] == [["books_0", "shop"], ["books_0", "shop"]]
+    assert model.answers["own"] == ["own books"]
+
+
+def test_a_tool_added_in_this_run_and_hidden_again_is_not_sent_whatever_other_runs_add() -> None:
+    door = {"open": True}
+    model = PerPrompt(
+        {
+            "first": [("shop", {"store": "books"}), ("close_door", {}), "done"],
+            "second": [("shop", {"store": "toys", "count": 1100}), "done"],
+        }
+    )
+    agent = Agent(
+        FunctionModel(model.respond), capabilities=[StatetoolsCapability(dynamic.shop_design(door))]
+    )
+
+    @agent.tool_plain
+    def close_door() -> str:
+        """Close the door."""
+        door["open"] = False
+        return "door closed"
+
+    async def second() -> object:
+        return await agent.run("second")  # adds 1,100 tools while the first run waits
+
+    model.before[("first", 1)] = second
+    assert agent.run_sync("first").output == "done"
+    assert model.tools["first"] == [
+        ["close_door", "shop"],
+        ["close_door", "books_0"],
+        ["close_door"],  # the door closed: the desk, its shop and what it built are hidden
+    ]
+    assert [len(tools) for tools in model.tools["second"]] == [2, 1101]
+    assert model.answers["first"] == ["Tools now available: books_0.", "door closed"]
+
+
+def test_a_tool_added_in_the_run_comes_back_with_its_condition_on_the_first_request() -> None:
+    door = {"open": True}
+    model = Recorder(
+        [
+            ("shop", {"store": "books"}),
+            ("close_door", {}),
+            ("open_door", {}),
+            ("books_0", {}),
+            "done",
+        ]
+    )
+    agent = Agent(
+        FunctionModel(model), capabilities=[StatetoolsCapability(dynamic.shop_design(door))]
+    )
+
+    @agent.tool_plain
+    def close_door() -> str:
+        """Close the door."""
+        door["open"] = False
+        return "door closed"
+
+    @agent.tool_plain
+    def open_door() -> str:
+        """Open the door."""
+        door["open"] = True
+        return "door open"
+
+    assert agent.run_sync("doors").output == "done"
+    own = ["close_door", "open_door"]
+    assert model.tools["doors"] == [
+        [*own, "shop"],
+        [*own, "books_0"],
+        own,
+        [*own, "books_0"],  # the door is open again: what the shop built is back
+        [*own, "books_0"],
+    ]
+    assert model.answers["doors"] == [
+        "Tools now available: books_0.",
+        "door closed",
+        "door open",
+        "books item",
+    ]

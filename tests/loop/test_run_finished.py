@@ -110,7 +110,7 @@ ENDINGS: dict[str, Case] = {
         ),
         {"tools": [echo]},
         "MaxIterationsExceeded",
-        "ToolLoop: no final answer after 1 model calls Hint: raise max_iterations, or check "
+        "ToolLoop: no final answer after 1 model call Hint: raise max_iterations, or check "
         "that the tools let the model finish",
     ),
     "unknown_tools": (

@@ -31,7 +31,7 @@ def test_running_out_of_script_is_a_clear_error_that_keeps_the_run() -> None:
     with pytest.raises(st.ScriptExhaustedError) as caught:
         st.ToolLoop(model).run("go", tools=[echo])
     assert str(caught.value) == (
-        "ScriptedModel: the script has no step left for request 2 (it has 1 steps) "
+        "ScriptedModel: the script has no step left for request 2 (it has 1 step) "
         "Hint: add a step, or end the script with a final text answer"
     )
     assert caught.value.result is not None

@@ -199,7 +199,7 @@ def test_the_cli_passes_api_key_to_the_model(
         "turn 1\n"
         "  visible (1 tool, 45 tokens): search\n"
         "  model: Hello.\n"
-        "finished (answer) after 1 model calls\n"
+        "finished (answer) after 1 model call\n"
     )
 
 

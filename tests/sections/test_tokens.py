@@ -226,7 +226,7 @@ shipping                       1              24           14
 def test_statetools_tokens_on_a_three_level_section_tree(tmp_path: Path) -> None:
     design = write_design(tmp_path, "sections")
     assert cli("tokens", str(design)) == (
-        "first visible set: 1 tools, 66 tokens (openai, o200k_base)\n" + TREE_PROMPTS
+        "first visible set: 1 tool, 66 tokens (openai, o200k_base)\n" + TREE_PROMPTS
     )
 
 
@@ -264,14 +264,14 @@ travel         1              26           11
 def test_statetools_tokens_on_a_skills_folder(tmp_path: Path) -> None:
     design = write_design(tmp_path, "skills")
     assert cli("tokens", str(design)) == (
-        "first visible set: 1 tools, 66 tokens (openai, o200k_base)\n" + SKILLS_PROMPTS
+        "first visible set: 1 tool, 66 tokens (openai, o200k_base)\n" + SKILLS_PROMPTS
     )
 
 
 def test_statetools_tokens_on_a_cut_short_exploration(tmp_path: Path) -> None:
     design = write_design(tmp_path, "skills")
     assert cli("tokens", "--max-states", "2", str(design)) == (
-        "first visible set: 1 tools, 66 tokens (openai, o200k_base)\n"
+        "first visible set: 1 tool, 66 tokens (openai, o200k_base)\n"
         "prompt text per state: 93 tokens at the start, 93 at most; "
         "with tools 159 at the start, 159 at most "
         "(the start only: --max-states stopped the search)\n"
@@ -364,7 +364,7 @@ def test_statetools_explore_on_twenty_skills(tmp_path: Path) -> None:
 def test_statetools_tokens_on_twenty_skills(tmp_path: Path) -> None:
     design = write_twenty_skills(tmp_path)
     assert cli("tokens", str(design)) == (
-        "first visible set: 1 tools, 66 tokens (openai, o200k_base)\n" + TWENTY_PROMPTS
+        "first visible set: 1 tool, 66 tokens (openai, o200k_base)\n" + TWENTY_PROMPTS
     )
 
 

@@ -53,7 +53,7 @@ def test_a_model_out_of_script_fails_the_session_as_a_local_run(dev_server: DevS
     assert local is not None
     assert (cause.type, cause.non_retryable) == ("ScriptExhaustedError", True)
     assert cause.message == (
-        "ScriptByRequest: the script has no step for request 2 (it has 1 steps) "
+        "ScriptByRequest: the script has no step for request 2 (it has 1 step) "
         "Hint: add a step, or end the script with a final text answer"
     )
     assert comparable(events)[:-1] == comparable(local.trace)[:-1]

@@ -70,7 +70,7 @@ def test_trace_snapshot_also_takes_formatted_text() -> None:
         == (
             "turn 1 | visible: add_item, confirm, status\n"
             '  answer: "Nothing to do."\n'
-            "finished: answer after 1 iterations\n"
+            "finished: answer after 1 iteration\n"
         )
     )
 
