@@ -16,7 +16,9 @@ same Python function, ``ok(q: str = "") -> str``, N times under the names t0..t{
   10 names, the framework validating the arguments and running the function:
 
 - pydantic-ai: ``StatetoolsCapability`` vs a ``FunctionToolset(...).filtered(...)``
-  (``FilteredToolset``);
+  (``FilteredToolset``), and vs pydantic-ai's own filtering capability,
+  ``PrepareTools`` (a capability, as ours is, so both pay pydantic-ai's dispatch of
+  every hook to every capability);
 - LangChain: ``StatetoolsMiddleware`` vs ``StructuredTool.from_function`` tools and a
   middleware whose ``wrap_model_call`` keeps the 10 names (the documented filter);
 - openai-agents: ``StatetoolsTools`` vs ``function_tool`` tools whose ``is_enabled``
@@ -99,7 +101,16 @@ def interleaved(
 
 
 def pydantic_ai(n: int, repeats: int, seconds: float = 0.0) -> tuple[float, float]:
+    return _pydantic_ai(n, repeats, seconds, prepare=False)
+
+
+def pydantic_ai_prepare(n: int, repeats: int, seconds: float = 0.0) -> tuple[float, float]:
+    return _pydantic_ai(n, repeats, seconds, prepare=True)
+
+
+def _pydantic_ai(n: int, repeats: int, seconds: float, *, prepare: bool) -> tuple[float, float]:
     from pydantic_ai import Agent
+    from pydantic_ai.capabilities import PrepareTools
     from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import AgentInfo, FunctionModel
     from pydantic_ai.tools import Tool as PaiTool
@@ -122,7 +133,14 @@ def pydantic_ai(n: int, repeats: int, seconds: float = 0.0) -> tuple[float, floa
     toolset = FunctionToolset(
         [PaiTool(ok, name=name, description=f"Tool {name}", takes_ctx=False) for name in names(n)]
     )
-    own = Agent(FunctionModel(model), toolsets=[toolset.filtered(lambda c, d: d.name in shown)])
+    if prepare:  # the capability pydantic-ai has for filtering tool definitions per request
+
+        def keep(ctx: Any, definitions: list[Any]) -> list[Any]:
+            return [d for d in definitions if d.name in shown]
+
+        own = Agent(FunctionModel(model), toolsets=[toolset], capabilities=[PrepareTools(keep)])
+    else:
+        own = Agent(FunctionModel(model), toolsets=[toolset.filtered(lambda c, d: d.name in shown)])
     bridge = Agent(FunctionModel(model), capabilities=[StatetoolsCapability(design(n))])
     return interleaved(lambda: bridge.run_sync("go"), lambda: own.run_sync("go"), repeats, seconds)
 
@@ -261,11 +279,12 @@ def openai_agents(n: int, repeats: int, seconds: float = 0.0) -> tuple[float, fl
         loop.close()
 
 
-FRAMEWORKS: dict[str, tuple[str, Callable[[int, int, float], tuple[float, float]]]] = {
-    "pydantic-ai": ("`FilteredToolset`", pydantic_ai),
-    "LangChain": ("`wrap_model_call` filter", langchain),
-    "openai-agents": ("`is_enabled`", openai_agents),
-}
+FRAMEWORKS: list[tuple[str, str, Callable[[int, int, float], tuple[float, float]]]] = [
+    ("pydantic-ai", "`FilteredToolset`", pydantic_ai),
+    ("pydantic-ai", "`PrepareTools` capability", pydantic_ai_prepare),
+    ("LangChain", "`wrap_model_call` filter", langchain),
+    ("openai-agents", "`is_enabled`", openai_agents),
+]
 
 
 def main() -> None:
@@ -277,7 +296,7 @@ def main() -> None:
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
     rows = []
-    for framework, (own_name, measure) in FRAMEWORKS.items():
+    for framework, own_name, measure in FRAMEWORKS:
         for n in args.sizes:
             bridge_ms, own_ms = measure(n, args.repeats, args.seconds)
             rows.append((framework, own_name, n, bridge_ms, own_ms))
@@ -301,7 +320,10 @@ def main() -> None:
         "run), validates its arguments against the tool's JSON schema, runs it and records it "
         "(counts, unlocks, announcement line).",
         "- **framework's filter**: the framework's own tools "
-        "(pydantic-ai `Tool` in a `FunctionToolset(...).filtered(...)`; LangChain "
+        "(pydantic-ai `Tool` in a `FunctionToolset(...).filtered(...)`, or in a plain "
+        "`FunctionToolset` with pydantic-ai's `PrepareTools` capability keeping the 10 "
+        "names: a capability, as ours is, so both sides pay pydantic-ai's dispatch of every "
+        "hook to every capability, a `RunContext` copy each; LangChain "
         "`StructuredTool.from_function` and a middleware whose `wrap_model_call` keeps the "
         "10 names; openai-agents `function_tool` with `is_enabled` checking the 10 names); "
         "the framework validates the arguments (pydantic) and runs the function; nothing "
