@@ -151,7 +151,21 @@ class SharedLoop:
 class Answer:
     """What a bridge tells the model about one call: ``text`` (with the announcement
     line when the call unlocked something), whether it is an error, whether the tool
-    ran, and what changed."""
+    ran, and what changed.
+
+    >>> from statetools.disclosure.playbook import PlaybookTool
+    >>> from statetools.tools.tool import Tool
+    >>> search = Tool.create("search", "Search.", lambda: "found")
+    >>> analyze = Tool.create("analyze", "Analyze.", lambda: "ok")
+    >>> research = PlaybookTool("r", "Research").with_tool(search).with_tool(analyze)
+    >>> run = BridgeRun(compile_items([research.unlocked_by(search)]))
+    >>> locked = asyncio.run(run.answer(ToolCall("c1", "analyze")))
+    >>> locked.is_error, locked.ran, locked.blocked
+    (True, False, "Tool 'analyze' is locked. Call first: search.")
+    >>> found = asyncio.run(run.answer(ToolCall("c2", "search")))
+    >>> found.text, found.ran, found.changes.unlocked
+    ('found\\n[now available: analyze]', True, ('analyze',))
+    """
 
     text: str
     is_error: bool

@@ -115,11 +115,14 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
 
     @property
     def name(self) -> str:
+        """The middleware's name: ``name=`` if given, else the class name."""
         return self._name or type(self).__name__
 
     # state ------------------------------------------------------------------------
 
     def before_agent(self, state: StatetoolsState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """Give a new thread its disclosure key in the graph state (a thread that has
+        one keeps it)."""
         if state.get(KEY):
             return None
         return {KEY: {"key": uuid.uuid4().hex, "version": 0, "state": None}}
@@ -127,6 +130,7 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
     async def abefore_agent(
         self, state: StatetoolsState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
+        """:meth:`before_agent` for asynchronous agents."""
         return self.before_agent(state, runtime)
 
     def run_for(self, state: Any) -> BridgeRun:
@@ -207,6 +211,7 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResponse[Any]:
+        """Call the model with only the tools visible now among ours."""
         return handler(self._narrowed(request))
 
     async def awrap_model_call(
@@ -214,6 +219,7 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any]:
+        """:meth:`wrap_model_call` for asynchronous agents."""
         return await handler(self._narrowed(request))
 
     # tool calls -------------------------------------------------------------------
@@ -226,6 +232,9 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
+        """Answer a call of one of our tools: run it if it may run now (in the order
+        the model made the calls), record it, and save the disclosure state in the
+        graph state; other tools' calls go to ``handler``."""
         run = self.run_for(request.state)
         if not self._handles(request, run):
             return handler(request)
@@ -287,6 +296,7 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
+        """:meth:`wrap_tool_call` for asynchronous agents."""
         run = self.run_for(request.state)
         if not self._handles(request, run):
             return await handler(request)

@@ -43,7 +43,13 @@ locked tool answers with its guidance text whatever the arguments)."""
 
 def new_run(graph: DisclosureGraph) -> BridgeRun:
     """One run's disclosure; synchronous handlers run in anyio's worker threads, as
-    pydantic-ai runs its own."""
+    pydantic-ai runs its own.
+
+    >>> from statetools.integrations.bridge import compile_items
+    >>> run = new_run(compile_items([Tool.create("search", "Search.", lambda: "found")]))
+    >>> run.offer(), run.in_thread is to_thread.run_sync
+    (('search',), True)
+    """
     return BridgeRun(graph, in_thread=to_thread.run_sync)
 
 
@@ -89,6 +95,7 @@ class StatetoolsToolset(AbstractToolset[Any]):
 
     @property
     def id(self) -> str | None:
+        """The ``id=`` given (pydantic-ai names the toolset by it in its messages)."""
         return self._id
 
     def bound(self, run: BridgeRun) -> StatetoolsToolset:
@@ -99,6 +106,8 @@ class StatetoolsToolset(AbstractToolset[Any]):
         return toolset
 
     async def for_run(self, ctx: RunContext[Any]) -> AbstractToolset[Any]:
+        """This toolset bound to a disclosure of its own for the agent run starting
+        (itself when it is bound already)."""
         return self if self.run is not None else self.bound(new_run(self.graph))
 
     def _toolset_tool(self, tool: BaseTool) -> ToolsetTool[Any]:
@@ -126,6 +135,8 @@ class StatetoolsToolset(AbstractToolset[Any]):
         return name in self.graph.entries or name in self._added
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+        """Every tool: the registered ones and, in a run, those the run added (a call of
+        a hidden one reaches :meth:`call_tool`, which answers with our text)."""
         registered = self._registered
         if not registered:
             registered.update(
@@ -151,6 +162,8 @@ class StatetoolsToolset(AbstractToolset[Any]):
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> Any:
+        """Run the call if it may run now and record it; returns what the model is told
+        (for a locked tool, what to call first)."""
         run = self.run
         if run is None:  # called outside a run (for_run was not asked): a run of its own
             run = self.run = new_run(self.graph)
@@ -201,17 +214,22 @@ class StatetoolsCapability(AbstractCapability[Any]):
         return self.toolset.run
 
     async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
+        """This capability with its toolset bound to a disclosure of its own for the
+        agent run starting (itself when it is bound already)."""
         if self.toolset.run is not None:
             return self
         bound = self.toolset.bound(new_run(self.graph))
         return StatetoolsCapability(self.graph, toolset=bound)
 
     def get_toolset(self) -> StatetoolsToolset:
+        """The toolset the capability contributes to the agent (every tool)."""
         return self.toolset
 
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
+        """The request with only the tools visible now among ours (the agent's own tools
+        keep their places; ours follow in the scheduler's order)."""
         run = self.toolset.run
         if run is None:
             return request_context
