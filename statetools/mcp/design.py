@@ -33,7 +33,12 @@ KEYS = ("command", "args", "env", "cwd", "url", "headers", "listing", "prefix", 
 
 
 class MCPConfigError(StatetoolsError):
-    """An ``mcp_servers:`` entry is malformed."""
+    """An ``mcp_servers:`` entry is malformed.
+
+    >>> server_from_config("git", {"comand": "mcp-server-git"}, Path("."))
+    Traceback (most recent call last):
+    statetools.mcp.design.MCPConfigError: unknown key 'comand' Hint: did you mean 'command'?
+    """
 
 
 def _strings(value: Any, key: str, *, mapping: bool = False) -> Any:
@@ -56,7 +61,11 @@ def _text(config: Mapping[str, Any], key: str) -> str | None:
 
 
 def server_from_config(name: str, config: Any, base_dir: Path) -> MCPServer:
-    """The server an ``mcp_servers:`` entry describes (not started)."""
+    """The server an ``mcp_servers:`` entry describes (not started).
+
+    >>> server_from_config("git", {"command": "mcp-server-git", "args": ["-r", "."]}, Path("."))
+    MCPServer('git', 'mcp-server-git -r .')
+    """
     if not isinstance(config, Mapping):
         raise MCPConfigError(
             f"expected a mapping, got {config!r}",
@@ -112,7 +121,13 @@ def _list_live(server: MCPServer) -> None:
 
 def listed_tools(server: MCPServer) -> list[MCPTool]:
     """The server's tools: from its saved listing, else listed now (the server is
-    started and stopped again; the run connects anew)."""
+    started and stopped again; the run connects anew).
+
+    >>> from statetools.mcp import Listing
+    >>> server = MCPServer.from_listing(Listing("time", ({"name": "now", "description": "Now"},)))
+    >>> [tool.name for tool in listed_tools(server)]
+    ['now']
+    """
     if server.listing is None:
         _list_live(server)
     return server.cached_tools()

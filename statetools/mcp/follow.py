@@ -23,7 +23,15 @@ __all__ = ["FollowChanges"]
 
 
 class FollowChanges:
-    """The injection strategy of :meth:`MCPServer.follow_changes`."""
+    """The injection strategy of :meth:`MCPServer.follow_changes`.
+
+    >>> from statetools.mcp import Listing, MCPServer
+    >>> server = MCPServer.from_listing(Listing("t", ({"name": "a", "description": "A"},)))
+    >>> strategy = server.follow_changes()
+    >>> loop = ToolLoop(st.models.ScriptedModel(["Done."]), strategies=[strategy])
+    >>> isinstance(strategy, FollowChanges), loop.strategy is strategy
+    (True, True)
+    """
 
     def __init__(self, server: Server) -> None:
         self.server = server

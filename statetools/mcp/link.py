@@ -26,7 +26,26 @@ ClientFactory = Callable[[MessageHandlerFnT], mcp.Client]
 
 
 class Link:
-    """A connected :class:`mcp.Client` and the task that owns it."""
+    """A connected :class:`mcp.Client` and the task that owns it.
+
+    >>> import asyncio
+    >>> from mcp.server.mcpserver import MCPServer as FastServer
+    >>> from statetools.mcp.transports import in_process
+    >>> upstream = FastServer("clock")
+    >>> @upstream.tool()
+    ... def now() -> str:
+    ...     '''The time.'''
+    ...     return "12:00"
+    >>> async def names() -> list[str]:
+    ...     link = Link(in_process(upstream), on_change=lambda: None)
+    ...     client = await link.open()
+    ...     try:
+    ...         return [tool.name for tool in (await client.list_tools()).tools]
+    ...     finally:
+    ...         await link.close()
+    >>> asyncio.run(names())
+    ['now']
+    """
 
     def __init__(self, factory: ClientFactory, on_change: Callable[[], None]) -> None:
         self._factory = factory

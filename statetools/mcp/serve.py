@@ -29,17 +29,28 @@ async def _stdio(server: Server[Any]) -> None:
 
 
 def serve_stdio(server: Server[Any]) -> None:
-    """Serve ``server`` on this process's stdin and stdout until the client leaves."""
+    """Serve ``server`` on this process's stdin and stdout until the client leaves.
+
+    >>> serve_stdio(disclosure_server([search, research]))  # doctest: +SKIP
+    """
     anyio.run(_stdio, server)
 
 
 def http_app(server: Server[Any], *, host: str = "127.0.0.1", path: str = "/mcp") -> Starlette:
-    """The ASGI app serving ``server`` over streamable HTTP at ``path``."""
+    """The ASGI app serving ``server`` over streamable HTTP at ``path``.
+
+    >>> from mcp.server.mcpserver import MCPServer as FastServer
+    >>> type(http_app(FastServer("clock"), path="/tools")).__name__
+    'Starlette'
+    """
     return server.streamable_http_app(streamable_http_path=path, host=host)
 
 
 def serve_http(server: Server[Any], *, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Serve ``server`` over streamable HTTP at ``http://HOST:PORT/mcp`` until stopped."""
+    """Serve ``server`` over streamable HTTP at ``http://HOST:PORT/mcp`` until stopped.
+
+    >>> serve_http(disclosure_server([search, research]), port=8765)  # doctest: +SKIP
+    """
     import uvicorn
 
     uvicorn.run(http_app(server, host=host), host=host, port=port, log_level="warning")

@@ -26,22 +26,38 @@ from statetools.tools.tool import BaseTool, ToolMetadata
 
 class Server(Protocol):
     """What the tools, facades and change-following of an MCP server read of it (an
-    :class:`~statetools.mcp.MCPServer` is one; it builds them, so they do not import it)."""
+    :class:`~statetools.mcp.MCPServer` is one; it builds them, so they do not import it).
+
+    >>> from statetools.mcp import Listing, MCPServer
+    >>> server: Server = MCPServer.from_listing(Listing("time", ({"name": "now"},)))
+    >>> server.name, server.listing.names
+    ('time', ['now'])
+    """
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The server's name (its facade's, and the ``mcp_servers:`` key)."""
+        ...
 
     @property
-    def prefix(self) -> str: ...
+    def prefix(self) -> str:
+        """What its tools' names start with (``""`` for none)."""
+        ...
 
     @property
-    def version(self) -> int: ...
+    def version(self) -> int:
+        """How many times the server has been listed (changes with every listing)."""
+        ...
 
     @property
-    def stale(self) -> bool: ...
+    def stale(self) -> bool:
+        """Whether the server said its tools changed since the last listing."""
+        ...
 
     @property
-    def listing(self) -> Listing | None: ...
+    def listing(self) -> Listing | None:
+        """The last listing (None before the first)."""
+        ...
 
     def cached_tools(self) -> list[MCPTool]:
         """The tools of the last listing."""
@@ -101,7 +117,13 @@ class MCPTool(BaseTool):
 
 
 def tools_of(server: Server | None, listing: Listing) -> list[MCPTool]:
-    """The tools of ``listing`` as :class:`MCPTool`\\ s calling ``server``."""
+    """The tools of ``listing`` as :class:`MCPTool`\\ s calling ``server``.
+
+    >>> listing = Listing("time", ({"name": "now", "description": "The time",
+    ...                             "annotations": {"readOnlyHint": True}},))
+    >>> [(tool.name, tool.metadata.category) for tool in tools_of(None, listing)]
+    [('now', 'read')]
+    """
     prefix = server.prefix if server is not None else ""
     tools: list[MCPTool] = []
     for wire in listing.tools:

@@ -42,7 +42,12 @@ def _command(command: str) -> str:
 def stdio(
     command: str, args: Sequence[str], env: Mapping[str, str] | None, cwd: str | Path | None
 ) -> Transport:
-    """Clients that start ``command args...`` and speak to it over its stdin/stdout."""
+    """Clients that start ``command args...`` and speak to it over its stdin/stdout.
+
+    >>> client = stdio("mcp-server-git", ["--repository", "."], None, None)
+    >>> type(client(None)).__name__  # not connected until entered
+    'Client'
+    """
     params = StdioServerParameters(
         command=_command(command), args=list(args), env=dict(env) if env else None, cwd=cwd
     )
@@ -54,7 +59,12 @@ def stdio(
 
 
 def http(url: str, headers: Mapping[str, str] | None) -> Transport:
-    """Clients that reach ``url`` over streamable HTTP, sending ``headers``."""
+    """Clients that reach ``url`` over streamable HTTP, sending ``headers``.
+
+    >>> client = http("http://127.0.0.1:8000/mcp", {"Authorization": "Bearer t"})
+    >>> type(client(None)).__name__  # not connected until entered
+    'Client'
+    """
 
     @contextlib.asynccontextmanager
     async def transport() -> AsyncIterator[Any]:
@@ -71,7 +81,12 @@ def http(url: str, headers: Mapping[str, str] | None) -> Transport:
 
 
 def in_process(server: Any) -> Transport:
-    """Clients of an ``mcp`` server object in this process (the SDK's in-memory link)."""
+    """Clients of an ``mcp`` server object in this process (the SDK's in-memory link).
+
+    >>> from mcp.server.mcpserver import MCPServer as FastServer
+    >>> type(in_process(FastServer("clock"))(None)).__name__
+    'Client'
+    """
 
     def client(handler: MessageHandlerFnT) -> mcp.Client:
         return mcp.Client(server, message_handler=handler, cache=None)

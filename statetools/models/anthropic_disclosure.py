@@ -25,7 +25,12 @@ TOOL_CHANGES_BETA = "mid-conversation-tool-changes-2026-07-01"
 
 def initially_visible(request: ModelRequest) -> set[str]:
     """The tools visible in the run's first request (all visible ones without a
-    catalogue)."""
+    catalogue).
+
+    >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
+    >>> initially_visible(ModelRequest((UserMessage("Ping it."),), (ping,)))
+    {'ping'}
+    """
     if request.catalogue is None:
         return {tool.name for tool in request.tools}
     return set(request.catalogue.initial)
@@ -89,6 +94,13 @@ def with_reveals(
     is refused by the loop). With it, each user turn of results whose calls changed
     the tools is followed by a system message of ``tool_addition`` and
     ``tool_removal`` blocks.
+
+    A request without a catalogue (or whose tools never changed) leaves the turns as
+    they are:
+
+    >>> turns = [{"role": "user", "content": "Ping it."}]
+    >>> with_reveals(turns, ModelRequest((UserMessage("Ping it."),)), beta_tool_changes=False)
+    [{'role': 'user', 'content': 'Ping it.'}]
     """
     if request.catalogue is None or not request.catalogue.changes:
         return turns

@@ -128,7 +128,11 @@ def to_anthropic_tools(
 
 
 def anthropic_tool(tool: ToolDefinition) -> dict[str, Any]:
-    """One tool definition in the Messages API's form."""
+    """One tool definition in the Messages API's form.
+
+    >>> anthropic_tool(ToolDefinition("ping", "Ping.", {"type": "object"}))
+    {'name': 'ping', 'description': 'Ping.', 'input_schema': {'type': 'object'}}
+    """
     return {
         "name": tool.name,
         "description": tool.description,
@@ -137,7 +141,11 @@ def anthropic_tool(tool: ToolDefinition) -> dict[str, Any]:
 
 
 def with_cache_breakpoint(wire: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``wire`` with the ephemeral cache breakpoint on (a copy of) its last tool."""
+    """``wire`` with the ephemeral cache breakpoint on (a copy of) its last tool.
+
+    >>> with_cache_breakpoint([{"name": "ping"}, {"name": "pong"}])
+    [{'name': 'ping'}, {'name': 'pong', 'cache_control': {'type': 'ephemeral'}}]
+    """
     if wire:
         wire[-1] = {**wire[-1], "cache_control": dict(EPHEMERAL)}
     return wire
@@ -149,6 +157,16 @@ def from_anthropic_message(message: AnthropicMessage) -> ModelResponse:
     Text blocks are joined with newlines; other blocks than text and ``tool_use``
     (thinking, server tools) are dropped. ``usage.input_tokens`` counts all input
     tokens: uncached, read from the cache and written to it.
+
+    >>> from anthropic.types import Message
+    >>> message = Message.model_validate({
+    ...     "id": "msg_1", "type": "message", "role": "assistant", "model": "claude",
+    ...     "content": [{"type": "text", "text": "Pinging."},
+    ...                 {"type": "tool_use", "id": "toolu_1", "name": "ping", "input": {}}],
+    ...     "stop_reason": "tool_use", "usage": {"input_tokens": 12, "output_tokens": 5}})
+    >>> response = from_anthropic_message(message)
+    >>> response.message.content, response.message.tool_calls[0].name, response.stop_reason
+    ('Pinging.', 'ping', 'tool_use')
     """
     texts: list[str] = []
     calls: list[ToolCall] = []

@@ -37,7 +37,11 @@ _TOO_DEEP = json.dumps({_MARKER_KEY: "nesting"})
 
 
 def lenient_loads(text: str) -> Any:
-    """``text`` decoded as JSON, with the values Python cannot decode as markers."""
+    """``text`` decoded as JSON, with the values Python cannot decode as markers.
+
+    >>> lenient_loads('{"q": "tides", "n": 3}')
+    {'q': 'tides', 'n': 3}
+    """
     return json.loads(_flattened(text), parse_int=_integer, object_hook=_marker)
 
 

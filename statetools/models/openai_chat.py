@@ -83,7 +83,11 @@ def to_openai_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
 
 
 def openai_tool(tool: ToolDefinition) -> dict[str, Any]:
-    """One tool definition as a Chat Completions ``function`` tool."""
+    """One tool definition as a Chat Completions ``function`` tool.
+
+    >>> openai_tool(ToolDefinition("ping", "Ping.", {"type": "object"}))["function"]
+    {'name': 'ping', 'description': 'Ping.', 'parameters': {'type': 'object'}}
+    """
     return {
         "type": "function",
         "function": {
@@ -115,6 +119,16 @@ def from_openai_completion(completion: ChatCompletion) -> ModelResponse:
 
     Arguments that are not a JSON object become a call with ``invalid_arguments``.
     ``usage.input_tokens`` counts all prompt tokens, cached ones included.
+
+    >>> from openai.types.chat import ChatCompletion
+    >>> completion = ChatCompletion.model_validate({
+    ...     "id": "c1", "object": "chat.completion", "created": 0, "model": "gpt",
+    ...     "choices": [{"index": 0, "finish_reason": "stop",
+    ...                  "message": {"role": "assistant", "content": "Pong."}}],
+    ...     "usage": {"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11}})
+    >>> response = from_openai_completion(completion)
+    >>> response.message.content, response.usage.input_tokens, response.stop_reason
+    ('Pong.', 9, 'end_turn')
     """
     if not completion.choices:
         raise ProviderError(

@@ -85,7 +85,11 @@ def to_responses_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
 
 def responses_tool(tool: ToolDefinition) -> dict[str, Any]:
     """One tool definition as a Responses API ``function`` tool (see
-    :func:`to_responses_tools`)."""
+    :func:`to_responses_tools`).
+
+    >>> responses_tool(ToolDefinition("ping", "Ping.", {"type": "object"}))["strict"]
+    False
+    """
     return {
         "type": "function",
         "name": tool.name,
@@ -108,6 +112,17 @@ def from_response(response: Response) -> ModelResponse:
     Output text parts are joined with newlines; a refusal becomes the text with stop
     reason ``refusal``; other items (reasoning, built-in tools) are dropped.
     ``usage.input_tokens`` counts all input tokens, cached ones included.
+
+    >>> from openai.types.responses import Response
+    >>> reply = Response.model_validate({
+    ...     "id": "r1", "object": "response", "created_at": 0, "model": "gpt",
+    ...     "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+    ...     "output": [{"type": "message", "id": "m1", "role": "assistant",
+    ...                 "status": "completed",
+    ...                 "content": [{"type": "output_text", "text": "Pong.", "annotations": []}]}]})
+    >>> response = from_response(reply)
+    >>> response.message.content, response.stop_reason
+    ('Pong.', 'end_turn')
     """
     texts: list[str] = []
     refusals: list[str] = []
@@ -146,7 +161,14 @@ def split_run_time(
 ) -> tuple[tuple[ToolDefinition, ...], dict[str, list[ToolDefinition]]]:
     """The tools to declare in ``tools``, and the tools that appeared at run time after
     a tool result, by the call id of that result (sent as ``additional_tools`` items
-    there, so the ``tools`` array stays as it was in the first request)."""
+    there, so the ``tools`` array stays as it was in the first request).
+
+    Without a catalogue every visible tool is declared:
+
+    >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
+    >>> split_run_time(ModelRequest((UserMessage("Ping it."),), (ping,)))
+    ((ToolDefinition(name='ping', description='Ping.', input_schema={'type': 'object'}),), {})
+    """
     catalogue = request.catalogue
     if catalogue is None:
         return request.tools, {}

@@ -177,7 +177,11 @@ class ScriptedModel:
 
 
 def parse_script(data: Any, *, where: str = "script") -> list[Step]:
-    """Steps from YAML/JSON data (see :meth:`ScriptedModel.from_yaml`)."""
+    """Steps from YAML/JSON data (see :meth:`ScriptedModel.from_yaml`).
+
+    >>> parse_script([{"call": {"name": "search", "arguments": {"q": "x"}}}, {"answer": "Done."}])
+    [('search', {'q': 'x'}), 'Done.']
+    """
     if not isinstance(data, list):
         raise SpecError(
             "a script must be a list of steps", path=where, hint="start each step with '- '"

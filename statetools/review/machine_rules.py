@@ -21,6 +21,7 @@ def _used_states(design: DesignView, machine: str) -> set[str]:
 
 
 def unreachable_states(context: RuleContext) -> Iterator[Finding]:
+    """ST004: a state that no transition that can fire leads to (the initial state aside)."""
     design = context.design
     for machine in design.machines:
         used = _used_states(design, machine)
@@ -35,6 +36,7 @@ def unreachable_states(context: RuleContext) -> Iterator[Finding]:
 
 
 def unused_states(context: RuleContext) -> Iterator[Finding]:
+    """ST011: a state with no tools and no transitions, in or out."""
     design = context.design
     for machine in design.machines:
         used = _used_states(design, machine)
@@ -66,6 +68,7 @@ def _traps(context: RuleContext) -> dict[tuple[str, str], list[str]]:
 
 
 def trap_states(context: RuleContext) -> Iterator[Finding]:
+    """ST005: a state that is not final and that no transition can leave."""
     for (machine, state), declared in _traps(context).items():
         detail = (
             f"its transitions need tools that cannot be called there ({', '.join(declared)})"
@@ -81,6 +84,7 @@ def trap_states(context: RuleContext) -> Iterator[Finding]:
 
 
 def no_final_path(context: RuleContext) -> Iterator[Finding]:
+    """ST006: a reachable state from which no final state can be reached."""
     design, reach = context.design, context.reach
     traps = _traps(context)
     for machine, definition in design.machines.items():
@@ -110,6 +114,7 @@ def no_final_path(context: RuleContext) -> Iterator[Finding]:
 
 
 def exits_from_final(context: RuleContext) -> Iterator[Finding]:
+    """ST007: a transition out of a final state (a final state ends the machine)."""
     for machine, definition in context.design.machines.items():
         for transition in definition.transitions:
             if transition.source in definition.final_states:
@@ -122,6 +127,8 @@ def exits_from_final(context: RuleContext) -> Iterator[Finding]:
 
 
 def dead_transitions(context: RuleContext) -> Iterator[Finding]:
+    """ST013: a transition that never fires: its tool is not a tool of the machine, or
+    not available in the transition's source state."""
     design = context.design
     for machine, definition in design.machines.items():
         for transition in definition.transitions:

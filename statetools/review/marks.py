@@ -57,6 +57,15 @@ class Marks:
 
 
 def read_marks(trace: Trace | Sequence[Event] | Sequence[dict[str, Any]] | None) -> Marks | None:
+    """What ``trace`` (a :class:`~statetools.Trace`, its events, or its ``to_json()``
+    list) says happened; None without a trace.
+
+    >>> read_marks(None) is None
+    True
+    >>> marks = read_marks([ToolCalled(2, "c1", "search", {}, "found", 0.1)])
+    >>> marks.steps["search"], marks.unlocked
+    ([Step(turn=2, call=1, outcome='ok')], set())
+    """
     if trace is None:
         return None
     events: Iterable[Any] = trace

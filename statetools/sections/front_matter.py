@@ -18,7 +18,19 @@ MAX_DESCRIPTION = 1024
 
 @attrs.frozen
 class SkillFile:
-    """What a ``SKILL.md`` says: name, description, allowed tools and the body."""
+    """What a ``SKILL.md`` says: name, description, allowed tools and the body.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp()) / "pdf-forms"
+    >>> folder.mkdir()
+    >>> _ = (folder / "SKILL.md").write_text(
+    ...     "---\\nname: pdf-forms\\ndescription: Fill PDF forms.\\nallowed-tools: fill_field\\n"
+    ...     "---\\nFill each field, then save.\\n"
+    ... )
+    >>> skill = read_skill_file(folder / "SKILL.md")
+    >>> skill.name, skill.description, skill.allowed_tools, skill.body
+    ('pdf-forms', 'Fill PDF forms.', ('fill_field',), 'Fill each field, then save.')
+    """
 
     name: str
     description: str

@@ -53,7 +53,14 @@ def _registry(tools: Iterable[Any] | Mapping[str, Any] | None) -> dict[str, Base
 class SkillFiles:
     """The handler of ``read_skill_file``: reads a text file inside a skill's folder and
     refuses paths that leave it. Two readers of the same folders are equal (so two
-    loads of one skills folder give equal definitions)."""
+    loads of one skills folder give equal definitions).
+
+    >>> files = SkillFiles((("pdf-forms", Path("skills/pdf-forms")),))
+    >>> files("pdf-forms", "/etc/passwd").text
+    "Cannot read '/etc/passwd': absolute paths are refused; give a path inside the skill's folder."
+    >>> files == SkillFiles((("pdf-forms", Path("skills/pdf-forms")),))
+    True
+    """
 
     folders: tuple[tuple[str, Path], ...]
     """(skill name, its folder) pairs."""
@@ -81,7 +88,17 @@ class SkillFiles:
 
 def file_reader(folders: Mapping[str, Path]) -> Tool:
     """The ``read_skill_file(skill, path)`` tool over the skills' ``folders``: it reads
-    a text file inside a skill's folder and refuses paths that leave it."""
+    a text file inside a skill's folder and refuses paths that leave it.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "notes.md").write_text("Fill every field.\\n")
+    >>> reader = file_reader({"pdf-forms": folder})
+    >>> reader.call({"skill": "pdf-forms", "path": "notes.md"}).text
+    'Fill every field.\\n'
+    >>> reader.call({"skill": "pdf-forms", "path": "../secrets.txt"}).text
+    "Cannot read '../secrets.txt': '..' is refused; give a path inside the skill's folder."
+    """
     schema = InputSchema.of(
         Parameter.string("skill", "The skill's name"),
         Parameter.string("path", "A path inside the skill's folder, e.g. references/forms.md"),

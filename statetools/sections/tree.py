@@ -15,7 +15,13 @@ from statetools.tools.tool import BaseTool
 
 @attrs.frozen
 class Node:
-    """A section at its place in the tree: its path, depth and parent's path."""
+    """A section at its place in the tree: its path, depth and parent's path.
+
+    >>> tree = SectionTree([Section("a", "A", "x", children=[Section("b", "B", "y")])])
+    >>> node = tree.nodes["a.b"]
+    >>> node.path, node.section.title, node.depth, node.parent
+    ('a.b', 'B', 1, 'a')
+    """
 
     path: str
     section: Section
@@ -197,7 +203,14 @@ class SectionTree:
 
 def check_tree(tree: SectionTree, where: str, *, strict: bool = True) -> None:
     """Refuse duplicate paths (unless not ``strict``) and tools of one name attached
-    twice (differently)."""
+    twice (differently).
+
+    >>> tree = SectionTree([Section("a", "A", "x"), Section("a", "Again", "y")])
+    >>> check_tree(tree, "read_section", strict=False)
+    >>> check_tree(tree, "read_section")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    statetools.errors.DefinitionError: read_section: more than one section has the key a ...
+    """
     if tree.duplicates and strict:
         raise DefinitionError(
             f"more than one section has the key {', '.join(sorted(set(tree.duplicates)))}",

@@ -96,6 +96,7 @@ def _tool_item(value: Any, form: Any, example: str) -> Any:
 
 
 def structure_entry(value: Any, _: Any) -> EntryForm:
+    """A playbook's tool: a name or import path, or ``{tool: ..., unlocked_by: ...}``."""
     return _tool_item(value, EntryForm, "{tool: analyze, unlocked_by: search}")  # type: ignore[no-any-return]
 
 
@@ -117,10 +118,12 @@ def build_playbook(form: PlaybookForm) -> PlaybookTool:
 
 
 def structure_playbook(value: Any, _: Any) -> PlaybookTool:
+    """A ``kind: playbook`` definition, built."""
     return build_playbook(fields_of(PlaybookForm)(value, PlaybookForm))
 
 
 def structure_transitions(value: Any, _: Any) -> Transitions:
+    """``transitions_to:``: a state name, a transition mapping, or a list of them."""
     if isinstance(value, str):
         return Transitions((TransitionForm(StateName(state_name(value, StateName))),))
     if isinstance(value, Mapping):
@@ -134,12 +137,14 @@ def structure_transitions(value: Any, _: Any) -> Transitions:
 
 
 def structure_transition(value: Any, _: Any) -> TransitionForm:
+    """One transition: a state name, or ``{state: DONE, when: PREDICATE, label: TEXT}``."""
     if isinstance(value, str):
         return TransitionForm(StateName(state_name(value, StateName)))
     return fields_of(TransitionForm)(value, TransitionForm)  # type: ignore[no-any-return]
 
 
 def structure_state_tool(value: Any, _: Any) -> StateToolForm:
+    """A state's tool: a name or import path, or ``{tool: ..., transitions_to: ...}``."""
     return _tool_item(value, StateToolForm, "{tool: confirm, transitions_to: DONE}")  # type: ignore[no-any-return]
 
 
@@ -359,6 +364,8 @@ def build_machine(form: MachineForm) -> StateMachineTool[Any]:
 
 
 def structure_machine(value: Any, _: Any) -> StateMachineTool[Any]:
+    """A ``kind: state_machine`` definition, built (its states are known while its
+    tools and conditions are read, so a misspelt state is a problem at its line)."""
     context = current()
     context.states.append(declared_states(value))
     try:
@@ -369,10 +376,12 @@ def structure_machine(value: Any, _: Any) -> StateMachineTool[Any]:
 
 
 def is_machine(kind: Any) -> bool:
+    """Whether ``kind`` is ``StateMachineTool`` (or ``StateMachineTool[...]``)."""
     return kind is StateMachineTool or get_origin(kind) is StateMachineTool
 
 
 def kind_of(kind: Any) -> str:
+    """The ``kind:`` tag of a definition class (``playbook`` for ``PlaybookTool``)."""
     origin = get_origin(kind) or kind
     return next(tag for tag, cls in KINDS.items() if cls is origin)
 

@@ -70,6 +70,9 @@ def structure_mcp_servers(value: Any, _: Any) -> MCPServers:
 
 
 def structure_tools_from(value: Any, _: Any) -> ToolsFrom:
+    """A document's ``tools_from:``: a tools file's path or a list of them; each file's
+    tools join the catalogue that tool names are looked up in (a problem in one file is
+    reported with the others)."""
     single = isinstance(value, str)
     sources = [value] if single else value
     if not isinstance(sources, list | tuple):
@@ -103,6 +106,9 @@ def structure_tools_from(value: Any, _: Any) -> ToolsFrom:
 
 
 def structure_step(value: Any, _: Any) -> Any:
+    """A script step: ``answer: TEXT`` gives the text, ``call: {name, arguments}`` a
+    ``(name, arguments)`` pair and ``calls: [...]`` a list of them (as
+    :class:`~statetools.models.ScriptedModel` takes its steps)."""
     if not isinstance(value, Mapping) or len(value) != 1:
         raise Invalid(
             "a step is a mapping with one key: answer, call or calls",

@@ -113,6 +113,7 @@ def import_cached(path: str) -> Any:
 
 
 def structure_type_ref(value: Any, _: Any) -> TypeRef:
+    """A class by import path (``myapp.models:Order``)."""
     path = text_value(value)
     found = import_cached(path)
     if not isinstance(found, type):
@@ -121,6 +122,7 @@ def structure_type_ref(value: Any, _: Any) -> TypeRef:
 
 
 def structure_callable_ref(value: Any, _: Any) -> CallableRef:
+    """A function by import path (``myapp.rules:is_admin``)."""
     path = text_value(value)
     found = import_cached(path)
     if not callable(found):
@@ -129,6 +131,7 @@ def structure_callable_ref(value: Any, _: Any) -> CallableRef:
 
 
 def structure_enum_ref(value: Any, _: Any) -> EnumRef:
+    """An ``enum.Enum`` class with members, by import path (a machine's states)."""
     path = text_value(value)
     found = import_cached(path)
     if not (isinstance(found, type) and issubclass(found, enum.Enum)):
@@ -267,6 +270,7 @@ def state_name(value: Any, _: Any = None) -> str:
 
 
 def structure_after(value: Any, _: Any) -> After:
+    """``after:``: a tool name, a list of them, or ``{tools: [...], count: N}``."""
     if isinstance(value, Mapping):
         form = converter.structure(value, AfterForm)
         if form.count < 1:
@@ -276,6 +280,8 @@ def structure_after(value: Any, _: Any) -> After:
 
 
 def structure_in_state(value: Any, _: Any) -> InState:
+    """``in_state: {machine: M, state: S}``, the state checked against the machine's
+    when the machine is known."""
     form = converter.structure(value, InStateForm)
     states = current().machines.get(form.machine)
     if states is not None and form.state not in states:
@@ -292,6 +298,7 @@ def _label(predicate: Callable[..., Any]) -> str:
 
 
 def structure_when(value: Any, _: Any) -> When:
+    """``when:``: a predicate's import path, or ``{predicate: PATH, label: TEXT}``."""
     if isinstance(value, str):
         ref = structure_callable_ref(value, CallableRef)
         return When(ref.value, _label(ref.value))
@@ -336,4 +343,5 @@ def structure_condition(value: Any, _: Any = None) -> Condition:
 
 
 def structure_optional_condition(value: Any, _: Any) -> Condition | None:
+    """A condition, or None when the field is empty."""
     return None if value is None else structure_condition(value)

@@ -95,6 +95,8 @@ def _is_homogenous_tuple(kind: Any) -> bool:
 
 
 def list_factory(kind: Any, converter: cattrs.Converter) -> Callable[[Any, Any], Any]:
+    """The hook for a ``tuple[X, ...]`` field: a YAML list, each item structured as
+    ``X``; anything else is a problem with a hint."""
     inner = homogenous_tuple_structure_factory(kind, converter)
 
     def structure(value: Any, _: Any) -> Any:
@@ -127,6 +129,8 @@ def _is_form(kind: Any) -> bool:
 
 
 def form_factory(kind: Any, converter: cattrs.Converter) -> Callable[[Any, Any], Any]:
+    """The hook for an attrs form: a YAML mapping of its fields; anything else is a
+    problem with a hint."""
     inner = make_dict_structure_fn(kind, converter)
 
     def structure(value: Any, _: Any) -> Any:

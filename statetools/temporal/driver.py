@@ -251,12 +251,20 @@ class SessionDriver:
 
 
 def call_payload(call: ToolCall) -> dict[str, Any]:
-    """``call`` as JSON (the one tool call of an assistant message)."""
+    """``call`` as JSON (the one tool call of an assistant message).
+
+    >>> call_payload(ToolCall("call_1", "search", {"q": "tides"}))["tool_calls"][0]["name"]
+    'search'
+    """
     return messages_to_json([AssistantMessage(tool_calls=(call,))])[0]
 
 
 def call_of(payload: dict[str, Any]) -> ToolCall:
-    """The tool call :func:`call_payload` wrote."""
+    """The tool call :func:`call_payload` wrote.
+
+    >>> call_of(call_payload(ToolCall("call_1", "search", {"q": "tides"})))
+    ToolCall(id='call_1', name='search', arguments={'q': 'tides'}, invalid_arguments=None)
+    """
     (message,) = messages_from_json([payload])
     assert isinstance(message, AssistantMessage)
     return message.tool_calls[0]

@@ -94,7 +94,11 @@ class SessionResult:
 
 @dataclass
 class ModelCall:
-    """The input of the model activity: the history and the visible tools."""
+    """The input of the model activity: the history and the visible tools.
+
+    >>> ModelCall("playbooks/research.yaml", [{"role": "user", "content": "Hi"}], []).tools
+    []
+    """
 
     design: str
     messages: list[dict[str, Any]]
@@ -103,7 +107,11 @@ class ModelCall:
 
 @dataclass
 class ModelAnswer:
-    """The output of the model activity: the assistant message and its usage."""
+    """The output of the model activity: the assistant message and its usage.
+
+    >>> ModelAnswer({"role": "assistant", "content": "Hi."}, "end_turn", [9, 2, 0]).stop_reason
+    'end_turn'
+    """
 
     message: dict[str, Any]
     stop_reason: str
@@ -113,7 +121,11 @@ class ModelAnswer:
 @dataclass
 class ToolRun:
     """The input of the tool activity: the call, and the disclosure state it runs in
-    (the activity resolves the tool from it, as the workflow did)."""
+    (the activity resolves the tool from it, as the workflow did).
+
+    >>> ToolRun("playbooks/research.yaml", "s1", {"role": "assistant"}, "{}", 30.0).session
+    's1'
+    """
 
     design: str
     session: str
@@ -126,7 +138,11 @@ class ToolRun:
 class ToolOutcome:
     """The output of the tool activity: what the model sees, the result's value when
     it is JSON (artifacts that are not stay behind, as their text), its kind and how
-    long it ran; for a facade, what it opened (see ``statetools.temporal.unfolds``)."""
+    long it ran; for a facade, what it opened (see ``statetools.temporal.unfolds``).
+
+    >>> ToolOutcome("found 3 notes", is_error=False).kind
+    'text'
+    """
 
     content: str
     is_error: bool
@@ -139,7 +155,11 @@ class ToolOutcome:
 
 @dataclass
 class OutputCheck:
-    """The input of the output activity: a final answer and the output type's reference."""
+    """The input of the output activity: a final answer and the output type's reference.
+
+    >>> OutputCheck("myapp.models:Report", '{"title": "Tides"}').output_type
+    'myapp.models:Report'
+    """
 
     output_type: str
     text: str
@@ -149,7 +169,11 @@ class OutputCheck:
 class OutputReading:
     """The output of the output activity: the answer's value as JSON when it could be
     read; otherwise what to tell the model and the error that ends the session if it
-    was told already."""
+    was told already.
+
+    >>> OutputReading(ok=True, value={"title": "Tides"}).correction
+    ''
+    """
 
     ok: bool
     value: Any = None

@@ -86,7 +86,11 @@ def _tool_json(tool: BaseTool, graph: DisclosureGraph) -> dict[str, Any]:
 
 
 def json_value(result: ToolResult) -> tuple[bool, Any]:
-    """``(True, value)`` when the result carries a JSON-able value, else ``(False, None)``."""
+    """``(True, value)`` when the result carries a JSON-able value, else ``(False, None)``.
+
+    >>> json_value(ToolResult.artifact({"n": 1}, text="one")), json_value(ToolResult.text("x"))
+    ((True, {'n': 1}), (False, None))
+    """
     if not result.has_value:
         return False, None
     try:

@@ -82,6 +82,8 @@ class SessionWorkflow:
 
     @workflow.run
     async def run(self, session: SessionInput) -> SessionResult:
+        """Run the session: answer its prompt and the user messages signalled to it,
+        until it ends (continuing as new every ``turns_per_run`` model calls)."""
         session = self.session
         try:
             self.driver = SessionDriver(

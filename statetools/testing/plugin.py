@@ -36,7 +36,11 @@ MISSING_SYRUPY = (
 
 
 def syrupy_installed() -> bool:
-    """Whether syrupy can be imported (checked without importing it)."""
+    """Whether syrupy can be imported (checked without importing it).
+
+    >>> syrupy_installed()
+    True
+    """
     try:
         return importlib.util.find_spec("syrupy") is not None
     except (ImportError, ValueError):
@@ -48,7 +52,11 @@ def scripted_model(request: pytest.FixtureRequest) -> ScriptedModelFactory:
     """A factory of scripted models: ``scripted_model(steps) -> ScriptedModel``.
 
     ``steps`` is a list of steps, YAML text, or the path of a YAML script (relative
-    paths are read next to the test file).
+    paths are read next to the test file)::
+
+        def test_search_then_answer(scripted_model):
+            model = scripted_model([("search", {"q": "tides"}), "The moon."])
+            assert st.ToolLoop(model).run("Why tides?", tools=[search]).output == "The moon."
     """
     here = request.path.parent
 

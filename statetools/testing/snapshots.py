@@ -32,7 +32,11 @@ class TraceSnapshotExtension(SingleFileSnapshotExtension):
     """Stores a run's trace as readable text (see :func:`statetools.testing.format_trace`).
 
     Compares a :class:`~statetools.LoopResult`, a :class:`~statetools.Trace`, events, or
-    text already formatted.
+    text already formatted::
+
+        def test_research_run(snapshot):
+            result = st.ToolLoop(model).run("Why tides?", tools=[research])
+            assert result == snapshot.use_extension(TraceSnapshotExtension)
     """
 
     file_extension = "trace"
@@ -57,7 +61,11 @@ class DotSnapshotExtension(SingleFileSnapshotExtension):
 
     Compares text, e.g. ``st.render(graph, format="dot")``, or an object with a DOT
     ``source`` attribute (a ``graphviz.Digraph``). Line endings are normalized and the
-    file ends with a newline.
+    file ends with a newline::
+
+        def test_research_diagram(snapshot):
+            dot = st.render([research], format="dot").text
+            assert dot == snapshot.use_extension(DotSnapshotExtension)
     """
 
     file_extension = "dot"
