@@ -9,6 +9,11 @@ Public names are those in the ``__all__`` of the packages a user imports. The ru
 - the docstring shows an example: a ``>>>`` line, a paragraph ending in ``::``
   followed by an indented block, or a fenced code block.
 
+The source rule further down extends this past ``__all__``: in the submodules of the
+packages users import, every public function and class shows an example and every
+public method has a docstring; everywhere in statetools, every public function and
+class has a docstring.
+
 The ``>>>`` examples of classes and functions run as doctests (tests/test_doctests.py
 and the packages' own docs tests); doctest does not see attribute docstrings, so the
 examples of those run here.
