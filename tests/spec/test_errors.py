@@ -254,3 +254,25 @@ def test_a_misspelled_document_key_beside_a_definition() -> None:
         st.load_playbook("kind: playbook\nname: p\ndescription: d\ntool_from: x.json\n")
     (problem,) = caught.value.problems
     assert problem.hint == "did you mean 'tools_from'?"  # type: ignore[attr-defined]
+
+
+def test_an_error_with_one_problem_carries_its_place_and_hint(tmp_path: Path) -> None:
+    with pytest.raises(st.SpecError) as caught:
+        st.load_playbook("definitions: 3")
+    error = caught.value
+    assert (error.path, error.message, error.hint) == (
+        "$.definitions (line 1)",
+        "expected a list, got 3",
+        "write a list: [3]",
+    )
+    assert str(error) == "$.definitions (line 1): expected a list, got 3 Hint: write a list: [3]"
+
+    path = tmp_path / "one.yaml"
+    path.write_text("definitions: 3\n", encoding="utf-8")
+    with pytest.raises(st.SpecError) as caught:
+        st.load_playbook(path)
+    error = caught.value
+    assert (error.path, error.hint) == (str(path), "write a list: [3]")
+    assert str(error) == (
+        f"{path}: $.definitions (line 1): expected a list, got 3 Hint: write a list: [3]"
+    )
