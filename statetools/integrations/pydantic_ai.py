@@ -17,6 +17,7 @@ the tools visible now. Each run of the agent gets its own disclosure state
 from __future__ import annotations
 
 import dataclasses
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +37,8 @@ from statetools.tools.tool import BaseTool
 
 __all__ = ["StatetoolsCapability", "StatetoolsToolset"]
 
+KEPT_RUNS = 256
+"""Runs a toolset keeps when pydantic-ai reaches it without asking for one per run."""
 _ANY_ARGUMENTS = SchemaValidator(core_schema.dict_schema(core_schema.str_schema()))
 """Arguments reach statetools as the model sent them: a tool validates its own (and a
 locked tool answers with its guidance text whatever the arguments)."""
@@ -92,6 +95,8 @@ class StatetoolsToolset(AbstractToolset[Any]):
         """The names in :attr:`_listed` of tools added during this run."""
         self._step: int | None = None
         """The run step whose conditions were last re-checked."""
+        self._runs: OrderedDict[str | None, BridgeRun] = OrderedDict()
+        """Runs reached without :meth:`for_run`, by run id (the most recent kept)."""
 
     @property
     def id(self) -> str | None:
@@ -164,11 +169,22 @@ class StatetoolsToolset(AbstractToolset[Any]):
     ) -> Any:
         """Run the call if it may run now and record it; returns what the model is told
         (for a locked tool, what to call first)."""
-        run = self.run
-        if run is None:  # called outside a run (for_run was not asked): a run of its own
-            run = self.run = new_run(self.graph)
+        run = self.run if self.run is not None else self._run_of(ctx)
         answer = await run.answer(ToolCall(ctx.tool_call_id or name, name, tool_args))
         return answer.text
+
+    def _run_of(self, ctx: RunContext[Any]) -> BridgeRun:
+        """The run of ``ctx`` when this toolset was not asked for one (``for_run``), as
+        when a toolset factory returns it: found by run id, never shared between runs."""
+        runs = self._runs
+        run = runs.get(ctx.run_id)
+        if run is None:
+            run = runs[ctx.run_id] = new_run(self.graph)
+            if len(runs) > KEPT_RUNS:
+                runs.popitem(last=False)
+        else:
+            runs.move_to_end(ctx.run_id)
+        return run
 
 
 class StatetoolsCapability(AbstractCapability[Any]):

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pydantic_ai import Agent
+from pydantic_ai import Agent, RunContext
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -315,3 +315,27 @@ def test_a_tool_added_in_the_run_comes_back_with_its_condition_on_the_first_requ
         "door open",
         "books item",
     ]
+
+
+def test_a_toolset_from_a_factory_keeps_each_runs_state_apart() -> None:
+    ran: list[str] = []
+    model = PerPrompt(
+        {
+            "first": [("search", {"q": "tides"}), ("analyze", {}), "ok"],
+            "second": [("analyze", {}), "ok"],
+        }
+    )
+    toolset = StatetoolsToolset(design(ran))
+    agent = Agent(FunctionModel(model.respond))
+
+    @agent.toolset
+    def statetools_tools(ctx: RunContext[None]) -> StatetoolsToolset:
+        return toolset  # pydantic-ai does not ask it for a toolset per run (for_run)
+
+    agent.run_sync("first")
+    agent.run_sync("second")
+    assert model.answers == {
+        "first": ["found 3 pages\n[now available: analyze]", "analysis done"],
+        "second": [LOCKED],  # the first run's search unlocked nothing here
+    }
+    assert ran == ["search", "analyze"]
