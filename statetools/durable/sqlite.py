@@ -128,7 +128,14 @@ class SqliteStore:
         return connection
 
     def close(self) -> None:
-        """Close the file (the store cannot be used afterwards)."""
+        """Close the file (the store cannot be used afterwards); ``with SqliteStore(path)
+        as store:`` closes it at the end of the block.
+
+        >>> import os, tempfile
+        >>> with SqliteStore(os.path.join(tempfile.mkdtemp(), "runs.db")) as store:
+        ...     store.sessions()
+        []
+        """
         with self._lock:
             self._connection.close()
 
@@ -141,7 +148,15 @@ class SqliteStore:
     # the SessionStore protocol ------------------------------------------------------
 
     def save(self, session: str, run: SavedRun) -> None:
-        """Replace ``session``'s saved run with ``run`` (one transaction)."""
+        """Replace ``session``'s saved run with ``run`` (one transaction).
+
+        >>> import os, tempfile
+        >>> store = SqliteStore(os.path.join(tempfile.mkdtemp(), "runs.db"))
+        >>> _ = ToolLoop(st.models.ScriptedModel(["Hello!"])).run("Hi", session="s1", store=store)
+        >>> store.save("copy", store.saved("s1"))
+        >>> store.load("copy").output
+        'Hello!'
+        """
         result = run.result
         data = json.dumps(_to_data(result), ensure_ascii=False, allow_nan=False)
         with self._lock, self._connection:
@@ -151,7 +166,14 @@ class SqliteStore:
             )
 
     def saved(self, session: str) -> SavedRun | None:
-        """``session``'s saved run, or None if it has none."""
+        """``session``'s saved run, or None if it has none.
+
+        >>> import os, tempfile
+        >>> store = SqliteStore(os.path.join(tempfile.mkdtemp(), "runs.db"))
+        >>> _ = ToolLoop(st.models.ScriptedModel(["Hello!"])).run("Hi", session="s1", store=store)
+        >>> store.saved("s1").result.messages[-1].content, store.saved("s2")
+        ('Hello!', None)
+        """
         with self._lock:
             row = self._connection.execute(
                 "SELECT run_id, data FROM statetools_sessions WHERE id = ?", (session,)
@@ -163,7 +185,15 @@ class SqliteStore:
     # for people ---------------------------------------------------------------------
 
     def load(self, session: str) -> LoopResult:
-        """The run of ``session`` so far (``outcome`` is ``running`` if it has not ended)."""
+        """The run of ``session`` so far (``outcome`` is ``running`` if it has not ended).
+
+        >>> import os, tempfile
+        >>> store = SqliteStore(os.path.join(tempfile.mkdtemp(), "runs.db"))
+        >>> _ = ToolLoop(st.models.ScriptedModel(["Hello!"])).run("Hi", session="s1", store=store)
+        >>> result = store.load("s1")
+        >>> result.outcome, result.output, result.iterations
+        ('answer', 'Hello!', 1)
+        """
         saved = self.saved(session)
         if saved is None:
             raise StatetoolsError(
@@ -174,7 +204,14 @@ class SqliteStore:
         return saved.result
 
     def sessions(self) -> list[SessionInfo]:
-        """Every saved session, the most recently updated first."""
+        """Every saved session, the most recently updated first.
+
+        >>> import os, tempfile
+        >>> store = SqliteStore(os.path.join(tempfile.mkdtemp(), "runs.db"))
+        >>> _ = ToolLoop(st.models.ScriptedModel(["Hello!"])).run("Hi", session="s1", store=store)
+        >>> [(info.id, info.outcome, info.iterations) for info in store.sessions()]
+        [('s1', 'answer', 1)]
+        """
         with self._lock:
             rows = self._connection.execute(
                 "SELECT id, outcome, iterations, updated FROM statetools_sessions "
@@ -183,7 +220,14 @@ class SqliteStore:
         return [SessionInfo(*row) for row in rows]
 
     def delete(self, session: str) -> bool:
-        """Forget ``session``; True if it was saved."""
+        """Forget ``session``; True if it was saved.
+
+        >>> import os, tempfile
+        >>> store = SqliteStore(os.path.join(tempfile.mkdtemp(), "runs.db"))
+        >>> _ = ToolLoop(st.models.ScriptedModel(["Hello!"])).run("Hi", session="s1", store=store)
+        >>> store.delete("s1"), store.delete("s1"), store.sessions()
+        (True, False, [])
+        """
         with self._lock, self._connection:
             cursor = self._connection.execute(
                 "DELETE FROM statetools_sessions WHERE id = ?", (session,)

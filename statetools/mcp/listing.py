@@ -39,11 +39,26 @@ class Listing:
 
     @property
     def names(self) -> list[str]:
-        """The tool names, as the server spells them."""
+        """The tool names, as the server spells them.
+
+        >>> Listing("git", ({"name": "git_status"}, {"name": "git_log"})).names
+        ['git_status', 'git_log']
+        """
         return [str(tool.get("name")) for tool in self.tools]
 
     def to_json(self) -> str:
-        """The file ``--save`` writes: ``{"server": ..., "tools": [...]}``."""
+        """The file ``--save`` writes: ``{"server": ..., "tools": [...]}``.
+
+        >>> print(Listing("time", ({"name": "now"},)).to_json(), end="")
+        {
+         "server": "time",
+         "tools": [
+          {
+           "name": "now"
+          }
+         ]
+        }
+        """
         data = {"server": self.server, "tools": [dict(t) for t in self.tools]}
         return json.dumps(data, indent=1, sort_keys=True) + "\n"
 
@@ -77,7 +92,14 @@ class Listing:
 
     @classmethod
     def read(cls, path: str | Path) -> Listing:
-        """Read the listing saved at ``path``."""
+        """Read the listing saved at ``path``.
+
+        >>> import tempfile
+        >>> path = Path(tempfile.mkdtemp()) / "time.json"
+        >>> _ = path.write_text(Listing("time", ({"name": "now"},)).to_json())
+        >>> Listing.read(path).names, Listing.read(path).saved
+        (['now'], True)
+        """
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:

@@ -139,7 +139,19 @@ class MCPServer:
     @classmethod
     def in_process(cls, server: Any, *, name: str, **options: Any) -> MCPServer:
         """An ``mcp`` server object in this process (``mcp.server.Server`` or
-        ``mcp.server.mcpserver.MCPServer``), as the SDK's in-memory client reaches it."""
+        ``mcp.server.mcpserver.MCPServer``), as the SDK's in-memory client reaches it.
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     '''The time.'''
+        ...     return "12:00"
+        >>> server = MCPServer.in_process(upstream, name="clock")
+        >>> [tool.name for tool in asyncio.run(server.list_tools())]
+        ['now']
+        """
         return cls(
             transports.in_process(server), name=name, describe=f"in-process {name}", **options
         )
@@ -158,7 +170,13 @@ class MCPServer:
 
     def with_listing(self, listing: Listing) -> MCPServer:
         """This server, reviewed from ``listing`` until it is connected (then listed
-        again)."""
+        again).
+
+        >>> listing = Listing("git", ({"name": "git_status", "description": "Status"},))
+        >>> server = MCPServer.stdio("mcp-server-git", name="git").with_listing(listing)
+        >>> [tool.name for tool in server.cached_tools()]  # not started
+        ['git_status']
+        """
         self._listing = listing
         return self
 
@@ -180,7 +198,25 @@ class MCPServer:
             await self.aclose()
 
     async def aclose(self) -> None:
-        """Disconnect now (the next listing or call connects again)."""
+        """Disconnect now (the next listing or call connects again).
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     '''The time.'''
+        ...     return "12:00"
+        >>> server = MCPServer.in_process(upstream, name="clock")
+        >>> async def twice() -> list[str]:
+        ...     first = await server.call("now", {})
+        ...     await server.aclose()
+        ...     second = await server.call("now", {})  # connects again
+        ...     await server.aclose()
+        ...     return [first.text, second.text]
+        >>> asyncio.run(twice())
+        ['12:00', '12:00']
+        """
         link, self._link = self._link, None
         self._runs.clear()
         self._restarted = False
@@ -200,7 +236,11 @@ class MCPServer:
 
     @property
     def version(self) -> int:
-        """How many times the server has been listed (changes with every listing)."""
+        """How many times the server has been listed (changes with every listing).
+
+        >>> MCPServer.stdio("mcp-server-git", name="git").version
+        0
+        """
         return self._version
 
     def follow_changes(self) -> FollowChanges:
@@ -208,13 +248,21 @@ class MCPServer:
         server: after ``tools/list_changed`` the server is listed again in the
         background, and after the next call the run gains its new tools and loses the
         dropped ones (``ToolLoop(model, strategies=[server.follow_changes()])``).
+
+        >>> server = MCPServer.from_listing(Listing("t", ({"name": "a", "description": "A"},)))
+        >>> type(server.follow_changes()).__name__
+        'FollowChanges'
         """
         self._follow = True
         return FollowChanges(self)
 
     @property
     def stale(self) -> bool:
-        """Whether the server said its tools changed since the last listing."""
+        """Whether the server said its tools changed since the last listing.
+
+        >>> MCPServer.from_listing(Listing("t", ({"name": "a", "description": "A"},))).stale
+        False
+        """
         return self._stale
 
     def _lock_for_loop(self) -> asyncio.Lock:
@@ -267,6 +315,18 @@ class MCPServer:
         """The server's tools as statetools tools (connects if needed); each keeps the
         server's ``inputSchema``, and its annotations and title in ``annotations`` and
         ``title``. Tool names a provider would reject get ``_`` for the odd characters.
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     '''The time.'''
+        ...     return "12:00"
+        >>> server = MCPServer.in_process(upstream, name="clock")
+        >>> tools = asyncio.run(server.list_tools())
+        >>> [(tool.name, tool.description) for tool in tools], server.version
+        ([('now', 'The time.')], 1)
         """
         client = await self._connected(context)
         wire: list[dict[str, Any]] = []
@@ -285,7 +345,12 @@ class MCPServer:
         return self.cached_tools()
 
     def cached_tools(self) -> list[MCPTool]:
-        """The tools of the last listing (or of the saved one), without connecting."""
+        """The tools of the last listing (or of the saved one), without connecting.
+
+        >>> listing = Listing("time", ({"name": "now", "description": "The time"},))
+        >>> [tool.name for tool in MCPServer.from_listing(listing).cached_tools()]
+        ['now']
+        """
         if self._listing is None:
             raise MCPServerError(
                 f"MCP server '{self.name}' has not been listed yet",
@@ -296,11 +361,29 @@ class MCPServer:
 
     @property
     def listing(self) -> Listing | None:
-        """The last listing (what ``statetools mcp list --save`` writes), if any."""
+        """The last listing (what ``statetools mcp list --save`` writes), if any.
+
+        >>> MCPServer.stdio("mcp-server-git", name="git").listing is None
+        True
+        >>> MCPServer.from_listing(Listing("time", ({"name": "now"},))).listing.names
+        ['now']
+        """
         return self._listing
 
     async def current_tools(self, context: Context = None) -> list[MCPTool]:
-        """The cached listing, listed again first if the server said it changed."""
+        """The cached listing, listed again first if the server said it changed.
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     '''The time.'''
+        ...     return "12:00"
+        >>> server = MCPServer.in_process(upstream, name="clock")
+        >>> [tool.name for tool in asyncio.run(server.current_tools())]  # lists it first
+        ['now']
+        """
         if (
             self._listing is None
             or self._stale
@@ -364,7 +447,20 @@ class MCPServer:
     ) -> ToolResult:
         """Call MCP tool ``tool`` (its name on the server). Failures are error results:
         a server that stops answering is started again once per connection, then its
-        calls say it is gone."""
+        calls say it is gone.
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     '''The time.'''
+        ...     return "12:00"
+        >>> server = MCPServer.in_process(upstream, name="clock")
+        >>> result = asyncio.run(server.call("now", {}))
+        >>> result.text, result.is_error
+        ('12:00', False)
+        """
         if self._dead is not None:
             return ToolResult.error(self._dead)
         meta = self._meta(context)

@@ -52,12 +52,25 @@ class ScriptedModel:
 
     @property
     def capabilities(self) -> ModelCapabilities:
-        """What this scripted model claims to support (configurable for tests)."""
+        """What this scripted model claims to support (configurable for tests).
+
+        >>> ScriptedModel(["Hi."]).capabilities.supports_dynamic_tools
+        True
+        >>> static = ModelCapabilities(supports_dynamic_tools=False)
+        >>> ScriptedModel(["Hi."], capabilities=static).capabilities.supports_dynamic_tools
+        False
+        """
         return self.capabilities_value
 
     @property
     def remaining(self) -> int:
-        """How many steps have not been used yet."""
+        """How many steps have not been used yet.
+
+        >>> model = ScriptedModel(["The moon.", "The sun."])
+        >>> _ = ToolLoop(model).run("Why tides?")
+        >>> model.remaining
+        1
+        """
         return len(self._steps) - self._position
 
     def continue_after(self, messages: Sequence[Message]) -> None:
@@ -102,6 +115,13 @@ class ScriptedModel:
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Record ``request`` and answer with the next step.
+
+        >>> import asyncio
+        >>> from statetools.messages import UserMessage
+        >>> model = ScriptedModel(["Hello!"])
+        >>> response = asyncio.run(model.complete(ModelRequest((UserMessage("Hi"),))))
+        >>> response.message.content, len(model.requests)
+        ('Hello!', 1)
 
         Flagged without dynamic tools, it refuses (like such a provider would) a request
         whose tools differ from the first request of the same conversation.

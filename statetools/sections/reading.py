@@ -46,7 +46,14 @@ class ReadSectionTool(UnfoldingTool):
     def for_tree(
         cls, tree: SectionTree, name: str, common: Sequence[BaseTool] = ()
     ) -> ReadSectionTool:
-        """The tool for ``tree``; ``common`` tools open with any section."""
+        """The tool for ``tree``; ``common`` tools open with any section.
+
+        >>> from statetools.sections.tree import SectionTree
+        >>> ping = Tool.create("ping", "Ping", lambda: "pong")
+        >>> tree = SectionTree([Section("a", "A", "Body.", summary="About A.")])
+        >>> ReadSectionTool.for_tree(tree, "read_section", [ping]).categories
+        (('a', ('ping',)),)
+        """
         inner: dict[str, BaseTool] = {}
         categories: list[tuple[str, tuple[str, ...]]] = []
         for path in tree.nodes:
@@ -76,7 +83,16 @@ class ReadSectionTool(UnfoldingTool):
 
     def prompt_text(self, unfolds: Sequence[Mapping[str, Any]]) -> str:
         """The sections as the system prompt shows them after ``unfolds`` (the
-        arguments of the reads so far)."""
+        arguments of the reads so far).
+
+        >>> refund = Tool.create("refund", "Refund an order", lambda order: f"refunded {order}")
+        >>> tool = Sections(Section("billing", "Billing", "Refunds within 30 days.",
+        ...                         summary="Refunds.", tools=[refund])).facade
+        >>> print(tool.prompt_text([{"key": "billing"}]))
+        ## Billing
+        <BLANKLINE>
+        Refunds within 30 days.
+        """
         read = [u[KEY] for u in unfolds if isinstance(u.get(KEY), str)]
         return self.tree.prompt(p for p in read if p in self.tree.nodes)
 
@@ -93,7 +109,11 @@ class ReadSectionTool(UnfoldingTool):
         return [p for p in self.tree.nodes if self.tree.gate_of(p) is not None or p in opens]
 
     def expansion_arguments(self, key: str) -> dict[str, Any]:
-        """The arguments of the call that reads ``key``: ``{"key": key}``."""
+        """The arguments of the call that reads ``key``: ``{"key": key}``.
+
+        >>> Sections(Section("a", "A", "x")).facade.expansion_arguments("a")
+        {'key': 'a'}
+        """
         return {KEY: key}
 
     def expansion_texts(self, key: str) -> tuple[str | None, str]:
@@ -116,7 +136,16 @@ class ReadSectionTool(UnfoldingTool):
         return self.tree.own_texts(key)
 
     def select(self, arguments: Mapping[str, Any]) -> Unfolded | str:
-        """The tools reading ``arguments["key"]`` opens (replayed on resume)."""
+        """The tools reading ``arguments["key"]`` opens (replayed on resume).
+
+        >>> refund = Tool.create("refund", "Refund an order", lambda order: f"refunded {order}")
+        >>> tool = Sections(Section("billing", "Billing", "Refunds within 30 days.",
+        ...                         summary="Refunds.", tools=[refund])).facade
+        >>> [t.name for t in tool.select({"key": "billing"}).tools]
+        ['refund']
+        >>> tool.select({"key": "bill"})
+        "No section has the key 'bill'. Keys, closest first: billing."
+        """
         key = arguments.get(KEY)
         if not isinstance(key, str) or key not in self.tree.nodes:
             return self.tree.unknown_key(str(key))
@@ -125,7 +154,16 @@ class ReadSectionTool(UnfoldingTool):
         return Unfolded(self.name, tools, {KEY: key}, listed=False)
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
-        """Read a section: its text (value: the :class:`Unfolded` tools it opens)."""
+        """Read a section: its text (value: the :class:`Unfolded` tools it opens).
+
+        >>> import asyncio
+        >>> refund = Tool.create("refund", "Refund an order", lambda order: f"refunded {order}")
+        >>> tool = Sections(Section("billing", "Billing", "Refunds within 30 days.",
+        ...                         summary="Refunds.", tools=[refund])).facade
+        >>> result = asyncio.run(tool.acall({"key": "billing"}))
+        >>> result.text, [t.name for t in result.value.tools]
+        ('## Billing\\n\\nRefunds within 30 days.', ['refund'])
+        """
         parsed = parse_arguments(self.name, arguments)
         if isinstance(parsed, str):
             return ToolResult.error(parsed)
@@ -147,5 +185,11 @@ class ReadSectionTool(UnfoldingTool):
         context: Context = None,
         current: Sequence[BaseTool] | None = None,
     ) -> ToolResult:
-        """Read a section (the same as calling the tool)."""
+        """Read a section (the same as calling the tool).
+
+        >>> import asyncio
+        >>> tool = Sections(Section("a", "A", "Body of A.", summary="About A.")).facade
+        >>> asyncio.run(tool.open({"key": "a"})).text
+        '## A\\n\\nBody of A.'
+        """
         return await self.acall(arguments, context)

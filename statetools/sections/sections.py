@@ -83,7 +83,18 @@ class Sections:
         self.__attrs_init__(tuple(sections), tool_name, common, tree, facade, where)
 
     def disclosure_items(self) -> list[Any]:
-        """What the design registers: ``read_section`` and the tools shown from the start."""
+        """What the design registers: ``read_section`` and the tools shown from the start.
+
+        >>> ping = Tool.create("ping", "Ping", lambda: "pong")
+        >>> refund = Tool.create("refund", "Refund an order", lambda order: f"refunded {order}")
+        >>> sections = Sections(
+        ...     Section("style", "Style", "Answer briefly.", visibility="full", tools=[ping]),
+        ...     Section("billing", "Billing", "Refunds within 30 days.", summary="Refunds.",
+        ...             tools=[refund]),
+        ... )
+        >>> [tool.name for tool in sections.disclosure_items()]
+        ['read_section', 'ping']
+        """
         return [self.facade, *self.tree.open_tools()]
 
     def prompt(self, read: Iterable[str] = ()) -> str:
