@@ -208,6 +208,8 @@ class BridgeRun:
         way of doing it, when it has a cheaper one than ``asyncio.to_thread``)."""
         self.version = 0
         self._turn = asyncio.Lock()
+        self._turn_loop: asyncio.AbstractEventLoop | None = None
+        """The event loop :attr:`_turn` belongs to (a run may go on in another loop)."""
         self._sync_turn = threading.Lock()
         self._shown: Shown | None = None
         self._names: frozenset[str] = frozenset()
@@ -252,6 +254,9 @@ class BridgeRun:
         Calls of one run are answered one at a time, in the order they arrive (as our
         own loop does): a call made locked by the one before it is refused.
         """
+        loop = asyncio.get_running_loop()
+        if loop is not self._turn_loop:  # a lock serves one loop: the run goes on in this one
+            self._turn_loop, self._turn = loop, asyncio.Lock()
         async with self._turn:
             return await self._answer(call)
 

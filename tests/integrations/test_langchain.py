@@ -296,3 +296,30 @@ def test_a_slow_tool_in_one_thread_does_not_hold_up_another_threads_calls() -> N
     results = agent.batch(inputs, {"max_concurrency": 2})
     answers = [[m.content for m in r["messages"] if isinstance(m, ToolMessage)] for r in results]
     assert answers == [["the other ran"], ["signalled"]]
+
+
+def test_a_thread_goes_on_in_another_event_loop() -> None:
+    async def fetch_a() -> str:
+        """Fetch a."""
+        await asyncio.sleep(0.01)
+        return "a"
+
+    async def fetch_b() -> str:
+        """Fetch b."""
+        await asyncio.sleep(0.01)
+        return "b"
+
+    both = [("fetch_a", {}), ("fetch_b", {})]  # two calls in one step: they take turns
+    chat = model([both, "one", both, "two"])
+    middleware = StatetoolsMiddleware(
+        [st.Tool.from_function(fetch_a), st.Tool.from_function(fetch_b)]
+    )
+    agent = create_agent(
+        chat, tools=middleware.tools, middleware=[middleware], checkpointer=InMemorySaver()
+    )
+    thread = {"configurable": {"thread_id": "t1"}}
+    first = asyncio.run(agent.ainvoke({"messages": [HumanMessage("go")]}, thread))
+    again = asyncio.run(agent.ainvoke({"messages": [HumanMessage("more")]}, thread))  # a new loop
+    assert [first["messages"][-1].content, again["messages"][-1].content] == ["one", "two"]
+    answers = [m.content for m in again["messages"] if isinstance(m, ToolMessage)]
+    assert answers == ["a", "b", "a", "b"]
