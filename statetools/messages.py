@@ -34,8 +34,31 @@ class ToolCall:
     invalid_arguments: str | None = None
 
 
-def _calls(calls: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
-    return tuple(calls)
+class ToolCalls(tuple[ToolCall, ...]):
+    """An assistant message's tool calls: a tuple (messages are immutable values) that
+    also equals a list of the same calls, as a reader of ``m.tool_calls`` expects.
+
+    >>> call = ToolCall("c1", "add", {"a": 1})
+    >>> calls = ToolCalls([call])
+    >>> calls == [call], calls == (call,), calls == [], calls != [call]
+    (True, True, False, False)
+    """
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, list):
+            return list(self) == other
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
+
+
+def _calls(calls: Iterable[ToolCall]) -> ToolCalls:
+    return calls if type(calls) is ToolCalls else ToolCalls(calls)
 
 
 @attrs.frozen

@@ -593,10 +593,10 @@ def test_loop_result_attributes_and_message_shapes() -> None:
     assert [m.role for m in result.messages] == ["user", "assistant", "tool", "tool", "assistant"]
     assert all(isinstance(m.content, str) for m in result.messages)
     call = result.messages[1]
-    assert list(call.tool_calls) == [
-        st.ToolCall("call_1", "a", {}),
-        st.ToolCall("call_2", "b", {"n": 1}),
-    ]  # a sequence (a tuple: messages are immutable values)
+    calls = [st.ToolCall("call_1", "a", {}), st.ToolCall("call_2", "b", {"n": 1})]
+    assert call.tool_calls == calls  # a tuple (messages are immutable) equal to the list
+    assert call.tool_calls == tuple(calls)
+    assert call.tool_calls != calls[:1]
     second = call.tool_calls[1]
     assert (second.id, second.name, second.arguments) == ("call_2", "b", {"n": 1})
     assert isinstance(second.arguments, dict)
