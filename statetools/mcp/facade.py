@@ -90,7 +90,16 @@ class MCPFacade(UnfoldingTool):
         exclusive: bool = False,
         max_results: int = 5,
     ) -> MCPFacade:
-        """The facade of ``server`` (usually through :meth:`MCPServer.facade`)."""
+        """The facade of ``server`` (usually through :meth:`MCPServer.facade`).
+
+        >>> from statetools.mcp import Listing, MCPServer
+        >>> listing = Listing("time", ({"name": "now", "description": "The time"},
+        ...                            {"name": "zones", "description": "Time zones"}))
+        >>> server = MCPServer.from_listing(listing)
+        >>> facade = MCPFacade.over(server, "Read the clock", only=["now"])
+        >>> facade.name, facade.only
+        ('time', ('now',))
+        """
         if search and by is not None:
             raise DefinitionError(
                 "a search facade has no categories",
@@ -128,7 +137,16 @@ class MCPFacade(UnfoldingTool):
         return [category for category, _ in grouping]
 
     def concrete(self, tools: Sequence[BaseTool]) -> MCPFacade:
-        """This facade with ``tools`` (a listing of its server) as its inner tools."""
+        """This facade with ``tools`` (a listing of its server) as its inner tools.
+
+        >>> from statetools.mcp import Listing, MCPServer
+        >>> listing = Listing("time", ({"name": "now", "description": "The time"},
+        ...                            {"name": "zones", "description": "Time zones"}))
+        >>> server = MCPServer.from_listing(listing)
+        >>> facade = MCPFacade.over(server, "Read the clock", only=["now"])
+        >>> [tool.name for tool in facade.concrete(server.cached_tools()).inner]
+        ['now']
+        """
         if self.only is not None:
             known = {tool.name: tool for tool in tools}
             missing = [name for name in self.only if name not in known]
@@ -169,12 +187,33 @@ class MCPFacade(UnfoldingTool):
 
     def select(self, arguments: Mapping[str, Any]) -> Unfolded | str:
         """What a call with ``arguments`` opens, from the server's last listing (the
-        scheduler replays this on resume)."""
+        scheduler replays this on resume).
+
+        >>> from statetools.mcp import Listing, MCPServer
+        >>> listing = Listing("time", ({"name": "now", "description": "The time"},
+        ...                            {"name": "zones", "description": "Time zones"}))
+        >>> server = MCPServer.from_listing(listing)
+        >>> [tool.name for tool in server.facade("Open the clock").select({}).tools]
+        ['now', 'zones']
+        """
         return UnfoldingTool.select(self.concrete(self.server.cached_tools()), arguments)
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
         """List the server's tools (once, or again after it said they changed) and open
-        them; an argument named like one of them calls it directly."""
+        them; an argument named like one of them calls it directly.
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> from statetools.mcp import MCPServer
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     '''The time.'''
+        ...     return "12:00"
+        >>> facade = MCPServer.in_process(upstream, name="clock").facade("Open the clock")
+        >>> asyncio.run(facade.acall({})).text
+        'Tools now available: now.'
+        """
         current = await self._current(context)
         if isinstance(current, ToolResult):
             return current
@@ -187,7 +226,23 @@ class MCPFacade(UnfoldingTool):
         current: Sequence[BaseTool] | None = None,
     ) -> ToolResult:
         """Called again after unfolding: the opened tools, or all of the server's
-        tools again if it said they changed."""
+        tools again if it said they changed.
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> from statetools.mcp import MCPServer
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     '''The time.'''
+        ...     return "12:00"
+        >>> facade = MCPServer.in_process(upstream, name="clock").facade("Open the clock")
+        >>> async def twice() -> str:
+        ...     await facade.acall({})
+        ...     return (await facade.open({})).text
+        >>> asyncio.run(twice())
+        'Tools now available: now.'
+        """
         stale = self.server.stale
         facade = await self._current(context)
         if isinstance(facade, ToolResult):

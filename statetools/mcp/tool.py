@@ -107,7 +107,21 @@ class MCPTool(BaseTool):
     title: str | None = None
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
-        """Send the call to the server; its answer (or failure) is the result."""
+        """Send the call to the server; its answer (or failure) is the result.
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> from statetools.mcp import MCPServer
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     '''The time.'''
+        ...     return "12:00"
+        >>> server = MCPServer.in_process(upstream, name="clock")
+        >>> (now_tool,) = asyncio.run(server.list_tools())
+        >>> asyncio.run(now_tool.acall({})).text
+        '12:00'
+        """
         parsed = parse_arguments(self.name, arguments)
         if isinstance(parsed, str):
             return ToolResult.error(parsed)

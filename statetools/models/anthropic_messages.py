@@ -315,7 +315,14 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
         return arguments
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        """Send ``request`` and return the answer; raise ProviderError on failure."""
+        """Send ``request`` and return the answer; raise ProviderError on failure.
+
+        >>> import asyncio
+        >>> model = AnthropicModel("claude-sonnet-4-6")  # doctest: +SKIP
+        >>> request = ModelRequest((UserMessage("What is 2 + 3?"),))
+        >>> asyncio.run(model.complete(request)).message.content  # doctest: +SKIP
+        '5'
+        """
         try:
             create = (await self._clients.acquire()).messages.with_raw_response.create
             raw = await create(**self._arguments(create, request))
@@ -329,7 +336,19 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
 
     async def stream(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
         """Send ``request`` with the SDK's streaming helper: text deltas and calls go
-        to ``sink`` as the events arrive; the answer is the message it puts together."""
+        to ``sink`` as the events arrive; the answer is the message it puts together.
+
+        >>> import asyncio
+        >>> class Printing:
+        ...     def text(self, delta: str) -> None:
+        ...         print(delta, end="")
+        ...     def call_started(self, call_id: str, name: str) -> None:
+        ...         print(f"[{name}]")
+        >>> model = AnthropicModel("claude-sonnet-4-6")  # doctest: +SKIP
+        >>> request = ModelRequest((UserMessage("Count to three."),))
+        >>> response = asyncio.run(model.stream(request, Printing()))  # doctest: +SKIP
+        1, 2, 3.
+        """
         try:
             stream = (await self._clients.acquire()).messages.stream
             async with stream(**self._arguments(stream, request)) as events:

@@ -212,7 +212,14 @@ class OpenAIChatModel(OpenAIModel):
         return body
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        """Send ``request`` and return the first choice; raise ProviderError on failure."""
+        """Send ``request`` and return the first choice; raise ProviderError on failure.
+
+        >>> import asyncio
+        >>> model = OpenAIChatModel("gpt-4o-mini")  # doctest: +SKIP
+        >>> request = ModelRequest((UserMessage("What is 2 + 3?"),))
+        >>> asyncio.run(model.complete(request)).message.content  # doctest: +SKIP
+        '5'
+        """
         try:
             create = (await self._clients.acquire()).chat.completions.create
             completion: ChatCompletion = await create(
@@ -225,7 +232,19 @@ class OpenAIChatModel(OpenAIModel):
     async def stream(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
         """Send ``request`` with ``stream: true`` (usage included): text deltas and
         calls go to ``sink`` as the chunks arrive; the SDK's stream state puts the
-        chunks together into the completion read as :meth:`complete` reads it."""
+        chunks together into the completion read as :meth:`complete` reads it.
+
+        >>> import asyncio
+        >>> class Printing:
+        ...     def text(self, delta: str) -> None:
+        ...         print(delta, end="")
+        ...     def call_started(self, call_id: str, name: str) -> None:
+        ...         print(f"[{name}]")
+        >>> model = OpenAIChatModel("gpt-4o-mini")  # doctest: +SKIP
+        >>> request = ModelRequest((UserMessage("Count to three."),))
+        >>> response = asyncio.run(model.stream(request, Printing()))  # doctest: +SKIP
+        1, 2, 3.
+        """
         from openai.lib.streaming.chat import ChatCompletionStreamState
 
         body = {"stream_options": {"include_usage": True}, **self.request_body(request)}

@@ -269,7 +269,14 @@ class OpenAIResponsesModel(OpenAIModel):
         return body
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        """Send ``request`` and return the answer; raise ProviderError on failure."""
+        """Send ``request`` and return the answer; raise ProviderError on failure.
+
+        >>> import asyncio
+        >>> model = OpenAIResponsesModel("gpt-4.1-mini")  # doctest: +SKIP
+        >>> request = ModelRequest((UserMessage("What is 2 + 3?"),))
+        >>> asyncio.run(model.complete(request)).message.content  # doctest: +SKIP
+        '5'
+        """
         try:
             create = (await self._clients.acquire()).responses.create
             response: Response = await create(**sdk_arguments(create, self.request_body(request)))
@@ -279,7 +286,19 @@ class OpenAIResponsesModel(OpenAIModel):
 
     async def stream(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
         """Send ``request`` with ``stream: true``: text deltas and calls go to ``sink``
-        as the events arrive; the answer is read from the final response event."""
+        as the events arrive; the answer is read from the final response event.
+
+        >>> import asyncio
+        >>> class Printing:
+        ...     def text(self, delta: str) -> None:
+        ...         print(delta, end="")
+        ...     def call_started(self, call_id: str, name: str) -> None:
+        ...         print(f"[{name}]")
+        >>> model = OpenAIResponsesModel("gpt-4.1-mini")  # doctest: +SKIP
+        >>> request = ModelRequest((UserMessage("Count to three."),))
+        >>> response = asyncio.run(model.stream(request, Printing()))  # doctest: +SKIP
+        1, 2, 3.
+        """
         final: Response | None = None
         try:
             create = (await self._clients.acquire()).responses.create

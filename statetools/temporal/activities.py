@@ -56,7 +56,13 @@ class SessionActivities:
         self.model = model
 
     def all(self) -> list[Any]:
-        """The activity functions to register with a worker."""
+        """The activity functions to register with a worker.
+
+        >>> from statetools.temporal import Designs, ScriptByRequest
+        >>> activities = SessionActivities(Designs([]), ScriptByRequest(["Hi"]))
+        >>> [function.__name__ for function in activities.all()]
+        ['call_model', 'call_tool', 'read_output']
+        """
         return [self.call_model, self.call_tool, self.read_output]
 
     @activity.defn(name=MODEL_ACTIVITY)

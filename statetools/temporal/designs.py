@@ -32,7 +32,11 @@ class LoadedDesign:
     design: Design | None = None
 
     def context(self) -> dict[str, Any]:
-        """A fresh context for one tool call (the design's ``context:``, if any)."""
+        """A fresh context for one tool call (the design's ``context:``, if any).
+
+        >>> sorted(load_reference("playbooks/research.yaml").context())  # doctest: +SKIP
+        ['notebook']
+        """
         return self.design.run_context() if self.design is not None else {}
 
 

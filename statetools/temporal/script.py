@@ -31,11 +31,24 @@ class ScriptByRequest:
 
     @property
     def capabilities(self) -> ModelCapabilities:
-        """Dynamic tools, parallel calls."""
+        """Dynamic tools, parallel calls.
+
+        >>> ScriptByRequest(["Hi"]).capabilities.supports_dynamic_tools
+        True
+        """
         return self.capabilities_value
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        """The step for this request."""
+        """The step for this request.
+
+        >>> import asyncio
+        >>> from statetools.messages import AssistantMessage, UserMessage
+        >>> model = ScriptByRequest(["Hello!", "Bye."])
+        >>> history = (UserMessage("Hi"), AssistantMessage("Hello!"), UserMessage("Go on"))
+        >>> second = ModelRequest(history)
+        >>> asyncio.run(model.complete(second)).message.content  # the step of request 2
+        'Bye.'
+        """
         index = sum(isinstance(m, AssistantMessage) for m in request.messages)
         if index >= len(self.steps):
             raise ScriptExhaustedError(

@@ -83,7 +83,15 @@ class SessionWorkflow:
     @workflow.run
     async def run(self, session: SessionInput) -> SessionResult:
         """Run the session: answer its prompt and the user messages signalled to it,
-        until it ends (continuing as new every ``turns_per_run`` model calls)."""
+        until it ends (continuing as new every ``turns_per_run`` model calls).
+        ``start_session`` starts it:
+
+        >>> handle = await start_session(  # doctest: +SKIP
+        ...     client, "playbooks/research.yaml", "Why tides?", id="s1", task_queue="desk"
+        ... )
+        >>> (await end_session(handle)).output  # doctest: +SKIP
+        'Tides follow the moon.'
+        """
         session = self.session
         try:
             self.driver = SessionDriver(
@@ -274,35 +282,66 @@ class SessionWorkflow:
 
     @workflow.signal(name="send")
     def send(self, text: str) -> None:
-        """A user message: answered after the ones before it."""
+        """A user message: answered after the ones before it (``send_message`` sends it).
+
+        >>> handle = session(client, "s1")  # doctest: +SKIP
+        >>> await handle.signal(SessionWorkflow.send, "And the spring tides?")  # doctest: +SKIP
+        """
         self.session.pending.append(text)
 
     @workflow.signal(name="end")
     def end(self) -> None:
-        """No more messages: the session finishes once the pending ones are answered."""
+        """No more messages: the session finishes once the pending ones are answered
+        (``end_session`` sends it and waits for the result).
+
+        >>> handle = session(client, "s1")  # doctest: +SKIP
+        >>> await handle.signal(SessionWorkflow.end)  # doctest: +SKIP
+        """
         self.session.ended = True
 
     @workflow.query(name="visible_tools")
     def visible_tools(self) -> list[str]:
-        """The tools the model would see now."""
+        """The tools the model would see now.
+
+        >>> handle = session(client, "s1")  # doctest: +SKIP
+        >>> await handle.query(SessionWorkflow.visible_tools)  # doctest: +SKIP
+        ['search', 'analyze']
+        """
         return self.driver.visible() if self.driver is not None else []
 
     @workflow.query(name="state")
     def state(self) -> str:
-        """The DisclosureState now, as JSON."""
+        """The DisclosureState now, as JSON (``disclosure_state`` reads it).
+
+        >>> handle = session(client, "s1")  # doctest: +SKIP
+        >>> DisclosureState.from_json(await handle.query(SessionWorkflow.state))  # doctest: +SKIP
+        """
         return self.driver.state().to_json() if self.driver is not None else "{}"
 
     @workflow.query(name="answers")
     def answers(self) -> list[Any]:
-        """The answers so far, one per user message."""
+        """The answers so far, one per user message.
+
+        >>> handle = session(client, "s1")  # doctest: +SKIP
+        >>> await handle.query(SessionWorkflow.answers)  # doctest: +SKIP
+        ['Tides follow the moon.']
+        """
         return list(self.session.answers)
 
     @workflow.query(name="trace")
     def trace(self) -> list[dict[str, Any]]:
-        """The trace so far, as JSON (``statetools.Trace.from_json`` reads it)."""
+        """The trace so far, as JSON (``statetools.Trace.from_json`` reads it).
+
+        >>> handle = session(client, "s1")  # doctest: +SKIP
+        >>> Trace.from_json(await handle.query(SessionWorkflow.trace))  # doctest: +SKIP
+        """
         return self.driver.trace_json() if self.driver is not None else []
 
     @workflow.query(name="messages")
     def messages(self) -> list[dict[str, Any]]:
-        """The history so far, as JSON."""
+        """The history so far, as JSON (``statetools.messages_from_json`` reads it).
+
+        >>> handle = session(client, "s1")  # doctest: +SKIP
+        >>> messages_from_json(await handle.query(SessionWorkflow.messages))  # doctest: +SKIP
+        """
         return self.driver.messages_json() if self.driver is not None else []
