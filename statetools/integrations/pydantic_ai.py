@@ -95,8 +95,11 @@ class StatetoolsToolset(AbstractToolset[Any]):
         """The names in :attr:`_listed` of tools added during this run."""
         self._step: int | None = None
         """The run step whose conditions were last re-checked."""
-        self._runs: OrderedDict[str | None, BridgeRun] = OrderedDict()
-        """Runs reached without :meth:`for_run`, by run id (the most recent kept)."""
+        self._runs: OrderedDict[str, StatetoolsToolset] = OrderedDict()
+        """This toolset for each run that reached it without :meth:`for_run`, by run id
+        (the most recent kept)."""
+        self._outside: BridgeRun | None = None
+        """The run of calls made outside any agent run."""
 
     @property
     def id(self) -> str | None:
@@ -150,7 +153,8 @@ class StatetoolsToolset(AbstractToolset[Any]):
             )
         run = self.run
         if run is None:
-            return dict(registered)
+            bound = self._bound_for(ctx)
+            return dict(registered) if bound is None else await bound.get_tools(ctx)
         if ctx.run_step != self._step:  # a new step: its conditions first, then the list
             self._step = ctx.run_step  # (a tool added in the run may be back, or hidden)
             run.scheduler.begin_turn()
@@ -169,22 +173,33 @@ class StatetoolsToolset(AbstractToolset[Any]):
     ) -> Any:
         """Run the call if it may run now and record it; returns what the model is told
         (for a locked tool, what to call first)."""
-        run = self.run if self.run is not None else self._run_of(ctx)
+        run = self.run
+        if run is None:
+            bound = self._bound_for(ctx)
+            if bound is not None:
+                return await bound.call_tool(name, tool_args, ctx, tool)
+            if self._outside is None:  # called outside any agent run: a run of its own
+                self._outside = new_run(self.graph)
+            run = self._outside
         answer = await run.answer(ToolCall(ctx.tool_call_id or name, name, tool_args))
         return answer.text
 
-    def _run_of(self, ctx: RunContext[Any]) -> BridgeRun:
-        """The run of ``ctx`` when this toolset was not asked for one (``for_run``), as
-        when a toolset factory returns it: found by run id, never shared between runs."""
+    def _bound_for(self, ctx: RunContext[Any]) -> StatetoolsToolset | None:
+        """This toolset for the run of ``ctx`` when pydantic-ai did not ask for one
+        (``for_run``), as when a toolset factory returns it: kept by run id, so runs
+        never share a state (None outside an agent run)."""
+        key = ctx.run_id
+        if key is None:
+            return None
         runs = self._runs
-        run = runs.get(ctx.run_id)
-        if run is None:
-            run = runs[ctx.run_id] = new_run(self.graph)
+        bound = runs.get(key)
+        if bound is None:
+            bound = runs[key] = self.bound(new_run(self.graph))
             if len(runs) > KEPT_RUNS:
                 runs.popitem(last=False)
         else:
-            runs.move_to_end(ctx.run_id)
-        return run
+            runs.move_to_end(key)
+        return bound
 
 
 class StatetoolsCapability(AbstractCapability[Any]):

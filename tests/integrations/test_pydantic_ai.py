@@ -339,3 +339,22 @@ def test_a_toolset_from_a_factory_keeps_each_runs_state_apart() -> None:
         "second": [LOCKED],  # the first run's search unlocked nothing here
     }
     assert ran == ["search", "analyze"]
+
+
+def test_a_toolset_from_a_factory_offers_and_answers_the_tools_its_run_added() -> None:
+    customers = dynamic.people()
+    model = Recorder(
+        [("search_customers", {"name": "An"}), ("customer_c2_add_note", {"text": "hi"}), "ok"]
+    )
+    toolset = StatetoolsToolset(dynamic.design({}, customers))
+    agent = Agent(FunctionModel(model))
+
+    @agent.toolset
+    def statetools_tools(ctx: RunContext[None]) -> StatetoolsToolset:
+        return toolset
+
+    assert agent.run_sync("found").output == "ok"
+    every = ["open_repo", "star", "search_customers"]  # a plain toolset lists every tool
+    assert model.tools["found"] == [every, dynamic.FOUND, dynamic.FOUND]
+    assert model.answers["found"] == [dynamic.CUSTOMERS, "noted for Andy"]
+    assert [c.notes for c in customers] == [[], ["hi"], []]
