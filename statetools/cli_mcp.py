@@ -114,7 +114,12 @@ def add_mcp_commands(commands: Any) -> None:
         "visible tools, locked calls are refused, tools/list_changed says when they change.",
     )
     sub.add_argument("file", metavar="FILE", help="the design file")
-    sub.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    sub.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio (default), or streamable HTTP at http://HOST:PORT/mcp",
+    )
     sub.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
     sub.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
     sub.add_argument("--name", help="the server's name (default: the file's stem)")

@@ -155,7 +155,8 @@ def add_run_options(sub: argparse.ArgumentParser) -> None:
         "--disclosure",
         choices=("tools", "allowed_tools", "deferred"),
         help="how the model gets the visible tools: the tools array (default), "
-        "allowed_tools (OpenAI) or deferred (Anthropic); see docs/providers.md",
+        "allowed_tools (OpenAI) or deferred (Anthropic); the user guide's providers page "
+        "explains them",
     )
     sub.add_argument(
         "--no-check",

@@ -136,7 +136,8 @@ def add_worker_command(commands: Any) -> None:
         "worker",
         help="Run sessions of designs on Temporal (statetools[temporal]).",
         description="Run a Temporal worker for sessions of the designs: the workflow "
-        "(the scheduler) and the model and tool activities. See docs/durable.md.",
+        "(the scheduler) and the model and tool activities. The user guide's page on durable "
+        "sessions explains them.",
     )
     sub.add_argument(
         "designs",
@@ -144,9 +145,19 @@ def add_worker_command(commands: Any) -> None:
         metavar="DESIGN",
         help="a design file, or an import path module:attribute",
     )
-    sub.add_argument("--temporal", default="127.0.0.1:7233", metavar="HOST:PORT")
-    sub.add_argument("--task-queue", required=True, metavar="Q")
-    sub.add_argument("--namespace", default="default")
+    sub.add_argument(
+        "--temporal",
+        default="127.0.0.1:7233",
+        metavar="HOST:PORT",
+        help="the Temporal server (default 127.0.0.1:7233)",
+    )
+    sub.add_argument(
+        "--task-queue",
+        required=True,
+        metavar="Q",
+        help="the task queue to take sessions from (start_session's task_queue)",
+    )
+    sub.add_argument("--namespace", default="default", help="Temporal namespace (default: default)")
     sub.add_argument(
         "--sticky-timeout",
         type=_seconds,

@@ -44,6 +44,7 @@ class ScriptedModel:
     ) -> None:
         self._steps = list(steps)
         self._position = 0
+        self._continued = 0
         self._call_counter = 0
         self._usage = usage or Usage()
         self.capabilities_value = capabilities or ModelCapabilities()
@@ -84,6 +85,7 @@ class ScriptedModel:
         1
         """
         self._position = sum(isinstance(m, AssistantMessage) for m in messages)
+        self._continued = self._position
 
     @classmethod
     def from_yaml(cls, source: str | Path) -> ScriptedModel:
@@ -129,9 +131,10 @@ class ScriptedModel:
         self._check_static_tools(request)
         self.requests.append(request)
         if self._position >= len(self._steps):
+            used = f", {self._continued} used by the saved conversation" if self._continued else ""
             raise ScriptExhaustedError(
                 f"the script has no step left for request {len(self.requests)} "
-                f"(it has {counted(len(self._steps), 'step')})",
+                f"(it has {counted(len(self._steps), 'step')}{used})",
                 path="ScriptedModel",
                 hint="add a step, or end the script with a final text answer",
             )

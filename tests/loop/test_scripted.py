@@ -39,6 +39,21 @@ def test_running_out_of_script_is_a_clear_error_that_keeps_the_run() -> None:
     assert model.remaining == 0
 
 
+def test_a_script_used_up_by_a_saved_conversation_says_so() -> None:
+    first = st.ToolLoop(ScriptedModel(["The moon."])).run("Why tides?")
+
+    again = ScriptedModel(["The moon."])  # `statetools run --session` in a new process
+    again.continue_after(first.messages)
+    with pytest.raises(st.ScriptExhaustedError) as caught:
+        st.ToolLoop(again).run([*first.messages, st.UserMessage("And why?")])
+
+    assert str(caught.value) == (
+        "ScriptedModel: the script has no step left for request 1 "
+        "(it has 1 step, 1 used by the saved conversation) "
+        "Hint: add a step, or end the script with a final text answer"
+    )
+
+
 def test_yaml_script(tmp_path: Path) -> None:
     path = tmp_path / "script.yaml"
     path.write_text(
