@@ -11,7 +11,10 @@ The capability contributes a toolset with every tool of the definition, so a cal
 hidden tool reaches statetools (and gets "locked ... Call first: ...") instead of
 pydantic-ai's unknown-tool answer; ``before_model_request`` narrows each request to
 the tools visible now. Each run of the agent gets its own disclosure state
-(``for_run``), so concurrent runs of one agent never share it.
+(``for_run``), so concurrent runs of one agent never share it. A run continued from
+an earlier run's messages (``message_history=...``) continues its disclosure: each run
+leaves its state in the metadata of its last response
+(:mod:`~statetools.integrations.pydantic_ai_history`).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from anyio import to_thread
-from pydantic_ai import RunContext
+from pydantic_ai import AgentRunResult, RunContext
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import ToolDefinition
@@ -31,7 +34,9 @@ from pydantic_core import SchemaValidator, core_schema
 
 from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.shown import Shown
+from statetools.disclosure.state import DisclosureState
 from statetools.integrations.bridge import BridgeRun, Converted, compile_items, registered_tools
+from statetools.integrations.pydantic_ai_history import save_state, saved_state
 from statetools.messages import ToolCall
 from statetools.tools.tool import BaseTool
 
@@ -44,16 +49,16 @@ _ANY_ARGUMENTS = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(
 locked tool answers with its guidance text whatever the arguments)."""
 
 
-def new_run(graph: DisclosureGraph) -> BridgeRun:
-    """One run's disclosure; synchronous handlers run in anyio's worker threads, as
-    pydantic-ai runs its own.
+def new_run(graph: DisclosureGraph, state: DisclosureState | None = None) -> BridgeRun:
+    """One run's disclosure (from ``state``, a saved one, if given); synchronous
+    handlers run in anyio's worker threads, as pydantic-ai runs its own.
 
     >>> from statetools.integrations.bridge import compile_items
     >>> run = new_run(compile_items([Tool.create("search", "Search.", lambda: "found")]))
     >>> run.offer(), run.in_thread is to_thread.run_sync
     (('search',), True)
     """
-    return BridgeRun(graph, in_thread=to_thread.run_sync)
+    return BridgeRun(graph, state, in_thread=to_thread.run_sync)
 
 
 class StatetoolsToolset(AbstractToolset[Any]):
@@ -246,11 +251,24 @@ class StatetoolsCapability(AbstractCapability[Any]):
 
     async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
         """This capability with its toolset bound to a disclosure of its own for the
-        agent run starting (itself when it is bound already)."""
+        agent run starting (itself when it is bound already). A run continued from a
+        message history starts from the state its last run saved there; raises
+        :class:`~statetools.SpecError` when that state is not one of this design."""
         if self.toolset.run is not None:
             return self
-        bound = self.toolset.bound(new_run(self.graph))
+        state = saved_state(ctx.messages, self.graph) if ctx.messages else None
+        bound = self.toolset.bound(new_run(self.graph, state))
         return StatetoolsCapability(self.graph, toolset=bound)
+
+    async def after_run(
+        self, ctx: RunContext[Any], *, result: AgentRunResult[Any]
+    ) -> AgentRunResult[Any]:
+        """Leave the run's disclosure state in the metadata of its last response (key
+        ``statetools``), where a run continued from these messages finds it."""
+        run = self.toolset.run
+        if run is not None:
+            save_state(result.all_messages(), ctx.run_id, run.snapshot())
+        return result
 
     def get_toolset(self) -> StatetoolsToolset:
         """The toolset the capability contributes to the agent (every tool)."""
