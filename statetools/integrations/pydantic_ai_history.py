@@ -135,13 +135,12 @@ def _refuse_later_calls(
     """Refuse calls of the design's tools that later responses made and that were
     answered: the saved state does not count them. (The calls of the saved response
     itself ran in the run that saved it, or were never run: the state counts them.)"""
-    ours = {*graph.entries, *state.visible_order, *state.call_counts}
     later = {
         part.tool_call_id: part.tool_name
         for message in messages[saved_at + 1 :]
         if isinstance(message, ModelResponse)
         for part in message.parts
-        if isinstance(part, ToolCallPart) and part.tool_name in ours
+        if isinstance(part, ToolCallPart) and _ours(part.tool_name, graph, state)
     }
     if not later:
         return
@@ -162,3 +161,8 @@ def _refuse_later_calls(
             "not run_stream); continue from a history whose last run saved it, or "
             f"{_FRESH}",
         )
+
+
+def _ours(name: str, graph: DisclosureGraph, state: DisclosureState) -> bool:
+    """Whether ``name`` is a tool of the design or one the saved run added."""
+    return name in graph.entries or name in state.call_counts or name in state.visible_order
