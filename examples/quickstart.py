@@ -1,6 +1,6 @@
 """Quickstart: a scripted conversation with two tools, printed as a transcript.
 
-Run it with ``make demo`` or ``python examples/quickstart.py``. No API key needed: the
+Run it with ``make quickstart`` or ``python examples/quickstart.py``. No API key needed: the
 ScriptedModel plays the LLM, so the run is the same every time.
 """
 

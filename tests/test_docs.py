@@ -8,8 +8,10 @@ import argparse
 import inspect
 import io
 import re
+import runpy
 import shlex
 import sys
+import tomllib
 import types
 import typing
 from collections.abc import Iterator
@@ -204,4 +206,42 @@ def test_the_figures_of_the_readme_are_those_of_the_results() -> None:
     assert (
         "GitHub MCP server, toolset facades: 117 tools, 25,688 tokens flat; first request "
         "of the design (`github.yaml`) 844 tokens." in results
+    )
+
+
+def test_the_figures_of_the_search_page_are_those_of_the_results() -> None:
+    results = (ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    section = _read("search.md").split("## What it saves", 1)[1]
+    figures = re.findall(r"\d+,\d{3}|\d+\.\d+x?", section)
+    assert figures == ["6,302", "6,539", "1.59x", "0.0529", "0.0532"]
+    assert [figure for figure in figures if figure not in results] == []
+
+
+def test_the_versions_the_bridges_are_tested_with_are_the_lowest_the_project_takes() -> None:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = pyproject["project"]["optional-dependencies"].values()
+    lowest = dict(
+        re.findall(r"^([\w-]+)>=([\d.]+)", "\n".join(r for group in extras for r in group), re.M)
+    )
+    table = _read("integrations.md").split("| tested with |", 1)[1].split("\n\n", 1)[0]
+    tested = re.findall(r"([a-z][\w-]+) (\d+\.\d+)", table)
+    assert len(tested) == 6
+    assert [(name, version) for name, version in tested if lowest[name] != version] == []
+
+
+def test_the_quickstart_example_prints_its_transcript(capsys: pytest.CaptureFixture[str]) -> None:
+    runpy.run_path(str(ROOT / "examples" / "quickstart.py"), run_name="__main__")
+    answer = "It is 18 °C (64.4 °F) in Paris; there is no station in Atlantis."
+    assert capsys.readouterr().out == (
+        "system: You answer weather questions with the tools.\n"
+        "user: How warm is it in Paris and Atlantis, in Fahrenheit?\n"
+        "assistant -> temperature({'city': 'Paris'})\n"
+        "assistant -> temperature({'city': 'Atlantis'})\n"
+        "tool temperature: 18\n"
+        "tool temperature (error): Tool 'temperature' failed: no weather station in Atlantis\n"
+        "assistant -> to_fahrenheit({'celsius': 18})\n"
+        "tool to_fahrenheit: 64.4\n"
+        f"assistant: {answer}\n"
+        "\n"
+        f"3 model calls; output: {answer!r}\n"
     )
