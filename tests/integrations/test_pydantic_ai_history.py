@@ -348,3 +348,23 @@ def test_run_stream_starts_from_the_saved_state_but_cannot_save_its_own() -> Non
     ]
     with pytest.raises(st.SpecError, match="the history has calls of confirm after"):
         agent.run_sync("q3", message_history=streamed_history)
+
+
+def test_a_run_streamed_through_an_event_handler_saves_the_state() -> None:
+    ran: list[str] = []
+    model = Turns({"q1": [("search", {"q": "tides"}), "found"], "q2": [("analyze", {}), "done"]})
+    agent = agent_for(model, ran)
+    kinds: list[str] = []
+
+    async def handler(ctx: Any, events: Any) -> None:
+        async for event in events:
+            kinds.append(event.event_kind)
+
+    async def turns() -> None:
+        first = await agent.run("q1", event_stream_handler=handler)
+        await agent.run("q2", message_history=first.all_messages(), event_stream_handler=handler)
+
+    asyncio.run(turns())
+    assert "part_start" in kinds  # the model was streamed
+    assert model.tools == {"q1": [FIRST, RESEARCHED], "q2": [RESEARCHED, RESEARCHED]}
+    assert ran == ["search", "analyze"]
