@@ -229,6 +229,29 @@ def test_the_versions_the_bridges_are_tested_with_are_the_lowest_the_project_tak
     assert [(name, version) for name, version in tested if lowest[name] != version] == []
 
 
+def _yaml_examples() -> Iterator[tuple[str, int, str]]:
+    for page in ALL_PAGES:
+        blocks = [block for kind, block in FENCE.findall(_read(page)) if kind == "yaml"]
+        for number, block in enumerate(blocks, start=1):
+            yield page, number, block
+
+
+# What a YAML example may name without defining it: tools, files and the example app.
+OUTSIDE_THE_EXAMPLE = ("unknown tool ", "cannot read ", "cannot import 'myapp.")
+
+
+@pytest.mark.parametrize(("page", "number", "block"), list(_yaml_examples()))
+def test_every_yaml_example_uses_only_keys_and_values_the_loader_takes(
+    page: str, number: int, block: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    try:
+        st.load_design(block)
+    except st.SpecError as error:
+        problems = [problem.message for problem in error.problems]
+        assert [p for p in problems if not p.startswith(OUTSIDE_THE_EXAMPLE)] == []
+
+
 def test_the_quickstart_example_prints_its_transcript(capsys: pytest.CaptureFixture[str]) -> None:
     runpy.run_path(str(ROOT / "examples" / "quickstart.py"), run_name="__main__")
     answer = "It is 18 °C (64.4 °F) in Paris; there is no station in Atlantis."

@@ -15,13 +15,13 @@ import contextlib
 import os
 import shutil
 import sys
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import mcp
 from mcp.client.session import MessageHandlerFnT
-from mcp.client.stdio import StdioServerParameters
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -39,6 +39,28 @@ def _command(command: str) -> str:
     return str(local) if local.is_file() else command
 
 
+@contextlib.contextmanager
+def _server_stderr() -> Iterator[TextIO]:
+    """Where a server's standard error goes: ours, read when the server starts. A
+    subprocess needs a real file there, and a notebook's ``sys.stderr`` has none (nor has
+    a captured one), so then the process's original standard error, else the null device.
+
+    >>> with _server_stderr() as stream:
+    ...     stream.fileno() >= 0
+    True
+    """
+    for stream in (sys.stderr, sys.__stderr__):
+        try:
+            usable = stream is not None and stream.fileno() >= 0
+        except (OSError, ValueError):  # io.UnsupportedOperation is both
+            usable = False
+        if usable and stream is not None:
+            yield stream
+            return
+    with open(os.devnull, "w", encoding="utf-8") as null:
+        yield null
+
+
 def stdio(
     command: str, args: Sequence[str], env: Mapping[str, str] | None, cwd: str | Path | None
 ) -> Transport:
@@ -52,8 +74,15 @@ def stdio(
         command=_command(command), args=list(args), env=dict(env) if env else None, cwd=cwd
     )
 
+    @contextlib.asynccontextmanager
+    async def transport() -> AsyncIterator[Any]:
+        # The SDK's own default is the sys.stderr of the moment it was imported.
+        with _server_stderr() as errlog:
+            async with stdio_client(params, errlog=errlog) as streams:
+                yield streams
+
     def client(handler: MessageHandlerFnT) -> mcp.Client:
-        return mcp.Client(params, message_handler=handler, cache=None)
+        return mcp.Client(transport(), message_handler=handler, cache=None)
 
     return client
 
