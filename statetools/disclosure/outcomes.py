@@ -78,6 +78,10 @@ class Changes:
         return any(change.final for change in self.entered)
 
 
+NOTHING_CHANGED = Changes()
+"""The changes of a turn that changed nothing (one shared value: it is immutable)."""
+
+
 def announcement(
     shown: list[str], entered: list[StateChange], machines: int, listed: set[str]
 ) -> str | None:

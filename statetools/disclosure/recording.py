@@ -67,6 +67,8 @@ class Recording:
 
     def _blackboard_changes(self) -> set[str]:
         affected: set[str] = set()
+        if len(self.blackboard) == self._blackboard_seen:
+            return affected  # nothing posted since (the usual turn)
         waited_for = self.graph.blackboard_keys
         for value in self.blackboard.since(self._blackboard_seen):
             self._blackboard_seen += 1

@@ -22,7 +22,13 @@ from statetools.disclosure.bindings import Bindings, Resolver
 from statetools.disclosure.facades import Facades, Replay
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.locks import Locks
-from statetools.disclosure.outcomes import Blocked, Changes, Injected, StateChange
+from statetools.disclosure.outcomes import (
+    NOTHING_CHANGED,
+    Blocked,
+    Changes,
+    Injected,
+    StateChange,
+)
 from statetools.disclosure.outline import refuse_duplicate_sections
 from statetools.disclosure.recording import Recording
 from statetools.disclosure.resume import restore_added_tools
@@ -305,10 +311,11 @@ class Scheduler(Recording):
         first turn of a resumed run also says which tools could not be restored)."""
         lost = (Injected("resume", not_added=self._not_restored),) if self._not_restored else ()
         self._not_restored = ()
-        affected = set(self.graph.when_tools) | self._blackboard_changes()
+        affected = self._blackboard_changes()
+        affected.update(self.graph.when_tools)
         if not affected:
             self._order.settle()
-            return Changes(injected=lost)
+            return Changes(injected=lost) if lost else NOTHING_CHANGED
         shown, hidden = self._refresh(affected)
         self._order.settle()
         return Changes(tuple(shown), tuple(hidden), injected=lost)
