@@ -5,8 +5,9 @@ Run: ``python benchmarks/scheduler.py`` (add ``--write`` to update benchmarks/RE
 Designs, each with N registered tools:
 - chain: a playbook where tool i unlocks after tool i-1 (one new tool per turn);
 - fan-out: a playbook shaped as a tree: each tool unlocks its own 4 children;
-- machine: a state machine of N/10 states with 10 tools each; one tool per state moves
-  to the next state (a turn hides 10 tools and shows 10).
+- machine: a state machine of N/10 states in a ring, with 10 tools each; one tool per
+  state moves to the next state (a turn hides 10 tools and shows 10; at N=100 the
+  20 turns go round the 10 states twice).
 A turn is ``begin_turn()``, ``visible()`` and ``record(call, result)`` for the next
 call of the design's walk. A round times 20 turns x ``--repeats`` runs and takes the
 median turn; the table gives the best of ``--rounds`` rounds (as ``timeit`` advises,
@@ -65,7 +66,7 @@ def machine(n: int) -> tuple[list[Any], list[str]]:
         for j in range(9):
             sm = sm.with_tool(_tool(f"s{i}_{j}"))
         sm = sm.with_tool(_tool(f"next{i}")).transitions_to(f"S{(i + 1) % count}")
-    return [sm], [f"next{i}" for i in range(TURNS)]
+    return [sm], [f"next{i % count}" for i in range(TURNS)]  # round the ring of states
 
 
 DESIGNS: dict[str, Callable[[int], tuple[list[Any], list[str]]]] = {
