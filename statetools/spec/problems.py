@@ -271,11 +271,10 @@ def spec_error(
     ]
     listed = list(dict.fromkeys(listed))  # the same problem reached twice is listed once
     listed.sort(key=lambda p: p.line if p.line is not None else 0)
-    if len(listed) == 1:  # its place (or the file's) and hint are the error's own
+    if len(listed) == 1:  # its hint is the error's own (the text stays the problem's)
         only = listed[0]
         where = only.where if only.line is None else f"{only.where} (line {only.line})"
-        message = f"{where}: {only.message}" if source else only.message
-        return SpecError(message, problems=(only,), path=source or where, hint=only.hint)
+        return SpecError(f"{where}: {only.message}", problems=(only,), path=source, hint=only.hint)
     message = f"{len(listed)} problems:\n" + "\n".join(f"  {p}" for p in listed)
     return SpecError(message, problems=tuple(listed), path=source)
 
