@@ -207,13 +207,16 @@ class BridgeRun:
         """Runs a tool with a synchronous handler in a worker thread (the framework's own
         way of doing it, when it has a cheaper one than ``asyncio.to_thread``)."""
         self.version = 0
+        """Counts the calls recorded; a saved copy of the state says which one it is."""
         self._turn = asyncio.Lock()
         self._turn_loop: asyncio.AbstractEventLoop | None = None
         """The event loop :attr:`_turn` belongs to (a run may go on in another loop)."""
         self._sync_turn = threading.Lock()
         self._shown: Shown | None = None
         self._names: frozenset[str] = frozenset()
-        """Counts the calls recorded; a saved copy of the state says which one it is."""
+        self._begun_at: int | None = None
+        """The version when :meth:`begin` re-checked the turn's conditions (None once
+        :meth:`offer` has started that request)."""
         self.offered_at = 0
         """The version when the last model request was offered its tools: the calls of
         that response all start from it."""
@@ -221,10 +224,19 @@ class BridgeRun:
         """What a bridge built for this run's last request, to reuse while the run's
         visible tools stay the same object (kept per run: never another run's)."""
 
-    def offer(self) -> tuple[str, ...]:
-        """Start a model request: re-check the turn's conditions and return the names
-        of the tools to offer, in order."""
+    def begin(self) -> None:
+        """Re-check the turn's conditions ahead of :meth:`offer` (a framework that lists
+        its tools before the request): ``offer`` then does not check them again unless
+        a call was recorded in between."""
         self.scheduler.begin_turn()
+        self._begun_at = self.version
+
+    def offer(self) -> tuple[str, ...]:
+        """Start a model request: re-check the turn's conditions (unless :meth:`begin`
+        just did) and return the names of the tools to offer, in order."""
+        if self._begun_at != self.version:
+            self.scheduler.begin_turn()
+        self._begun_at = None
         self.scheduler.iteration += 1
         self.offered_at = self.version
         return self.scheduler.shown().names

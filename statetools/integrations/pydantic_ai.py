@@ -162,7 +162,7 @@ class StatetoolsToolset(AbstractToolset[Any]):
             return dict(registered) if bound is None else await bound.get_tools(ctx)
         if ctx.run_step != self._step:  # a new step: its conditions first, then the list
             self._step = ctx.run_step  # (a tool added in the run may be back, or hidden)
-            run.scheduler.begin_turn()
+            run.begin()
         shown = run.scheduler.shown()
         if shown is not self._shown:  # tools built or discovered during the run
             entries = self.graph.entries

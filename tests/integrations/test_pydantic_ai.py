@@ -358,3 +358,19 @@ def test_a_toolset_from_a_factory_offers_and_answers_the_tools_its_run_added() -
     assert model.tools["found"] == [every, dynamic.FOUND, dynamic.FOUND]
     assert model.answers["found"] == [dynamic.CUSTOMERS, "noted for Andy"]
     assert [c.notes for c in customers] == [[], ["hi"], []]
+
+
+def test_a_when_condition_is_checked_once_per_request() -> None:
+    checks: list[int] = []
+
+    def door_open(context: Any) -> bool:
+        checks.append(len(checks))
+        return True
+
+    enter = st.Tool.create("enter", "Enter.", lambda: "inside")
+    model = Recorder([("enter", {}), ("enter", {}), "done"])
+    playbook = st.PlaybookTool("house", "House").with_tool(enter).unlocked_when(door_open)
+    agent = Agent(FunctionModel(model), capabilities=[StatetoolsCapability([playbook])])
+    assert agent.run_sync("go").output == "done"
+    assert model.tools["go"] == [["enter"], ["enter"], ["enter"]]
+    assert len(checks) == 1 + 3  # the run's start, then each of the 3 requests once
