@@ -37,6 +37,8 @@ import dataclasses
 import gc
 import json
 import os
+import random
+import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -76,12 +78,49 @@ def design(n: int) -> list[Any]:
     return [playbook]
 
 
+@dataclasses.dataclass(frozen=True)
+class Timing:
+    """Both sides at one size: the fastest run of each (ms per request) and, for each
+    round, the bridge's run divided by the framework's run next to it."""
+
+    bridge_ms: float
+    own_ms: float
+    paired: tuple[float, ...]
+
+    @property
+    def ratio(self) -> float:
+        """Fastest against fastest."""
+        return self.bridge_ms / self.own_ms
+
+    def paired_median(self) -> tuple[float, float, float]:
+        """The median of the paired ratios, with a 95% bootstrap interval around it."""
+        return median_interval(self.paired)
+
+
+def median_interval(values: Sequence[float], resamples: int = 2_000) -> tuple[float, float, float]:
+    """The median of ``values`` and the 2.5th and 97.5th percentiles of the medians of
+    ``resamples`` resamples (drawn with a fixed seed, so a table can be written again).
+
+    >>> median_interval([1.0, 1.0, 1.0])
+    (1.0, 1.0, 1.0)
+    """
+    rng = random.Random(0)
+    medians = sorted(
+        statistics.median(rng.choices(values, k=len(values))) for _ in range(resamples)
+    )
+    return (
+        statistics.median(values),
+        medians[int(resamples * 0.025)],
+        medians[int(resamples * 0.975) - 1],
+    )
+
+
 def interleaved(
     bridge: Callable[[], Any], own: Callable[[], Any], repeats: int, seconds: float
-) -> tuple[float, float]:
-    """The fastest run of each side, in ms per request: at least ``repeats`` runs each,
-    and more until each side has run for ``seconds``; the two sides alternate
-    (bridge, own, own, bridge, ...), after one warm-up run each."""
+) -> Timing:
+    """At least ``repeats`` rounds of one run of each side, and more until each side has
+    run for ``seconds``; the sides alternate (bridge, own, own, bridge, ...), after one
+    warm-up run each."""
     bridge()
     own()
     times: tuple[list[float], list[float]] = ([], [])
@@ -94,21 +133,22 @@ def interleaved(
             run()
             times[side].append((time.perf_counter() - start) * 1000 / REQUESTS)
         index += 1
-    return min(times[0]), min(times[1])
+    paired = tuple(b / o for b, o in zip(*times, strict=True))
+    return Timing(min(times[0]), min(times[1]), paired)
 
 
 # pydantic-ai -------------------------------------------------------------------------
 
 
-def pydantic_ai(n: int, repeats: int, seconds: float = 0.0) -> tuple[float, float]:
+def pydantic_ai(n: int, repeats: int, seconds: float = 0.0) -> Timing:
     return _pydantic_ai(n, repeats, seconds, prepare=False)
 
 
-def pydantic_ai_prepare(n: int, repeats: int, seconds: float = 0.0) -> tuple[float, float]:
+def pydantic_ai_prepare(n: int, repeats: int, seconds: float = 0.0) -> Timing:
     return _pydantic_ai(n, repeats, seconds, prepare=True)
 
 
-def _pydantic_ai(n: int, repeats: int, seconds: float, *, prepare: bool) -> tuple[float, float]:
+def _pydantic_ai(n: int, repeats: int, seconds: float, *, prepare: bool) -> Timing:
     from pydantic_ai import Agent
     from pydantic_ai.capabilities import PrepareTools
     from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart
@@ -148,7 +188,7 @@ def _pydantic_ai(n: int, repeats: int, seconds: float, *, prepare: bool) -> tupl
 # LangChain ---------------------------------------------------------------------------
 
 
-def langchain(n: int, repeats: int, seconds: float = 0.0) -> tuple[float, float]:
+def langchain(n: int, repeats: int, seconds: float = 0.0) -> Timing:
     from langchain.agents import create_agent
     from langchain.agents.middleware import AgentMiddleware
     from langchain_core.language_models import BaseChatModel
@@ -199,7 +239,7 @@ def langchain(n: int, repeats: int, seconds: float = 0.0) -> tuple[float, float]
 # openai-agents -----------------------------------------------------------------------
 
 
-def openai_agents(n: int, repeats: int, seconds: float = 0.0) -> tuple[float, float]:
+def openai_agents(n: int, repeats: int, seconds: float = 0.0) -> Timing:
     from agents import Agent, ModelResponse, RunConfig, Runner, Usage, function_tool
     from agents.models.interface import Model
     from openai.types.responses import (
@@ -279,7 +319,7 @@ def openai_agents(n: int, repeats: int, seconds: float = 0.0) -> tuple[float, fl
         loop.close()
 
 
-FRAMEWORKS: list[tuple[str, str, Callable[[int, int, float], tuple[float, float]]]] = [
+FRAMEWORKS: list[tuple[str, str, Callable[[int, int, float], Timing]]] = [
     ("pydantic-ai", "`FilteredToolset`", pydantic_ai),
     ("pydantic-ai", "`PrepareTools` capability", pydantic_ai_prepare),
     ("LangChain", "`wrap_model_call` filter", langchain),
@@ -298,9 +338,14 @@ def main() -> None:
     rows = []
     for framework, own_name, measure in FRAMEWORKS:
         for n in args.sizes:
-            bridge_ms, own_ms = measure(n, args.repeats, args.seconds)
-            rows.append((framework, own_name, n, bridge_ms, own_ms))
-            print(f"{framework:14} N={n:5}  bridge {bridge_ms:7.3f} ms  own {own_ms:7.3f} ms")
+            timing = measure(n, args.repeats, args.seconds)
+            rows.append((framework, own_name, n, timing))
+            middle, low, high = timing.paired_median()
+            print(
+                f"{framework:14} N={n:5}  bridge {timing.bridge_ms:7.3f} ms  "
+                f"own {timing.own_ms:7.3f} ms  ratio {timing.ratio:.3f}  "
+                f"paired {middle:.3f} [{low:.3f}, {high:.3f}] ({len(timing.paired)} rounds)"
+            )
     lines = [
         "## Bridges: per-request overhead against each framework's own filter",
         "",
@@ -331,18 +376,25 @@ def main() -> None:
         "",
         "Runs of the two sides alternate (bridge, filter, filter, bridge, ...) after one "
         f"warm-up run each, so load on the machine falls on both alike; each side runs at "
-        f"least {args.repeats} times and for at least {args.seconds:g} s at each size; each "
-        "figure is its fastest run, in milliseconds per request; ratio = bridge / "
-        f"framework's filter. Load average (1 min) of the machine, shared with other work: "
+        f"least {args.repeats} times and for at least {args.seconds:g} s at each size. Times "
+        "are milliseconds per request, each side's fastest run; **ratio** = bridge / "
+        "framework's filter, fastest against fastest. **Paired ratio**: each round's bridge "
+        "run divided by the filter run next to it, the median over all rounds, and in "
+        "brackets the 95% interval of that median (2,000 bootstrap resamples): an interval "
+        "that contains 1.00 means the two sides could not be told apart on this machine. "
+        "Load average (1 min) of the machine, shared with other work: "
         f"{load_before:.2f} when the run started, {os.getloadavg()[0]:.2f} when it ended.",
         "",
-        "| framework | N | statetools bridge (ms) | framework's filter | filter (ms) | ratio |",
-        "|---|---:|---:|---|---:|---:|",
+        "| framework | N | statetools bridge (ms) | framework's filter | filter (ms) | ratio "
+        "| paired ratio [95%] | rounds |",
+        "|---|---:|---:|---|---:|---:|---:|---:|",
     ]
-    for framework, own_name, n, bridge_ms, own_ms in rows:
+    for framework, own_name, n, timing in rows:
+        middle, low, high = timing.paired_median()
         lines.append(
-            f"| {framework} | {n:,} | {bridge_ms:.3f} | {own_name} | {own_ms:.3f} | "
-            f"{bridge_ms / own_ms:.2f} |"
+            f"| {framework} | {n:,} | {timing.bridge_ms:.3f} | {own_name} | {timing.own_ms:.3f} "
+            f"| {timing.ratio:.2f} | {middle:.3f} [{low:.3f}, {high:.3f}] "
+            f"| {len(timing.paired)} |"
         )
     if args.write:
         write_section("bridges", "\n".join(lines))

@@ -298,7 +298,9 @@ class StatetoolsCapability(AbstractCapability[Any]):
             elif tool.name not in entries and tool.name not in added:
                 tools.append(tool)
         tools.extend(tool for tool in picked if tool is not None)
-        return dataclasses.replace(
-            request_context,
-            model_request_parameters=dataclasses.replace(parameters, function_tools=tools),
+        # the hook may change the request's parameters in place; the list is a new one,
+        # so the parameters are too (whoever else holds them keeps every tool)
+        request_context.model_request_parameters = dataclasses.replace(
+            parameters, function_tools=tools
         )
+        return request_context
