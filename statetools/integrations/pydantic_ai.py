@@ -29,7 +29,7 @@ from pydantic_ai import AgentRunResult, RunContext
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import ToolDefinition
-from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
+from pydantic_ai.toolsets import AbstractToolset, CombinedToolset, ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
 from statetools.disclosure.graph import DisclosureGraph
@@ -270,9 +270,17 @@ class StatetoolsCapability(AbstractCapability[Any]):
             save_state(result.all_messages(), ctx.run_id, run.snapshot())
         return result
 
-    def get_toolset(self) -> StatetoolsToolset:
-        """The toolset the capability contributes to the agent (every tool)."""
-        return self.toolset
+    def get_wrapper_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
+        """The agent's toolset with this design's toolset beside it (every tool).
+
+        Contributed here rather than through ``get_toolset``: pydantic-ai copies each
+        tool a capability contributes that way, twice, at every step, which made a
+        request with 2,000 registered tools five times slower. A tool name the agent
+        already has is refused by pydantic-ai, as for any two toolsets. The agent's
+        ``prepare_tools`` hooks do not see the design's tools: the design decides which
+        of them are shown.
+        """
+        return CombinedToolset([toolset, self.toolset])
 
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.messages import (
     ModelMessage,
@@ -374,3 +375,49 @@ def test_a_when_condition_is_checked_once_per_request() -> None:
     assert agent.run_sync("go").output == "done"
     assert model.tools["go"] == [["enter"], ["enter"], ["enter"]]
     assert len(checks) == 1 + 3  # the run's start, then each of the 3 requests once
+
+
+def test_the_agents_prepare_tools_hooks_see_its_own_tools_and_the_design_decides_its_own() -> None:
+    from pydantic_ai.capabilities import PrepareTools
+    from pydantic_ai.tools import ToolDefinition
+
+    ran: list[str] = []
+    model = Recorder()
+    prepared: list[list[str]] = []
+
+    async def keep_nothing(
+        ctx: RunContext[Any], tools: list[ToolDefinition]
+    ) -> list[ToolDefinition]:
+        prepared.append([t.name for t in tools])
+        return []
+
+    agent = Agent(
+        FunctionModel(model),
+        capabilities=[PrepareTools(keep_nothing), StatetoolsCapability(design(ran))],
+    )
+
+    @agent.tool_plain
+    def note(text: str) -> str:
+        """Take a note."""
+        return "noted"
+
+    assert agent.run_sync("order").output == "All done."
+    assert model.tools["order"] == REQUESTS  # `note` was prepared away, ours were not
+    assert prepared == [["note"]] * len(REQUESTS)
+    assert model.answers["order"] == ANSWERS
+
+
+def test_an_agent_tool_named_like_a_design_tool_is_refused_by_pydantic_ai() -> None:
+    from pydantic_ai.exceptions import UserError
+
+    ran: list[str] = []
+    agent = Agent(FunctionModel(Recorder()), capabilities=[StatetoolsCapability(design(ran))])
+
+    @agent.tool_plain
+    def search(q: str) -> str:
+        """Search."""
+        return "mine"
+
+    with pytest.raises(UserError, match="conflicts with existing tool"):
+        agent.run_sync("order")
+    assert ran == []
