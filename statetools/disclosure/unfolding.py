@@ -12,8 +12,8 @@ tools from the arguments) and exclusive (after unfolding only the inner tools re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, TypeGuard
 
 import attrs
 
@@ -26,6 +26,7 @@ from statetools.disclosure.facade_categories import (
     grouped,
     with_added,
 )
+from statetools.disclosure.facade_contents import below, check_members, check_names, member_tools
 from statetools.disclosure.search import (
     SearchIndex,
     SearchOptions,
@@ -108,21 +109,10 @@ class UnfoldingTool(BaseTool):
 
     def __attrs_post_init__(self) -> None:
         where = f"facade '{self.name}'"
-        if self.members and self.search is None:
-            raise DefinitionError(
-                "only a search facade holds in-loop playbooks and state machines",
-                path=where,
-                hint="use UnfoldingTool.searchable(...), or give them a model",
-            )
-        everything = list(below(self)) if self.search is not None else []
+        check_members(where, self.members, searchable=self.search is not None)
+        everything = list(below(self, _is_facade)) if self.search is not None else []
         names = [tool.name for tool in everything or self.inner]
-        twice = sorted({n for n in names if names.count(n) > 1})
-        if twice:
-            raise DefinitionError(
-                f"more than one inner tool is named {', '.join(twice)}",
-                path=where,
-                hint="give every tool of a facade its own name",
-            )
+        check_names(where, names)
         if self.category_parameter is not None:
             check_categories(where, self.categories, names)
             schema = category_schema(self.category_parameter, self.categories)
@@ -398,20 +388,5 @@ class UnfoldingTool(BaseTool):
         return await open_facade(self, arguments, context, current)
 
 
-def below(facade: UnfoldingTool) -> Iterator[BaseTool]:
-    """Every tool below ``facade`` at any depth, in definition order (nested facades
-    before their tools; in-loop playbooks' and machines' tools after the inner tools)."""
-    for tool in facade.inner:
-        yield tool
-        if isinstance(tool, UnfoldingTool):
-            yield from below(tool)
-    for member in facade.members:
-        for tool in member_tools(member):
-            yield tool
-            if isinstance(tool, UnfoldingTool):
-                yield from below(tool)
-
-
-def member_tools(member: Any) -> list[BaseTool]:
-    """The tools of an in-loop playbook or state machine inside a search facade."""
-    return list(member.tools)  # a Definition's tools
+def _is_facade(tool: BaseTool) -> TypeGuard[UnfoldingTool]:
+    return isinstance(tool, UnfoldingTool)

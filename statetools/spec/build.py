@@ -3,6 +3,7 @@
 Playbooks and machines are built with the same builders Python code uses, so a
 loaded definition equals a hand-built one. A builder's complaint (a tool added twice,
 two different tools with one name) is reported at the path of the item that caused it.
+Facades are built in :mod:`~statetools.spec.build_facades`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from statetools.spec.forms import (
     AgentForm,
     Definition,
     EntryForm,
-    FacadeForm,
     MachineForm,
     PlaybookForm,
     StateName,
@@ -146,133 +146,6 @@ def structure_transition(value: Any, _: Any) -> TransitionForm:
 def structure_state_tool(value: Any, _: Any) -> StateToolForm:
     """A state's tool: a name or import path, or ``{tool: ..., transitions_to: ...}``."""
     return _tool_item(value, StateToolForm, "{tool: confirm, transitions_to: DONE}")  # type: ignore[no-any-return]
-
-
-def _mcp_facade(form: FacadeForm) -> UnfoldingTool:
-    """A facade over the tools of an ``mcp_servers:`` entry."""
-    servers = current().mcp_servers
-    server = servers.get(str(form.mcp))
-    if server is None:
-        raise Invalid(
-            f"no MCP server '{form.mcp}'",
-            hint=f"servers under mcp_servers: {', '.join(servers) or 'none'}",
-            at=("mcp",),
-        )
-    if form.by not in (None, "annotations"):
-        raise Invalid(f"unknown by {form.by!r}", hint="use 'by: annotations'", at=("by",))
-    if form.by is not None and form.categories is not None:
-        raise Invalid("give 'by' or 'categories', not both", at=("by",))
-    by: Any = form.by if form.categories is None else form.categories
-    search: dict[str, Any] = {}
-    if form.search is not None:
-        search = {"search": True, "max_results": form.search.max_results}
-    try:
-        facade: UnfoldingTool = server.facade(
-            form.description,
-            by=by,
-            name=form.name,
-            tools=[tool.name for tool in form.tools] or None,
-            usage_notes=form.usage_notes,
-            exclusive=form.exclusive,
-            **search,
-        )
-    except StatetoolsError as exc:
-        raise Invalid(exc.message, hint=exc.hint) from exc
-    return facade
-
-
-def build_facade(form: FacadeForm) -> UnfoldingTool:
-    """The facade a form describes: ``UnfoldingTool.of`` without categories; with them,
-    the by-category facade ``UnfoldingTool.by_category`` makes; with ``mcp``, a facade
-    over an MCP server's tools."""
-    if form.mcp is not None:
-        return _mcp_facade(form)
-    if form.by is not None:
-        raise Invalid("'by' needs 'mcp'", hint="by: annotations groups an MCP server's tools")
-    options: dict[str, Any] = {"usage_notes": form.usage_notes, "exclusive": form.exclusive}
-    try:
-        if form.search is not None:
-            return _search_facade(form)
-        if form.categories is None:
-            if form.category_parameter is not None:
-                raise Invalid(
-                    "category_parameter needs categories",
-                    hint="add 'categories: {name: [tools]}' or remove category_parameter",
-                    at=("category_parameter",),
-                )
-            return UnfoldingTool.of(form.name, form.description, form.tools, **options)
-        names = [tool.name for tool in form.tools]
-        problems = [
-            Invalid(
-                f"'{name}' is not a tool of this facade",
-                hint="categories list names of tools under the facade's 'tools'",
-                at=("categories", category, index),
-            )
-            for category, members in form.categories.items()
-            for index, name in enumerate(members)
-            if name not in names
-        ]
-        if problems:
-            raise Several(problems)
-        listed = {name for members in form.categories.values() for name in members}
-        everywhere = {name for name in names if name not in listed}
-        pairs = [
-            (category, [n for n in names if n in members or n in everywhere])
-            for category, members in form.categories.items()
-        ]
-        return UnfoldingTool(
-            name=form.name,
-            description=form.description,
-            inner=form.tools,
-            category_parameter=form.category_parameter or "category",
-            categories=pairs,
-            **options,
-        )
-    except StatetoolsError as exc:
-        raise Invalid(exc.message, hint=exc.hint) from exc
-
-
-def _search_facade(form: FacadeForm) -> UnfoldingTool:
-    """A search facade: categories and exclusive do not go with ``search``."""
-    for key, value in (("categories", form.categories), ("exclusive", form.exclusive or None)):
-        if value is not None:
-            raise Invalid(
-                f"a search facade cannot have {key}",
-                hint="the model searches a search facade; remove " + key + " or search",
-                at=(key,),
-            )
-    assert form.search is not None
-    return UnfoldingTool.searchable(
-        form.name,
-        form.description,
-        form.tools,
-        max_results=form.search.max_results,
-        usage_notes=form.usage_notes,
-    )
-
-
-def structure_facade(value: Any, _: Any) -> UnfoldingTool:
-    """A facade from its mapping (``kind: facade`` is allowed inline, and ignored)."""
-    if isinstance(value, Mapping) and "kind" in value:
-        if value["kind"] != "facade":
-            raise Invalid(
-                f"only a facade can be written inline where a tool goes, not {value['kind']!r}",
-                hint=(
-                    f"define {value['kind']} under 'definitions:' (kind: {value['kind']})"
-                    if value["kind"] in ("sections", "skills")
-                    else "define playbooks and machines under 'definitions:'"
-                ),
-                at=("kind",),
-            )
-        value = {key: item for key, item in value.items() if key != "kind"}
-    if isinstance(value, Mapping) and isinstance(value.get("mcp"), str):
-        server = value["mcp"]
-        value = {
-            "name": server,
-            "description": f"Open the tools of the {server} MCP server",
-            **value,
-        }
-    return build_facade(fields_of(FacadeForm)(value, FacadeForm))
 
 
 def declared_states(data: Any) -> frozenset[str] | None:

@@ -8,8 +8,8 @@ whose notes give each problem's path. This module registers the hooks:
 - references resolved while structuring: tools, import paths, state names and
   conditions (:mod:`~statetools.spec.resolve`);
 - definitions built from their forms with the Python builders
-  (:mod:`~statetools.spec.build`), and a document's own keys
-  (:mod:`~statetools.spec.document`);
+  (:mod:`~statetools.spec.build`, facades in :mod:`~statetools.spec.build_facades`),
+  and a document's own keys (:mod:`~statetools.spec.document`);
 - a tagged union on ``kind`` for definitions (cattrs' ``configure_tagged_union``),
   wrapped so that a missing or unknown ``kind`` gets a clear message.
 """
@@ -30,13 +30,13 @@ from statetools.spec.build import (
     kind_of,
     structure_agent,
     structure_entry,
-    structure_facade,
     structure_machine,
     structure_playbook,
     structure_state_tool,
     structure_transition,
     structure_transitions,
 )
+from statetools.spec.build_facades import structure_facade
 from statetools.spec.document import (
     structure_context,
     structure_mcp_servers,
