@@ -196,11 +196,21 @@ class Run:
         return restored_tool([strategy], name) if strategy is not None else None
 
     def emit(self, event: Event) -> None:
+        """Keep ``event`` in the trace and tell the stream and every listener; a listener
+        that fails does not keep the event from the others (the first failure is raised
+        once all were told, and ends the run with ``RunAborted``)."""
         self.events.append(event)
         if self.stream is not None:
             self.stream(event)
+        failure: Exception | None = None
         for listener in self.loop.listeners:
-            listener(event)
+            try:
+                listener(event)
+            except Exception as exc:
+                if failure is None:
+                    failure = exc
+        if failure is not None:
+            raise failure
 
     def emit_changes(self, changes: Changes) -> None:
         for event in change_events(self.iterations, changes):

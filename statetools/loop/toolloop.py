@@ -205,8 +205,10 @@ class ToolLoop:
         Raises :class:`MaxIterationsExceeded`, :class:`ToolNotFoundError`,
         :class:`OutputValidationError` or :class:`ProviderError`; each carries ``.result``.
 
-        When the task running ``arun`` is cancelled, or a handler or the model raises
-        ``KeyboardInterrupt`` or ``SystemExit``, every open tool call is answered, the
+        When the task running ``arun`` is cancelled, or a handler, a listener or the
+        model raises ``KeyboardInterrupt``, ``SystemExit`` or any other exception that
+        is not an ``Exception`` (``GeneratorExit``, a test framework's failure, say),
+        every open tool call is answered, the
         listeners get ``RunFinished`` with outcome ``cancelled`` (or ``interrupted``),
         and that very exception is raised again carrying the run so far as ``.result``
         (also kept as ``loop.last_result``).
@@ -307,7 +309,7 @@ class ToolLoop:
         except asyncio.CancelledError as cancelled:
             run.stop(cancelled, "cancelled")
             raise
-        except (KeyboardInterrupt, SystemExit) as interrupt:
+        except BaseException as interrupt:  # Ctrl-C, SystemExit, a framework's own exception
             run.stop(interrupt, "interrupted")
             raise
         finally:

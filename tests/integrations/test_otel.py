@@ -129,14 +129,21 @@ def test_a_cancelled_run_is_an_error_span(exporter: InMemorySpanExporter) -> Non
 
     loop = st.ToolLoop(ScriptedModel([("wait", {}), "done"]), listeners=[listener(exporter)])
 
-    async def cancel() -> None:
+    async def cancel() -> st.LoopResult:
         task = asyncio.create_task(loop.arun("go", tools=[st.Tool.create("wait", "Wait.", wait)]))
         await started.wait()
         task.cancel()
-        with pytest.raises(asyncio.CancelledError):
+        with pytest.raises(asyncio.CancelledError) as caught:
             await task
+        result: st.LoopResult = caught.value.result  # type: ignore[attr-defined]
+        return result
 
-    asyncio.run(cancel())
+    result = asyncio.run(cancel())
+    assert result is loop.last_result
+    assert (result.outcome, result.iterations) == ("cancelled", 1)
+    assert (
+        result.messages[-1].content == "No result: the run stopped before this call was answered."
+    )
     spans = exporter.get_finished_spans()
     assert [s.name for s in spans] == ["chat scripted", "invoke_agent desk"]
     run = spans[-1]
@@ -211,6 +218,9 @@ def test_a_run_that_runs_out_of_iterations_ends_its_span_with_the_error(
         "MaxIterationsExceeded",
     )
     assert str(caught.value) == run.status.description
+    result = caught.value.result
+    assert (result.outcome, result.iterations, result.output) == ("MaxIterationsExceeded", 2, None)
+    assert [m.content for m in result.messages if isinstance(m, st.ToolMessage)] == ["pong"] * 2
     assert attributes(run)["statetools.outcome"] == "MaxIterationsExceeded"
     assert attributes(run)["statetools.iterations"] == 2
     assert {status(s) for s in spans[:-1]} == {(StatusCode.UNSET, None, None)}
@@ -254,6 +264,9 @@ def test_a_provider_error_ends_the_model_span_and_the_run_span_with_it(
         "ProviderError",
     )
     assert str(caught.value) == error[1]
+    result = caught.value.result
+    assert (result.outcome, result.iterations) == ("ProviderError", 1)
+    assert result.messages[-1] == st.ToolMessage("call_1", "ping", "pong")
     assert status(spans[2]) == status(spans[3]) == error
     assert attributes(spans[0])["gen_ai.response.finish_reasons"] == ["tool_call"]
     assert status(spans[0]) == status(spans[1]) == (StatusCode.UNSET, None, None)
@@ -276,6 +289,12 @@ def test_an_output_that_never_fits_ends_the_run_span_with_the_error(
     assert [s.name for s in spans] == ["chat scripted", "chat scripted", "invoke_agent desk"]
     assert status(spans[2]) == (StatusCode.ERROR, str(caught.value), "OutputValidationError")
     assert str(caught.value).startswith("output: the final answer is not a valid Answer: ")
+    result = caught.value.result
+    assert (result.outcome, result.iterations, result.output) == ("OutputValidationError", 2, None)
+    assert [m.content for m in result.messages if isinstance(m, st.AssistantMessage)] == [
+        "not json",
+        "still not",
+    ]
     assert attributes(spans[2])["statetools.iterations"] == 2
     assert [status(s) for s in spans[:2]] == [(StatusCode.UNSET, None, None)] * 2
 
@@ -303,10 +322,14 @@ def test_a_run_cancelled_while_the_model_thinks_ends_the_model_span_too(
         task = asyncio.create_task(loop.arun("go"))
         await asked.wait()
         task.cancel()
-        with pytest.raises(asyncio.CancelledError):
+        with pytest.raises(asyncio.CancelledError) as caught:
             await task
+        assert caught.value.result is loop.last_result  # type: ignore[attr-defined]
 
     asyncio.run(cancel())
+    assert loop.last_result is not None
+    assert loop.last_result.outcome == "cancelled"
+    assert loop.last_result.messages == (st.UserMessage("go"),)
     spans = exporter.get_finished_spans()
     assert [s.name for s in spans] == ["chat scripted", "invoke_agent desk"]
     assert opened.names == []
@@ -388,3 +411,138 @@ def test_a_run_inside_a_tool_leaves_the_outer_run_to_end_its_own_spans(
     assert spans[1].parent.span_id == inner.context.span_id
     assert attributes(outer)["statetools.iterations"] == 2
     assert attributes(inner)["statetools.iterations"] == 1
+
+
+def failing_on(kind: str) -> st.Listener:
+    def fail(event: st.Event) -> None:
+        if event.type == kind:
+            raise ValueError(f"cannot take {kind}")
+
+    return fail
+
+
+def aborted(kind: str, iteration: int = 1) -> str:
+    return (
+        f"iteration {iteration}: the run stopped: ValueError: cannot take {kind} Hint: the "
+        "exception is the __cause__; its traceback shows the failing code"
+    )
+
+
+def test_a_listener_failing_while_the_model_is_asked_ends_the_open_model_span(
+    exporter: InMemorySpanExporter,
+) -> None:
+    opened = OpenSpans()
+    loop = st.ToolLoop(
+        ScriptedModel(["never"]),
+        listeners=[listener(exporter, opened), failing_on("iteration_started")],
+    )
+    with pytest.raises(st.RunAborted) as caught:
+        loop.run("go")
+
+    assert str(caught.value) == aborted("iteration_started", 0)  # no model call yet
+    assert caught.value.result.messages == (st.UserMessage("go"),)
+    assert caught.value.result.outcome == "RunAborted"
+    spans = exporter.get_finished_spans()
+    assert [s.name for s in spans] == ["chat scripted", "invoke_agent desk"]
+    assert opened.names == []
+    assert (
+        status(spans[0])
+        == status(spans[1])
+        == (
+            StatusCode.ERROR,
+            aborted("iteration_started", 0),
+            "RunAborted",
+        )
+    )
+
+
+def test_a_listener_failing_after_a_tool_ran_ends_the_open_tool_span(
+    exporter: InMemorySpanExporter,
+) -> None:
+    opened = OpenSpans()
+    loop = st.ToolLoop(
+        ScriptedModel([("ping", {}), "never"]),
+        listeners=[listener(exporter, opened), failing_on("tool_called")],
+    )
+    with pytest.raises(st.RunAborted) as caught:
+        loop.run("go", tools=[PING])
+
+    result = caught.value.result
+    assert result.messages[-1] == st.ToolMessage(
+        result.messages[-2].tool_calls[0].id,
+        "ping",
+        "No result: the run stopped before this call was answered.",
+        True,
+    )
+    spans = exporter.get_finished_spans()
+    assert [s.name for s in spans] == ["chat scripted", "execute_tool ping", "invoke_agent desk"]
+    assert opened.names == []
+    assert status(spans[1]) == (
+        StatusCode.ERROR,
+        "No result: the run stopped before this call was answered.",
+        "tool_error",
+    )
+    assert status(spans[2]) == (StatusCode.ERROR, aborted("tool_called"), "RunAborted")
+
+
+def test_a_listener_failing_on_the_end_before_this_one_still_lets_it_end_the_run_span(
+    exporter: InMemorySpanExporter,
+) -> None:
+    opened = OpenSpans()
+    loop = st.ToolLoop(
+        ScriptedModel([("ping", {}), "done"]),
+        listeners=[failing_on("run_finished"), listener(exporter, opened)],
+    )
+    with pytest.raises(st.RunAborted) as caught:
+        loop.run("go", tools=[PING])
+
+    assert caught.value.result.output is None
+    assert caught.value.result.messages[-1] == st.AssistantMessage("done")
+    spans = exporter.get_finished_spans()
+    assert [s.name for s in spans] == [
+        "chat scripted",
+        "execute_tool ping",
+        "chat scripted",
+        "invoke_agent desk",
+    ]
+    assert opened.names == []
+    # the listeners were told the run answered; the failure came after (loop.md)
+    assert attributes(spans[-1])["statetools.outcome"] == "answer"
+
+
+class Halt(BaseException):
+    """Not an ``Exception``: a framework's own control flow."""
+
+
+@pytest.mark.parametrize(
+    "raised",
+    [KeyboardInterrupt(), SystemExit(2), Halt("stop here")],
+    ids=["keyboard_interrupt", "system_exit", "base_exception"],
+)
+def test_a_tool_raising_past_the_loop_ends_every_span(
+    exporter: InMemorySpanExporter, raised: BaseException
+) -> None:
+    def stop() -> str:
+        """Stop."""
+        raise raised
+
+    opened = OpenSpans()
+    model = ScriptedModel([[("ping", {}), ("stop", {}), ("ping", {})], "never"])
+    loop = st.ToolLoop(model, listeners=[listener(exporter, opened)])
+    with pytest.raises(type(raised)) as caught:
+        loop.run("go", tools=[PING, stop])
+
+    assert caught.value is raised
+    result = caught.value.result  # type: ignore[attr-defined]
+    assert (result.outcome, result.iterations) == ("interrupted", 1)
+    assert [m.content for m in result.messages[2:]] == [
+        "pong",
+        "No result: the run stopped before this call was answered.",
+        "No result: the run stopped before this call was answered.",
+    ]
+    spans = exporter.get_finished_spans()
+    assert [s.name for s in spans] == ["chat scripted", "execute_tool ping", "invoke_agent desk"]
+    assert opened.names == []
+    description = f"{type(raised).__name__}: {raised}" if str(raised) else type(raised).__name__
+    assert status(spans[2]) == (StatusCode.ERROR, description, "interrupted")
+    assert status(spans[1]) == (StatusCode.UNSET, None, None)

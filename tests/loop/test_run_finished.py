@@ -70,6 +70,15 @@ def interrupt() -> str:
     raise KeyboardInterrupt
 
 
+class Halt(BaseException):
+    """Not an ``Exception``: a framework's own control flow (a test runner's failure...)."""
+
+
+def halt() -> str:
+    """Stop in a framework's own way."""
+    raise Halt("stop here")
+
+
 def refusal(request: ModelRequest) -> ModelResponse:
     message = st.AssistantMessage("No.", (st.ToolCall("c1", "echo", {}),))
     return ModelResponse(message, stop_reason="refusal")
@@ -153,6 +162,12 @@ ENDINGS: dict[str, Case] = {
         "interrupted",
         "KeyboardInterrupt",
     ),
+    "foreign_base_exception": (
+        lambda e: st.ToolLoop(ScriptedModel([("halt", {})]), listeners=[e.append]),
+        {"tools": [halt]},
+        "interrupted",
+        "Halt: stop here",
+    ),
 }
 
 
@@ -201,6 +216,34 @@ def test_a_listener_failing_on_the_end_changes_the_outcome_but_is_not_told_twice
     assert [e.type for e in result.trace].count("run_finished") == 1
     assert result.trace[-1] == RunFinished(result.trace[-1].at, 1, "RunAborted", str(caught.value))
     assert caplog.records == []
+
+
+def test_a_listener_failing_on_an_event_does_not_keep_it_from_the_listeners_after_it() -> None:
+    heard: list[str] = []
+
+    def fussy(event: st.Event) -> None:
+        if event.type in ("model_responded", "run_finished"):
+            raise ValueError(f"cannot take {event.type}")
+
+    def record(event: st.Event) -> None:
+        heard.append(event.type)
+
+    loop = st.ToolLoop(ScriptedModel(["hi"]), listeners=[fussy, record])
+    with pytest.raises(st.RunAborted) as caught:
+        loop.run("go")
+    assert str(caught.value) == (
+        "iteration 1: the run stopped: ValueError: cannot take model_responded Hint: the "
+        "exception is the __cause__; its traceback shows the failing code"
+    )
+    assert heard == ["run_started", "iteration_started", "model_responded", "run_finished"]
+    assert caught.value.result.trace[-1].outcome == "RunAborted"
+
+    heard.clear()
+    loop = st.ToolLoop(ScriptedModel(["hi"]), listeners=[fussy, fussy, record])
+    with pytest.raises(st.RunAborted) as caught:
+        loop.run("go")
+    assert heard == ["run_started", "iteration_started", "model_responded", "run_finished"]
+    assert repr(caught.value.__cause__) == "ValueError('cannot take model_responded')"
 
 
 def test_a_failing_stream_yields_the_end_too() -> None:
