@@ -10,9 +10,9 @@ Public names are those in the ``__all__`` of the packages a user imports. The ru
   followed by an indented block, or a fenced code block.
 
 The source rule further down extends this past ``__all__``: in the submodules of the
-packages users import, every public function and class shows an example and every
-public method has a docstring; everywhere in statetools, every public function and
-class has a docstring.
+packages users import, every public function, class and method shows an example (but
+for the framework hooks listed there); everywhere in statetools, every public function
+and class has a docstring.
 
 The ``>>>`` examples of classes and functions run as doctests (tests/test_doctests.py
 and the packages' own docs tests); doctest does not see attribute docstrings, so the
@@ -176,10 +176,10 @@ def test_public_name_has_a_docstring_with_an_example(package: str, name: str) ->
 
 # The submodules of the packages users import (``from statetools.models.scripted import
 # ...``, ``statetools.mcp.serve``, ``statetools.integrations.langchain``, ...): each public
-# function and class defined there shows an example, and each public method of those
-# classes has a docstring. Across every module of statetools, each public function and
-# class has a docstring. Read from the source (no optional integration is imported);
-# ``@overload`` signatures and modules named with a leading underscore are left out.
+# function, class and method defined there shows an example (methods named below are
+# left out). Across every module of statetools, each public function and class has a
+# docstring. Read from the source (no optional integration is imported); ``@overload``
+# signatures and modules named with a leading underscore are left out.
 
 ROOT = Path(__file__).resolve().parents[1] / "statetools"
 SUBMODULE_PACKAGES = (
@@ -191,6 +191,47 @@ SUBMODULE_PACKAGES = (
     "sections",
     "durable",
 )
+
+# Overrides of a framework's hooks: the framework calls them with its own run objects
+# (langchain's Runtime and ModelRequest, pydantic-ai's RunContext), never user code;
+# the bridge tests run them inside real agents. Their docstrings say what they do.
+FRAMEWORK_HOOKS = {
+    "statetools.integrations.langchain.StatetoolsMiddleware": (
+        "name before_agent abefore_agent wrap_model_call awrap_model_call wrap_tool_call "
+        "awrap_tool_call"
+    ),
+    "statetools.integrations.pydantic_ai.StatetoolsCapability": (
+        "for_run after_run before_model_request get_wrapper_toolset"
+    ),
+    "statetools.integrations.pydantic_ai.StatetoolsToolset": "id for_run get_tools call_tool",
+}
+
+# Methods still owed an example: their files (statetools/models/base.py and the bridges)
+# were being changed elsewhere when methods came under the rule. Take a name off this
+# list when its method gets its example; add none.
+NOT_YET = {
+    "statetools.integrations.bridge.BridgeRun": (
+        "answer answer_sync begin enabled offer snapshot tool visible_names"
+    ),
+    "statetools.integrations.bridge.Converted": "get",
+    "statetools.integrations.bridge.SharedLoop": "run",
+    "statetools.integrations.langchain.StatetoolsMiddleware": "run_for",
+    "statetools.integrations.openai_agents.StatetoolsTools": "run_of",
+    "statetools.integrations.pydantic_ai.StatetoolsCapability": "run",
+    "statetools.integrations.pydantic_ai.StatetoolsToolset": "added bound owns",
+    "statetools.models.base.Model": "capabilities complete",
+    "statetools.models.base.ModelRequest": "tool_names",
+    "statetools.models.base.StreamSink": "call_started text",
+    "statetools.models.base.StreamingModel": "stream",
+    "statetools.models.base.ToolCatalogue": "names",
+}
+
+EXCLUDED = {
+    f"{owner}.{method}"
+    for listing in (FRAMEWORK_HOOKS, NOT_YET)
+    for owner, methods in listing.items()
+    for method in methods.split()
+}
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -248,7 +289,12 @@ def _missing(packages: tuple[str, ...] | None, *, example: bool, methods: bool) 
                 doc = ast.get_docstring(node)
                 if not doc:
                     missing.append(f"{module}.{name}: no docstring")
-                elif example and not is_method and not private and not has_example(doc):
+                elif (
+                    example
+                    and not private
+                    and not has_example(doc)
+                    and f"{module}.{name}" not in EXCLUDED
+                ):
                     missing.append(f"{module}.{name}: no example")
     return missing
 
@@ -283,6 +329,20 @@ def test_the_source_rule_finds_what_lacks_a_docstring_or_an_example(tmp_path: Pa
 
 def test_public_names_of_the_submodules_users_import_show_an_example() -> None:
     assert _missing(SUBMODULE_PACKAGES, example=True, methods=True) == []
+
+
+def test_the_methods_left_out_exist_and_still_lack_an_example() -> None:
+    """The lists above name real methods, and a method owed an example leaves
+    ``NOT_YET`` once it shows one (so the list only shrinks)."""
+    found = {}
+    for folder in SUBMODULE_PACKAGES:
+        for module, path in _modules(ROOT / folder):
+            for name, node, is_method in public_definitions(path.read_text(encoding="utf-8")):
+                if is_method:
+                    found[f"{module}.{name}"] = has_example(ast.get_docstring(node))
+    assert sorted(EXCLUDED - found.keys()) == []
+    owed = {f"{owner}.{m}" for owner, methods in NOT_YET.items() for m in methods.split()}
+    assert sorted(name for name in owed if found[name]) == []
 
 
 def test_every_public_function_and_class_has_a_docstring() -> None:

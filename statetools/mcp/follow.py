@@ -39,7 +39,29 @@ class FollowChanges:
         self._names = list(server.listing.names) if server.listing is not None else None
 
     def evaluate(self, context: InjectionContext) -> Injection | None:
-        """The tools the server added and removed since the last listing seen."""
+        """The tools the server added and removed since the last listing seen.
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> from statetools.mcp import MCPServer
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     return "12:00"
+        >>> server = MCPServer.in_process(upstream, name="clock")
+        >>> call = ToolCall("c1", "now", {})
+        >>> context = InjectionContext((), (), call, ToolResult.text("12:00"), 1, Blackboard())
+        >>> async def follow() -> list[str]:
+        ...     await server.list_tools()
+        ...     strategy = server.follow_changes()
+        ...     upstream.add_tool(lambda: "Monday", name="today", description="The date")
+        ...     await server.list_tools()  # listed again after tools/list_changed
+        ...     injection = strategy.evaluate(context)
+        ...     await server.aclose()
+        ...     return [tool.name for tool in injection.add]
+        >>> asyncio.run(follow())
+        ['today']
+        """
         server = self.server
         if server.version == self._seen or server.listing is None:
             return None
@@ -52,7 +74,14 @@ class FollowChanges:
         return Injection(add=added, remove=removed) if added or removed else None
 
     def tool(self, name: str) -> BaseTool | None:
-        """The tool named ``name`` in the server's last listing (for a resumed run)."""
+        """The tool named ``name`` in the server's last listing (for a resumed run).
+
+        >>> from statetools.mcp import Listing, MCPServer
+        >>> server = MCPServer.from_listing(Listing("t", ({"name": "a", "description": "A"},)))
+        >>> strategy = server.follow_changes()
+        >>> strategy.tool("a").name, strategy.tool("b")
+        ('a', None)
+        """
         if self.server.listing is None:
             return None
         return next((t for t in self.server.cached_tools() if t.name == name), None)

@@ -58,7 +58,23 @@ class Link:
         self.loop: asyncio.AbstractEventLoop | None = None
 
     async def open(self) -> mcp.Client:
-        """Connect; raises what connecting raised."""
+        """Connect; raises what connecting raised.
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> from statetools.mcp.transports import in_process
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     return "12:00"
+        >>> async def connect() -> str:
+        ...     link = Link(in_process(upstream), on_change=lambda: None)
+        ...     client = await link.open()
+        ...     await link.close()
+        ...     return type(client).__name__
+        >>> asyncio.run(connect())
+        'Client'
+        """
         self.loop = asyncio.get_running_loop()
         self._task = asyncio.create_task(self._hold())
         await self._ready.wait()
@@ -70,13 +86,48 @@ class Link:
 
     @property
     def client(self) -> mcp.Client:
-        """The connected client (after :meth:`open`)."""
+        """The connected client (after :meth:`open`).
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> from statetools.mcp.transports import in_process
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     return "12:00"
+        >>> async def same() -> bool:
+        ...     link = Link(in_process(upstream), on_change=lambda: None)
+        ...     client = await link.open()
+        ...     try:
+        ...         return link.client is client
+        ...     finally:
+        ...         await link.close()
+        >>> asyncio.run(same())
+        True
+        """
         assert self._client is not None
         return self._client
 
     @property
     def alive(self) -> bool:
-        """Whether the connection is still held open in this event loop."""
+        """Whether the connection is still held open in this event loop.
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> from statetools.mcp.transports import in_process
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     return "12:00"
+        >>> async def alive() -> tuple[bool, bool]:
+        ...     link = Link(in_process(upstream), on_change=lambda: None)
+        ...     await link.open()
+        ...     before = link.alive
+        ...     await link.close()
+        ...     return before, link.alive
+        >>> asyncio.run(alive())
+        (True, False)
+        """
         if self._task is None or self._task.done() or self._client is None:
             return False
         try:
@@ -132,7 +183,24 @@ class Link:
             self._ready.set()
 
     async def close(self) -> None:
-        """Disconnect (a server process is stopped); safe to call more than once."""
+        """Disconnect (a server process is stopped); safe to call more than once.
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> from statetools.mcp.transports import in_process
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     return "12:00"
+        >>> async def twice() -> bool:
+        ...     link = Link(in_process(upstream), on_change=lambda: None)
+        ...     await link.open()
+        ...     await link.close()
+        ...     await link.close()
+        ...     return link.alive
+        >>> asyncio.run(twice())
+        False
+        """
         self._stop.set()
         task = self._task
         if task is None or task.done():

@@ -36,45 +36,127 @@ class Server(Protocol):
 
     @property
     def name(self) -> str:
-        """The server's name (its facade's, and the ``mcp_servers:`` key)."""
+        """The server's name (its facade's, and the ``mcp_servers:`` key).
+
+        >>> from statetools.mcp import Listing, MCPServer
+        >>> server: Server = MCPServer.from_listing(Listing("time", ({"name": "now"},)))
+        >>> server.name
+        'time'
+        """
         ...
 
     @property
     def prefix(self) -> str:
-        """What its tools' names start with (``""`` for none)."""
+        """What its tools' names start with (``""`` for none).
+
+        >>> from statetools.mcp import Listing, MCPServer
+        >>> listing = Listing("time", ({"name": "now"},))
+        >>> server: Server = MCPServer.from_listing(listing, prefix="time_")
+        >>> server.prefix, server.cached_tools()[0].name
+        ('time_', 'time_now')
+        """
         ...
 
     @property
     def version(self) -> int:
-        """How many times the server has been listed (changes with every listing)."""
+        """How many times the server has been listed (changes with every listing).
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> from statetools.mcp import MCPServer
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     return "12:00"
+        >>> server: Server = MCPServer.in_process(upstream, name="clock")
+        >>> server.version
+        0
+        >>> _ = asyncio.run(server.list_tools())
+        >>> server.version
+        1
+        """
         ...
 
     @property
     def stale(self) -> bool:
-        """Whether the server said its tools changed since the last listing."""
+        """Whether the server said its tools changed since the last listing.
+
+        >>> from statetools.mcp import Listing, MCPServer
+        >>> server: Server = MCPServer.from_listing(Listing("time", ({"name": "now"},)))
+        >>> server.stale
+        False
+        """
         ...
 
     @property
     def listing(self) -> Listing | None:
-        """The last listing (None before the first)."""
+        """The last listing (None before the first).
+
+        >>> from statetools.mcp import Listing, MCPServer
+        >>> server: Server = MCPServer.from_listing(Listing("time", ({"name": "now"},)))
+        >>> server.listing.names
+        ['now']
+        """
         ...
 
     def cached_tools(self) -> list[MCPTool]:
-        """The tools of the last listing."""
+        """The tools of the last listing.
+
+        >>> from statetools.mcp import Listing, MCPServer
+        >>> server: Server = MCPServer.from_listing(Listing("time", ({"name": "now"},)))
+        >>> [tool.name for tool in server.cached_tools()]
+        ['now']
+        """
         ...
 
     async def list_tools(self, context: Context = None) -> list[MCPTool]:
-        """List the server's tools (connects if needed)."""
+        """List the server's tools (connects if needed).
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> from statetools.mcp import MCPServer
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     return "12:00"
+        >>> server: Server = MCPServer.in_process(upstream, name="clock")
+        >>> [tool.name for tool in asyncio.run(server.list_tools())]
+        ['now']
+        """
         ...
 
     async def current_tools(self, context: Context = None) -> list[MCPTool]:
-        """The cached listing, listed again first if the server said it changed."""
+        """The cached listing, listed again first if the server said it changed.
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> from statetools.mcp import MCPServer
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     return "12:00"
+        >>> server: Server = MCPServer.in_process(upstream, name="clock")
+        >>> [tool.name for tool in asyncio.run(server.current_tools())]  # lists it first
+        ['now']
+        """
         ...
 
     async def call(
         self, tool: str, arguments: Mapping[str, Any], context: Context = None
     ) -> ToolResult:
-        """Call the server's tool ``tool``."""
+        """Call the server's tool ``tool``.
+
+        >>> import asyncio
+        >>> from mcp.server.mcpserver import MCPServer as FastServer
+        >>> from statetools.mcp import MCPServer
+        >>> upstream = FastServer("clock")
+        >>> @upstream.tool()
+        ... def now() -> str:
+        ...     return "12:00"
+        >>> server: Server = MCPServer.in_process(upstream, name="clock")
+        >>> asyncio.run(server.call("now", {})).text
+        '12:00'
+        """
         ...
 
 

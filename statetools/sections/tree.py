@@ -58,7 +58,13 @@ class SectionTree:
     # gating -------------------------------------------------------------------------
 
     def gate_of(self, path: str) -> str | None:
-        """The nearest summary section at or above ``path`` (its tools wait for it)."""
+        """The nearest summary section at or above ``path`` (its tools wait for it).
+
+        >>> tree = SectionTree([Section("a", "A", "x", summary="About A", children=[
+        ...     Section("b", "B", "y", visibility="full")])])
+        >>> tree.gate_of("a.b"), tree.gate_of("a")
+        ('a', 'a')
+        """
         current: str | None = path
         while current is not None:
             node = self.nodes[current]
@@ -68,13 +74,28 @@ class SectionTree:
         return None
 
     def subtree(self, path: str) -> list[str]:
-        """``path`` and every path below it, in document order."""
+        """``path`` and every path below it, in document order.
+
+        >>> tree = SectionTree([Section("a", "A", "x", summary="About A", children=[
+        ...     Section("b", "B", "y", visibility="full")])])
+        >>> tree.subtree("a"), tree.subtree("a.b")
+        (['a', 'a.b'], ['a.b'])
+        """
         prefix = f"{path}."
         return [p for p in self.nodes if p == path or p.startswith(prefix)]
 
     def gated_tools(self, path: str) -> list[BaseTool]:
         """The tools that reading ``path`` opens: those of the section and its
-        descendants that wait for some summary section."""
+        descendants that wait for some summary section.
+
+        >>> ping = Tool.create("ping", "Ping", lambda: "pong")
+        >>> grep = Tool.create("grep", "Grep", lambda: "")
+        >>> tree = SectionTree([
+        ...     Section("intro", "Intro", "Hi.", visibility="full", tools=[ping]),
+        ...     Section("logs", "Logs", "Read logs.", tools=[grep])])
+        >>> [tool.name for tool in tree.gated_tools("logs")], tree.gated_tools("intro")
+        (['grep'], [])
+        """
         return [
             tool
             for p in self.subtree(path)
@@ -83,7 +104,16 @@ class SectionTree:
         ]
 
     def open_tools(self) -> list[BaseTool]:
-        """The tools shown from the start (no summary section above them)."""
+        """The tools shown from the start (no summary section above them).
+
+        >>> ping = Tool.create("ping", "Ping", lambda: "pong")
+        >>> grep = Tool.create("grep", "Grep", lambda: "")
+        >>> tree = SectionTree([
+        ...     Section("intro", "Intro", "Hi.", visibility="full", tools=[ping]),
+        ...     Section("logs", "Logs", "Read logs.", tools=[grep])])
+        >>> [tool.name for tool in tree.open_tools()]
+        ['ping']
+        """
         return [
             tool
             for p, node in self.nodes.items()
@@ -92,12 +122,28 @@ class SectionTree:
         ]
 
     def all_tools(self) -> list[BaseTool]:
-        """Every attached tool, in document order."""
+        """Every attached tool, in document order.
+
+        >>> ping = Tool.create("ping", "Ping", lambda: "pong")
+        >>> grep = Tool.create("grep", "Grep", lambda: "")
+        >>> tree = SectionTree([
+        ...     Section("intro", "Intro", "Hi.", visibility="full", tools=[ping]),
+        ...     Section("logs", "Logs", "Read logs.", tools=[grep])])
+        >>> [tool.name for tool in tree.all_tools()]
+        ['ping', 'grep']
+        """
         return [tool for node in self.nodes.values() for tool in node.section.tools]
 
     def outline(self, opens: Mapping[str, Sequence[str]]) -> Outline:
         """The tree as the disclosure graph sees it; ``opens``: the tool names reading
-        each path opens."""
+        each path opens.
+
+        >>> tree = SectionTree([Section("a", "A", "x", summary="About A", children=[
+        ...     Section("b", "B", "y", visibility="full")])])
+        >>> outline = tree.outline({"a": ["search"]})
+        >>> [(section.path, section.opens) for section in outline.sections]
+        [('a', ('search',)), ('a.b', ())]
+        """
         sections = tuple(
             OutlineSection(
                 path,
@@ -121,7 +167,13 @@ class SectionTree:
     # text ---------------------------------------------------------------------------
 
     def expand_line(self, path: str) -> str:
-        """The line under a summarized section telling the model how to read it."""
+        """The line under a summarized section telling the model how to read it.
+
+        >>> tree = SectionTree([Section("a", "A", "x", summary="About A", children=[
+        ...     Section("b", "B", "y", visibility="full")])])
+        >>> tree.expand_line("a")
+        '(Summary only: call read_section with key "a" to read it in full.)'
+        """
         return f'(Summary only: call {self.tool_name} with key "{path}" to read it in full.)'
 
     def _heading(self, node: Node) -> str:
@@ -130,7 +182,19 @@ class SectionTree:
     def own_texts(self, path: str) -> tuple[str | None, str]:
         """``path``'s own text, without its children, as a summary (heading, summary,
         the line telling how to read it; None for a full section) and in full
-        (heading, body)."""
+        (heading, body).
+
+        >>> tree = SectionTree([Section("a", "A", "x", summary="About A", children=[
+        ...     Section("b", "B", "y", visibility="full")])])
+        >>> summary, full = tree.own_texts("a.b")
+        >>> summary is None, full.splitlines()
+        (True, ['### B', '', 'y'])
+        >>> print(tree.own_texts("a")[0])
+        ## A
+        <BLANKLINE>
+        About A
+        (Summary only: call read_section with key "a" to read it in full.)
+        """
         node = self.nodes[path]
         heading = self._heading(node)
         full = f"{heading}\n\n{node.section.body}" if node.section.body else heading
@@ -146,19 +210,48 @@ class SectionTree:
 
     def render_full(self, path: str, expanded: frozenset[str]) -> str:
         """``path`` in full: heading, body, then its children (each shown in full or as
-        a summary)."""
+        a summary).
+
+        >>> tree = SectionTree([Section("a", "A", "x", summary="About A", children=[
+        ...     Section("b", "B", "y", visibility="full")])])
+        >>> print(tree.render_full("a", frozenset()))
+        ## A
+        <BLANKLINE>
+        x
+        <BLANKLINE>
+        ### B
+        <BLANKLINE>
+        y
+        """
         text = self.own_texts(path)[1]
         children = [self.render(p, expanded) for p in self._children(path)]
         return "\n\n".join([text, *children])
 
     def render_summary(self, path: str, expanded: frozenset[str]) -> str:
-        """``path`` as a summary (with the sections below it that were read, in full)."""
+        """``path`` as a summary (with the sections below it that were read, in full).
+
+        >>> tree = SectionTree([Section("a", "A", "x", summary="About A", children=[
+        ...     Section("b", "B", "y", visibility="full")])])
+        >>> print(tree.render_summary("a", frozenset()))
+        ## A
+        <BLANKLINE>
+        About A
+        (Summary only: call read_section with key "a" to read it in full.)
+        """
         text = self._summary(path)
         below = [self.render_full(p, expanded) for p in self._read_below(path, expanded)]
         return "\n\n".join([text, *below])
 
     def render(self, path: str, expanded: frozenset[str]) -> str:
-        """``path`` as the prompt shows it, given the paths read so far."""
+        """``path`` as the prompt shows it, given the paths read so far.
+
+        >>> tree = SectionTree([Section("a", "A", "x", summary="About A", children=[
+        ...     Section("b", "B", "y", visibility="full")])])
+        >>> tree.render("a", frozenset({"a"})) == tree.render_full("a", frozenset({"a"}))
+        True
+        >>> tree.render("a", frozenset()) == tree.render_summary("a", frozenset())
+        True
+        """
         node = self.nodes[path]
         if node.section.visibility == "full" or path in expanded:
             return self.render_full(path, expanded)
@@ -193,7 +286,13 @@ class SectionTree:
 
     def unknown_key(self, key: str) -> str:
         """What the model is told for a key that names no section: every key, the
-        closest first."""
+        closest first.
+
+        >>> tree = SectionTree([Section("a", "A", "x", summary="About A", children=[
+        ...     Section("b", "B", "y", visibility="full")])])
+        >>> tree.unknown_key("b")
+        "No section has the key 'b'. Keys, closest first: a.b, a."
+        """
         keys = sorted(
             self.nodes,
             key=lambda p: -difflib.SequenceMatcher(None, key.lower(), p.lower()).ratio(),

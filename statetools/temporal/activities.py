@@ -67,7 +67,16 @@ class SessionActivities:
 
     @activity.defn(name=MODEL_ACTIVITY)
     async def call_model(self, call: ModelCall) -> ModelAnswer:
-        """Ask the model; a failure raises (and Temporal retries it)."""
+        """Ask the model; a failure raises (and Temporal retries it).
+
+        >>> import asyncio
+        >>> from temporalio.testing import ActivityEnvironment
+        >>> from statetools.temporal import Designs, ScriptByRequest
+        >>> activities = SessionActivities(Designs([]), ScriptByRequest(["Hello!"]))
+        >>> call = ModelCall("desk", [{"role": "user", "content": "Hi"}], [])
+        >>> asyncio.run(ActivityEnvironment().run(activities.call_model, call)).message
+        {'content': 'Hello!', 'tool_calls': [], 'role': 'assistant'}
+        """
         request = ModelRequest(
             tuple(messages_from_json(call.messages)),
             tuple(
@@ -86,7 +95,21 @@ class SessionActivities:
     async def call_tool(self, run: ToolRun) -> ToolOutcome:
         """Run one tool call in the disclosure state the workflow had when it resolved
         it; a handler's failure or timeout is a result the model sees. A facade's call
-        runs here too; what it opened goes back as JSON for the workflow's scheduler."""
+        runs here too; what it opened goes back as JSON for the workflow's scheduler.
+
+        >>> import asyncio
+        >>> from temporalio.testing import ActivityEnvironment
+        >>> from statetools.temporal import Designs, ScriptByRequest
+        >>> from statetools.temporal.driver import call_payload
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> designs = Designs([LoadedDesign("net", (ping,), disclosure_graph(ping))])
+        >>> activities = SessionActivities(designs, ScriptByRequest([]))
+        >>> call = call_payload(ToolCall("c1", "ping", {}))
+        >>> run = ToolRun("net", "s1", call, DisclosureState().to_json(), None)
+        >>> outcome = asyncio.run(ActivityEnvironment().run(activities.call_tool, run))
+        >>> outcome.content, outcome.is_error
+        ('pong', False)
+        """
         loaded = self.designs[run.design]
         context = (
             ToolCallContext(loaded.context())
@@ -123,7 +146,16 @@ class SessionActivities:
     @activity.defn(name=OUTPUT_ACTIVITY)
     async def read_output(self, check: OutputCheck) -> OutputReading:
         """Read a final answer as the session's output type; an output type no
-        import finds fails the session (retrying would not help)."""
+        import finds fails the session (retrying would not help).
+
+        >>> import asyncio
+        >>> from temporalio.testing import ActivityEnvironment
+        >>> from statetools.temporal import Designs, ScriptByRequest
+        >>> activities = SessionActivities(Designs([]), ScriptByRequest([]))
+        >>> check = OutputCheck("builtins:int", "42")
+        >>> asyncio.run(ActivityEnvironment().run(activities.read_output, check)).value
+        42
+        """
         try:
             return read_output(check)
         except StatetoolsError as error:

@@ -102,7 +102,15 @@ class SessionDriver:
     def add_user_message(self, text: str) -> None:
         """Start on a user message: a new run in the trace. The session's first
         message comes after the system prompt and the text of its sections or skills
-        (as a local run places them)."""
+        (as a local run places them).
+
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
+        >>> driver = SessionDriver(loaded, SessionInput("net"))
+        >>> driver.add_user_message("Is the host up?")
+        >>> [m.role for m in driver.messages], driver.events[-1].tools
+        (['user'], ('ping',))
+        """
         if not self.messages:
             if self.system_prompt:
                 self.messages.append(clean_message(SystemMessage(self.system_prompt)))
@@ -115,11 +123,29 @@ class SessionDriver:
 
     def finish(self, outcome: str, error: str | None = None) -> None:
         """The run of the current user message ended with ``outcome`` (and ``error``,
-        the text of the error that ended it, if one did)."""
+        the text of the error that ended it, if one did).
+
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
+        >>> driver = SessionDriver(loaded, SessionInput("net"))
+        >>> driver.add_user_message("Hi")
+        >>> driver.finish("answered")
+        >>> driver.events[-1].outcome
+        'answered'
+        """
         self.events.append(RunFinished(self.clock(), self.iterations, outcome, error))
 
     def request(self) -> ModelCall:
-        """The next model call: the history and the tools visible this turn."""
+        """The next model call: the history and the tools visible this turn.
+
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
+        >>> driver = SessionDriver(loaded, SessionInput("net"))
+        >>> driver.add_user_message("Is the host up?")
+        >>> call = driver.request()
+        >>> call.messages, [tool["name"] for tool in call.tools]
+        ([{'content': 'Is the host up?', 'role': 'user'}], ['ping'])
+        """
         self.events.extend(change_events(self.iterations, self.scheduler.begin_turn()))
         shown = self.scheduler.shown()
         self.events.append(IterationStarted(self.iterations + 1, shown.names))
@@ -130,7 +156,16 @@ class SessionDriver:
         return ModelCall(self.design, messages_to_json(self.messages), tools)
 
     def take(self, answer: ModelAnswer) -> AssistantMessage:
-        """Add the model's answer to the history."""
+        """Add the model's answer to the history.
+
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
+        >>> driver = SessionDriver(loaded, SessionInput("net"))
+        >>> driver.add_user_message("Hi")
+        >>> answer = ModelAnswer({"role": "assistant", "content": "Hello!"}, "end_turn", [0, 0, 0])
+        >>> driver.take(answer).content, driver.iterations
+        ('Hello!', 1)
+        """
         self.iterations += 1
         (message,) = messages_from_json([answer.message])
         message = clean_message(message)
@@ -145,7 +180,18 @@ class SessionDriver:
 
     def resolve(self, call: ToolCall) -> BaseTool | None:
         """The tool to run for ``call``; None when ``call`` is answered already (an
-        unknown name, or a tool that is locked now)."""
+        unknown name, or a tool that is locked now).
+
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
+        >>> driver = SessionDriver(loaded, SessionInput("net"))
+        >>> driver.resolve(ToolCall("c1", "ping", {})).name
+        'ping'
+        >>> driver.resolve(ToolCall("c2", "pong", {})) is None  # answered already
+        True
+        >>> driver.messages[-1].content
+        "Tool 'pong' does not exist. Did you mean 'ping'? Available tools: ping."
+        """
         resolved = self.scheduler.resolve(call.name)
         if resolved is None:
             self.misses += 1
@@ -161,7 +207,15 @@ class SessionDriver:
         return resolved
 
     def answer(self, call: ToolCall, text: str, is_error: bool) -> None:
-        """Answer ``call`` with ``text``."""
+        """Answer ``call`` with ``text``.
+
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
+        >>> driver = SessionDriver(loaded, SessionInput("net"))
+        >>> driver.answer(ToolCall("c1", "ping", {}), "pong", False)
+        >>> driver.messages[-1].content, driver.messages[-1].tool_call_id
+        ('pong', 'c1')
+        """
         text = clean_text(text)
         self.messages.append(ToolMessage(call.id, call.name, text, is_error))
         self.events.append(ToolAnswered(self.iterations, call.id, call.name, text, is_error))
@@ -169,13 +223,29 @@ class SessionDriver:
     def runs_here(self, call: ToolCall, tool: BaseTool) -> bool:
         """Whether ``call`` is answered in the workflow: arguments that are not JSON,
         or pure bookkeeping (see :func:`~statetools.temporal.unfolds.unfolds_in_workflow`).
-        Every other call runs in the tool activity."""
+        Every other call runs in the tool activity.
+
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
+        >>> driver = SessionDriver(loaded, SessionInput("net"))
+        >>> driver.runs_here(ToolCall("c1", "ping", {}), ping)
+        False
+        """
         return call.invalid_arguments is not None or unfolds_in_workflow(
             tool, call, self.scheduler.graph
         )
 
     async def run_here(self, call: ToolCall, tool: BaseTool) -> ToolResult:
-        """Answer a call :meth:`runs_here`; a failure is a result."""
+        """Answer a call :meth:`runs_here`; a failure is a result.
+
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
+        >>> driver = SessionDriver(loaded, SessionInput("net"))
+        >>> import asyncio
+        >>> call = ToolCall("c1", "ping", {}, invalid_arguments="arguments are not JSON")
+        >>> asyncio.run(driver.run_here(call, ping)).text
+        'arguments are not JSON'
+        """
         if call.invalid_arguments is not None:
             return ToolResult.error(call.invalid_arguments)
         try:
@@ -188,7 +258,17 @@ class SessionDriver:
     ) -> ToolResult:
         """Answer ``call`` (a call of ``tool``) with the tool's outcome and let the
         scheduler see it; a ``return_direct`` result or a final state reached (with
-        ``end_on_final_state``) ends the turn once every call is answered."""
+        ``end_on_final_state``) ends the turn once every call is answered.
+
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
+        >>> driver = SessionDriver(loaded, SessionInput("net"))
+        >>> call = ToolCall("c1", "ping", {})
+        >>> driver.record(call, ping, ToolOutcome("pong", is_error=False)).text
+        'pong'
+        >>> driver.messages[-1].content, dict(driver.state().call_counts)
+        ('pong', {'ping': 1})
+        """
         if isinstance(outcome, ToolResult):
             result, kind, duration = outcome, outcome.kind, 0.0
         else:
@@ -223,13 +303,28 @@ class SessionDriver:
             self.ending = (outcome, output)
 
     def correct(self, text: str) -> None:
-        """The final answer did not fit the output type: tell the model ``text``."""
+        """The final answer did not fit the output type: tell the model ``text``.
+
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
+        >>> driver = SessionDriver(loaded, SessionInput("net"))
+        >>> driver.correct("Answer with a number.")
+        >>> driver.output_corrected, driver.messages[-1].content
+        (True, 'Answer with a number.')
+        """
         self.output_corrected = True
         self.events.append(OutputRejected(self.iterations, text))
         self.messages.append(UserMessage(text))
 
     def state(self) -> DisclosureState:
-        """The disclosure state now, the loop's counters included."""
+        """The disclosure state now, the loop's counters included.
+
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
+        >>> driver = SessionDriver(loaded, SessionInput("net"))
+        >>> driver.state().iteration, driver.state().unknown_calls_in_a_row
+        (0, 0)
+        """
         self.scheduler.iteration = self.iterations
         return attrs.evolve(
             self.scheduler.snapshot(),
@@ -238,15 +333,38 @@ class SessionDriver:
         )
 
     def visible(self) -> list[str]:
-        """The names of the tools the model would see now."""
+        """The names of the tools the model would see now.
+
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
+        >>> driver = SessionDriver(loaded, SessionInput("net"))
+        >>> driver.visible()
+        ['ping']
+        """
         return list(self.scheduler.shown().names)
 
     def messages_json(self) -> list[dict[str, Any]]:
-        """The history as JSON."""
+        """The history as JSON.
+
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
+        >>> driver = SessionDriver(loaded, SessionInput("net"))
+        >>> driver.add_user_message("Hi")
+        >>> driver.messages_json()
+        [{'content': 'Hi', 'role': 'user'}]
+        """
         return messages_to_json(self.messages)
 
     def trace_json(self) -> list[dict[str, Any]]:
-        """The trace as JSON (``statetools.Trace.from_json`` reads it)."""
+        """The trace as JSON (``statetools.Trace.from_json`` reads it).
+
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
+        >>> driver = SessionDriver(loaded, SessionInput("net"))
+        >>> driver.add_user_message("Hi")
+        >>> [event["type"] for event in driver.trace_json()]
+        ['run_started']
+        """
         return Trace(tuple(self.events)).to_json()
 
 

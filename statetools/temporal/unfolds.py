@@ -38,7 +38,12 @@ class ActivityTool(BaseTool):
     """
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
-        """Refuse: the workflow has only the tool's definition."""
+        """Refuse: the workflow has only the tool's definition.
+
+        >>> import asyncio
+        >>> asyncio.run(ActivityTool(name="ping", description="Ping.").acall({})).is_error
+        True
+        """
         return ToolResult.error(f"Tool '{self.name}' runs in a tool activity, not in the workflow.")
 
 
@@ -175,7 +180,15 @@ class UnfoldBook:
         return tool
 
     def rebuild(self, description: dict[str, Any]) -> Unfolded:
-        """The unfold ``description`` gives (see :func:`describe`), remembered."""
+        """The unfold ``description`` gives (see :func:`describe`), remembered.
+
+        >>> facade = UnfoldingTool.of("t", "Open t", [Tool.create("a", "A", lambda: "ok")])
+        >>> graph = disclosure_graph(facade)
+        >>> book = UnfoldBook(graph, [])
+        >>> unfolded = book.rebuild(describe(facade.call().value, graph, recall=False))
+        >>> unfolded.facade, unfolded.names
+        ('t', ['a'])
+        """
         self._remember(description)
         direct = description["direct"]
         return Unfolded(
@@ -199,7 +212,14 @@ class UnfoldBook:
 
     def replay(self, facade: UnfoldingTool, arguments: dict[str, Any]) -> Unfolded | str:
         """What a saved unfold opened (the scheduler's ``replay``): the remembered
-        selection; a plain facade selects again (that runs no code of the design)."""
+        selection; a plain facade selects again (that runs no code of the design).
+
+        >>> facade = UnfoldingTool.of("t", "Open t", [Tool.create("a", "A", lambda: "ok")])
+        >>> graph = disclosure_graph(facade)
+        >>> book = UnfoldBook(graph, [])
+        >>> book.replay(facade, {}).names
+        ['a']
+        """
         found = self._selections.get(_key(facade.name, arguments))
         if found is not None:
             return attrs.evolve(self.rebuild(found), direct=None)
@@ -208,5 +228,13 @@ class UnfoldBook:
         return f"the unfold of '{facade.name}' was not recorded"
 
     def saved(self) -> list[dict[str, Any]]:
-        """The selections to carry into a run continued as new."""
+        """The selections to carry into a run continued as new.
+
+        >>> facade = UnfoldingTool.of("t", "Open t", [Tool.create("a", "A", lambda: "ok")])
+        >>> graph = disclosure_graph(facade)
+        >>> book = UnfoldBook(graph, [])
+        >>> _ = book.rebuild(describe(facade.call().value, graph, recall=False))
+        >>> [(saved["facade"], saved["tools"]) for saved in book.saved()]
+        [('t', [{'name': 'a', 'place': 0}])]
+        """
         return list(self._selections.values())

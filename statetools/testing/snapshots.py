@@ -50,7 +50,14 @@ class TraceSnapshotExtension(SingleFileSnapshotExtension):
         include: PropertyFilter | None = None,
         matcher: PropertyMatcher | None = None,
     ) -> SerializedData:
-        """The trace text of ``data``."""
+        """The trace text of ``data``.
+
+        >>> result = ToolLoop(st.models.ScriptedModel(["Done."])).run("Hi", tools=[])
+        >>> print(TraceSnapshotExtension().serialize(result), end="")
+        turn 1 | visible: (none)
+          answer: "Done."
+        finished: answer after 1 iteration
+        """
         if isinstance(data, str):
             return _text(data)
         return format_trace(data)
@@ -79,7 +86,11 @@ class DotSnapshotExtension(SingleFileSnapshotExtension):
         include: PropertyFilter | None = None,
         matcher: PropertyMatcher | None = None,
     ) -> SerializedData:
-        """The DOT text of ``data``."""
+        """The DOT text of ``data``, ending with one newline.
+
+        >>> DotSnapshotExtension().serialize("digraph { a -> b }").splitlines(keepends=True)
+        ['digraph { a -> b }\\n']
+        """
         source: Any = data if isinstance(data, str) else getattr(data, "source", None)
         if not isinstance(source, str):
             raise TypeError(
