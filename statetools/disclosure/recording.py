@@ -26,7 +26,13 @@ from statetools.blackboard import Blackboard
 from statetools.disclosure.bindings import Bindings, Plan
 from statetools.disclosure.facades import Facades, unfolded_value
 from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.outcomes import Changes, Injected, StateChange, announcement
+from statetools.disclosure.outcomes import (
+    NOTHING_CHANGED,
+    Changes,
+    Injected,
+    StateChange,
+    announcement,
+)
 from statetools.disclosure.shown import Shown
 from statetools.disclosure.tool_order import ToolOrder
 from statetools.disclosure.unfolding import Unfolded
@@ -87,6 +93,8 @@ class Recording:
         """
         record = CallRecord(self._blackboard_changes())
         self._note(call, result, record)
+        if not (record.affected or record.entered or record.hidden or record.injected):
+            return NOTHING_CHANGED  # the usual call: nothing depends on it
         shown, hidden = self._refresh(record.affected)
         hidden.extend(record.hidden)
         return Changes(

@@ -54,6 +54,9 @@ from statetools.tools.tool import BaseTool
 
 __all__ = ["StatetoolsTools"]
 
+_ALLOW = ToolGuardrailFunctionOutput.allow()
+"""The guardrail's answer to a call that may run (one shared value: nothing changes it)."""
+
 
 class _Runs:
     """The disclosure of each live run, found from any of its contexts.
@@ -218,7 +221,7 @@ class StatetoolsTools:
         resolved = run.scheduler.resolve(data.context.tool_name)
         if isinstance(resolved, Blocked):
             return ToolGuardrailFunctionOutput.reject_content(resolved.reason)
-        return ToolGuardrailFunctionOutput.allow()
+        return _ALLOW
 
     def _not_found(self, args: ToolErrorFormatterArgs[Any]) -> str | None:
         if args.kind != "tool_not_found":
