@@ -19,14 +19,11 @@ tools:
 
 from __future__ import annotations
 
-import enum
 import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from statetools.disclosure.conditions import (
     After,
@@ -48,6 +45,7 @@ from statetools.spec.design import Design
 from statetools.spec.dump_sections import sections_data
 from statetools.spec.enums import is_yaml_enum
 from statetools.spec.references import SchemaOnlyTool, import_path_of
+from statetools.spec.yaml_text import plain, yaml_text
 from statetools.tools.tool import BaseTool, Tool
 
 
@@ -165,7 +163,7 @@ class _Writer:
             data["max_iterations"] = options.max_iterations
         if options.parameters:
             data["parameters"] = [
-                {"name": p.name, "schema": _plain(p.schema), "required": p.required}
+                {"name": p.name, "schema": plain(p.schema), "required": p.required}
                 for p in options.parameters
             ]
         return data
@@ -309,9 +307,9 @@ class _Writer:
             if isinstance(step, str):
                 written.append({"answer": step})
             elif isinstance(step, tuple) and len(step) == 2:
-                written.append({"call": {"name": step[0], "arguments": _plain(step[1])}})
+                written.append({"call": {"name": step[0], "arguments": plain(step[1])}})
             elif isinstance(step, list):
-                calls = [{"name": n, "arguments": _plain(a)} for n, a in step]
+                calls = [{"name": n, "arguments": plain(a)} for n, a in step]
                 written.append({"calls": calls})
             else:
                 raise SpecError(
@@ -334,35 +332,6 @@ def _as_tool_or_none(value: Any) -> BaseTool | None:
         return None
 
 
-def _plain(value: Any) -> Any:
-    """JSON-like data without tuples or enum members, for the safe YAML dumper."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if isinstance(value, enum.Enum):
-        return _plain(value.value)
-    return value
-
-
-class _Dumper(yaml.SafeDumper):
-    """Block style, lists indented under their key, multi-line text as ``|`` blocks."""
-
-    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
-        super().increase_indent(flow, False)
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
-def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_Dumper.add_representer(str, _text)
-
-
 def to_data(value: Any, *, relative_to: str | os.PathLike[str] | None = None) -> Any:
     """The plain data :func:`dump_playbook` writes (a dict), for JSON or further editing.
 
@@ -380,7 +349,7 @@ def to_data(value: Any, *, relative_to: str | os.PathLike[str] | None = None) ->
         if value.script is not None:
             body["script"] = writer.script(value.script)
         if isinstance(value.context, Mapping):
-            body["context"] = _plain(value.context)
+            body["context"] = plain(value.context)
         elif value.context is not None:
             body["context"] = writer._path(value.context, "context factory", "context")
     elif isinstance(value, list | tuple):
@@ -414,4 +383,4 @@ def dump_playbook(value: Any, *, relative_to: str | os.PathLike[str] | None = No
     True
     """
     data = to_data(value, relative_to=relative_to)
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=88)
+    return yaml_text(data)
