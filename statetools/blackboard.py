@@ -20,15 +20,35 @@ class Blackboard:
         self._items: list[Any] = []
 
     def post(self, value: Any) -> None:
-        """Publish ``value``."""
+        """Publish ``value``.
+
+        >>> board = Blackboard()
+        >>> board.post({"city": "Oslo"})
+        >>> board.of_type(dict)
+        [{'city': 'Oslo'}]
+        """
         self._items.append(value)
 
     def of_type(self, kind: type[T]) -> list[T]:
-        """Every published value that is an instance of ``kind``, oldest first."""
+        """Every published value that is an instance of ``kind``, oldest first.
+
+        >>> board = Blackboard()
+        >>> for value in (1, "two", 3):
+        ...     board.post(value)
+        >>> board.of_type(int)
+        [1, 3]
+        """
         return [item for item in self._items if isinstance(item, kind)]
 
     def latest(self, kind: type[T]) -> T | None:
-        """The newest published instance of ``kind``, or None."""
+        """The newest published instance of ``kind``, or None.
+
+        >>> board = Blackboard()
+        >>> board.post(1)
+        >>> board.post(3)
+        >>> board.latest(int), board.latest(str)
+        (3, None)
+        """
         for item in reversed(self._items):
             if isinstance(item, kind):
                 return item

@@ -69,7 +69,11 @@ class Chaining:
         *,
         id_attribute: str = "id",
     ) -> Chaining:
-        """Chain from returned objects of ``source`` (for which ``predicate`` holds)."""
+        """Chain from returned objects of ``source`` (for which ``predicate`` holds).
+
+        >>> Chaining.from_type(dict, lambda d: "id" in d).source
+        <class 'dict'>
+        """
         if source is None:
             raise DefinitionError("from_type needs a class", hint="use Chaining.any()")
         return cls(source, predicate, id_attribute)
@@ -78,12 +82,20 @@ class Chaining:
     def any(
         cls, predicate: Callable[[Any], bool] | None = None, *, id_attribute: str = "id"
     ) -> Chaining:
-        """Chain from any returned object that has ``@llm_tool`` methods."""
+        """Chain from any returned object that has ``@llm_tool`` methods.
+
+        >>> Chaining.any().source is None, Chaining.any().key
+        (True, '*')
+        """
         return cls(None, predicate, id_attribute)
 
     @property
     def key(self) -> str:
-        """The source type's stable name (``*`` for any)."""
+        """The source type's stable name (``*`` for any).
+
+        >>> Chaining.from_type(dict).key
+        'builtins.dict'
+        """
         return ANY_KEY if self.source is None else type_key(self.source)
 
     def accepts(self, value: Any) -> bool:
@@ -111,7 +123,15 @@ class Chaining:
             return f"the chaining predicate failed: {type(exc).__name__}: {exc}"
 
     def declared_tools(self) -> tuple[ChainedTool, ...]:
-        """The source's methods as tools declared before any instance exists."""
+        """The source's methods as tools declared before any instance exists.
+
+        >>> class Order:
+        ...     @llm_tool("Cancel this order")
+        ...     def cancel(self) -> str:
+        ...         return "cancelled"
+        >>> [tool.name for tool in Chaining.from_type(Order).declared_tools()]
+        ['cancel']
+        """
         source = self.source
         if source is None:
             return ()

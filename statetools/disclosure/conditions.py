@@ -98,7 +98,11 @@ class OnArtifact:
 
     @property
     def key(self) -> str:
-        """The type's stable name."""
+        """The type's stable name.
+
+        >>> OnArtifact(list).key
+        'builtins.list'
+        """
         return type_key(self.type)
 
 
@@ -114,7 +118,11 @@ class OnBlackboard:
 
     @property
     def key(self) -> str:
-        """The type's stable name."""
+        """The type's stable name.
+
+        >>> OnBlackboard(list).key
+        'builtins.list'
+        """
         return type_key(self.type)
 
 
@@ -146,24 +154,81 @@ class ConditionView(Protocol):
     """
 
     def calls(self, tool: str) -> int:
-        """Successful calls of ``tool`` so far."""
+        """Successful calls of ``tool`` so far.
+
+        >>> views: list[ConditionView] = []  # what a When predicate receives
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> report = Tool.create("report", "Report", lambda: "done")
+        >>> p = PlaybookTool("p", "P").with_tools(search)
+        >>> p = p.with_tool(report).unlocked_by_artifact(dict)
+        >>> p = p.with_tool(Tool.create("r", "R", lambda: "")).unlocked_when(views.append)
+        >>> scheduler = Scheduler.for_items([p])
+        >>> view = views[-1]
+        >>> _ = scheduler.record(ToolCall("c1", "search"), ToolResult.text("found"))
+        >>> view.calls("search"), view.calls("report")
+        (1, 0)
+        """
         ...
 
     def machine_state(self, machine: str) -> str | None:
-        """The current state name of ``machine``."""
+        """The current state name of ``machine``.
+
+        >>> import enum
+        >>> Order = enum.Enum("Order", "DRAFT DONE")
+        >>> views: list[ConditionView] = []  # what a When predicate receives
+        >>> gate = PlaybookTool("p", "P").with_tool(Tool.create("r", "R", lambda: ""))
+        >>> gate = gate.unlocked_when(lambda v: views.append(v) or True)
+        >>> order = StateMachineTool("order", "Order", Order).with_initial_state(Order.DRAFT)
+        >>> view = views[-1] if Scheduler.for_items([order, gate]) else None
+        >>> view.machine_state("order"), view.machine_state("other")
+        ('DRAFT', None)
+        """
         ...
 
     def seen_artifact(self, key: str) -> bool:
-        """Whether an artifact of the type with this key appeared."""
+        """Whether an artifact of the type with this key appeared.
+
+        >>> views: list[ConditionView] = []  # what a When predicate receives
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> report = Tool.create("report", "Report", lambda: "done")
+        >>> p = PlaybookTool("p", "P").with_tools(search)
+        >>> p = p.with_tool(report).unlocked_by_artifact(dict)
+        >>> p = p.with_tool(Tool.create("r", "R", lambda: "")).unlocked_when(views.append)
+        >>> scheduler = Scheduler.for_items([p])
+        >>> view = views[-1]
+        >>> _ = scheduler.record(ToolCall("c1", "search"), ToolResult.artifact({"n": 1}))
+        >>> view.seen_artifact(OnArtifact(dict).key), view.seen_artifact(OnArtifact(list).key)
+        (True, False)
+        """
         ...
 
     def seen_on_blackboard(self, key: str) -> bool:
-        """Whether a value of the type with this key was posted to the blackboard."""
+        """Whether a value of the type with this key was posted to the blackboard.
+
+        >>> views: list[ConditionView] = []  # what a When predicate receives
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> report = Tool.create("report", "Report", lambda: "done")
+        >>> p = PlaybookTool("p", "P").with_tools(search)
+        >>> p = p.with_tool(report).unlocked_by_artifact(dict)
+        >>> p = p.with_tool(Tool.create("r", "R", lambda: "")).unlocked_when(views.append)
+        >>> scheduler = Scheduler.for_items([p])
+        >>> view = views[-1]
+        >>> view.seen_on_blackboard(OnBlackboard(dict).key)
+        False
+        """
         ...
 
     @property
     def context(self) -> Mapping[str, Any]:
-        """The run's ToolCallContext."""
+        """The run's ToolCallContext.
+
+        >>> views: list[ConditionView] = []  # what a When predicate receives
+        >>> gate = PlaybookTool("p", "P").with_tool(Tool.create("r", "R", lambda: ""))
+        >>> gate = gate.unlocked_when(lambda v: views.append(v) or True)
+        >>> view = views[-1] if Scheduler.for_items([gate], context={"user": "ana"}) else None
+        >>> view.context["user"]
+        'ana'
+        """
         ...
 
 

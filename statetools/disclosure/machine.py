@@ -86,7 +86,11 @@ class StateMachineTool(Definition, Generic[E]):
 
     @property
     def state_names(self) -> list[str]:
-        """The names of every state, in enum order."""
+        """The names of every state, in enum order.
+
+        >>> StateMachineTool("order", "Order", enum.Enum("Order", "DRAFT CONFIRMED")).state_names
+        ['DRAFT', 'CONFIRMED']
+        """
         return [member.name for member in self.states]
 
     def _state(self, state: Any, what: str) -> str:
@@ -102,15 +106,37 @@ class StateMachineTool(Definition, Generic[E]):
         return str(name)
 
     def with_initial_state(self, state: E | str) -> StateMachineTool[E]:
-        """The state the machine starts in."""
+        """The state the machine starts in.
+
+        >>> Order = enum.Enum("Order", "DRAFT CONFIRMED")
+        >>> confirm = Tool.create("confirm", "Confirm the order", lambda: "ok")
+        >>> order = StateMachineTool("order", "Handle one order", Order)
+        >>> order.with_initial_state(Order.CONFIRMED).initial_state()
+        'CONFIRMED'
+        """
         return attrs.evolve(self, initial=self._state(state, "initial state"))
 
     def starting_in(self, state: E | str) -> StateMachineTool[E]:
-        """The same machine starting in another state."""
+        """The same machine starting in another state.
+
+        >>> Order = enum.Enum("Order", "DRAFT CONFIRMED")
+        >>> confirm = Tool.create("confirm", "Confirm the order", lambda: "ok")
+        >>> order = StateMachineTool("order", "Handle one order", Order)
+        >>> machine = order.with_initial_state("DRAFT")
+        >>> machine.starting_in("CONFIRMED").initial_state(), machine.initial_state()
+        ('CONFIRMED', 'DRAFT')
+        """
         return self.with_initial_state(state)
 
     def in_state(self, state: E | str) -> StateMachineTool[E]:
-        """Select the state that following ``with_tool`` calls add tools to."""
+        """Select the state that following ``with_tool`` calls add tools to.
+
+        >>> Order = enum.Enum("Order", "DRAFT CONFIRMED")
+        >>> confirm = Tool.create("confirm", "Confirm the order", lambda: "ok")
+        >>> order = StateMachineTool("order", "Handle one order", Order)
+        >>> order.in_state(Order.DRAFT).with_tool(confirm).availability
+        (('confirm', 'DRAFT'),)
+        """
         return attrs.evolve(self, cursor=self._state(state, "state"), last=None)
 
     def _add_tool(self, tool: Any) -> tuple[tuple[BaseTool, ...], str]:
@@ -129,7 +155,15 @@ class StateMachineTool(Definition, Generic[E]):
         return (*self.tools, resolved), resolved.name
 
     def with_tool(self, tool: Any) -> StateMachineTool[E]:
-        """Make ``tool`` available in the selected state (a tool may be in several)."""
+        """Make ``tool`` available in the selected state (a tool may be in several).
+
+        >>> Order = enum.Enum("Order", "DRAFT CONFIRMED")
+        >>> confirm = Tool.create("confirm", "Confirm the order", lambda: "ok")
+        >>> order = StateMachineTool("order", "Handle one order", Order)
+        >>> machine = order.in_state("DRAFT").with_tool(confirm)
+        >>> machine.in_state("CONFIRMED").with_tool(confirm).states_of("confirm")
+        ['DRAFT', 'CONFIRMED']
+        """
         if self.cursor is None:
             raise DefinitionError(
                 "with_tool must follow in_state(state)",
@@ -149,6 +183,15 @@ class StateMachineTool(Definition, Generic[E]):
         """After the last added tool succeeds in the selected state, move to ``state``.
 
         ``when`` guards the transition with a test of the tool's result.
+
+
+        >>> Order = enum.Enum("Order", "DRAFT CONFIRMED")
+        >>> confirm = Tool.create("confirm", "Confirm the order", lambda: "ok")
+        >>> order = StateMachineTool("order", "Handle one order", Order)
+        >>> machine = order.in_state("DRAFT").with_tool(confirm)
+        >>> [transition] = machine.transitions_to("CONFIRMED", lambda r: not r.is_error).transitions
+        >>> transition.source, transition.target, transition.label
+        ('DRAFT', 'CONFIRMED', 'guarded')
         """
         if self.cursor is None or self.last is None:
             raise DefinitionError(
@@ -163,7 +206,15 @@ class StateMachineTool(Definition, Generic[E]):
         return attrs.evolve(self, transitions=(*self.transitions, transition))
 
     def with_global_tools(self, *tools: Any) -> StateMachineTool[E]:
-        """Tools available in every state."""
+        """Tools available in every state.
+
+        >>> Order = enum.Enum("Order", "DRAFT CONFIRMED")
+        >>> confirm = Tool.create("confirm", "Confirm the order", lambda: "ok")
+        >>> order = StateMachineTool("order", "Handle one order", Order)
+        >>> help_tool = Tool.create("help", "Help", lambda: "Ask away.")
+        >>> order.with_global_tools(help_tool).states_of("help")
+        ['DRAFT', 'CONFIRMED']
+        """
         machine = self
         for tool in tools:
             new_tools, name = machine._add_tool(tool)
@@ -174,7 +225,14 @@ class StateMachineTool(Definition, Generic[E]):
         return attrs.evolve(machine, last=None)
 
     def with_final_states(self, *states: E | str) -> StateMachineTool[E]:
-        """States that end the work (an agentic machine returns when it reaches one)."""
+        """States that end the work (an agentic machine returns when it reaches one).
+
+        >>> Order = enum.Enum("Order", "DRAFT CONFIRMED")
+        >>> confirm = Tool.create("confirm", "Confirm the order", lambda: "ok")
+        >>> order = StateMachineTool("order", "Handle one order", Order)
+        >>> order.with_final_states(Order.CONFIRMED).final_states
+        ('CONFIRMED',)
+        """
         names = tuple(self._state(s, "final state") for s in states)
         return attrs.evolve(self, final_states=tuple(dict.fromkeys((*self.final_states, *names))))
 
@@ -182,30 +240,77 @@ class StateMachineTool(Definition, Generic[E]):
 
     def with_model(self, model: Any) -> StateMachineTool[E]:
         """Run as an agentic tool with its own nested loop and ``model`` (a Model or a
-        string such as ``"openai:gpt-4o-mini"``)."""
+        string such as ``"openai:gpt-4o-mini"``).
+
+        >>> Order = enum.Enum("Order", "DRAFT CONFIRMED")
+        >>> confirm = Tool.create("confirm", "Confirm the order", lambda: "ok")
+        >>> order = StateMachineTool("order", "Handle one order", Order)
+        >>> machine = order.in_state("DRAFT").with_tool(confirm)
+        >>> agent = machine.with_model(st.models.ScriptedModel(["Confirmed."]))
+        >>> outer = st.models.ScriptedModel([("order", {"task": "Confirm it"}), "Done."])
+        >>> ToolLoop(outer).run("Go", tools=[agent]).messages[2].content  # the nested run's answer
+        'Confirmed.'
+        """
         return attrs.evolve(self, agent=attrs.evolve(self.agent, model=agent_model(model)))
 
     def with_system_prompt(self, prompt: SystemPrompt) -> StateMachineTool[E]:
         """The system prompt of the nested loop (agentic mode): text, or a function of
-        the run context that gives it when the nested run starts."""
+        the run context that gives it when the nested run starts.
+
+        >>> Order = enum.Enum("Order", "DRAFT CONFIRMED")
+        >>> confirm = Tool.create("confirm", "Confirm the order", lambda: "ok")
+        >>> order = StateMachineTool("order", "Handle one order", Order)
+        >>> order.with_system_prompt("Be brief.").agent.system_prompt
+        'Be brief.'
+        """
         return attrs.evolve(self, agent=attrs.evolve(self.agent, system_prompt=prompt))
 
     def with_max_iterations(self, max_iterations: int) -> StateMachineTool[E]:
-        """The model-call limit of the nested loop (agentic mode)."""
+        """The model-call limit of the nested loop (agentic mode).
+
+        >>> Order = enum.Enum("Order", "DRAFT CONFIRMED")
+        >>> confirm = Tool.create("confirm", "Confirm the order", lambda: "ok")
+        >>> order = StateMachineTool("order", "Handle one order", Order)
+        >>> order.with_max_iterations(5).agent.max_iterations
+        5
+        """
         return attrs.evolve(self, agent=attrs.evolve(self.agent, max_iterations=max_iterations))
 
     def with_parameter(self, parameter: Parameter) -> StateMachineTool[E]:
-        """An input of the agentic tool (default: one ``task`` string)."""
+        """An input of the agentic tool (default: one ``task`` string).
+
+        >>> Order = enum.Enum("Order", "DRAFT CONFIRMED")
+        >>> confirm = Tool.create("confirm", "Confirm the order", lambda: "ok")
+        >>> order = StateMachineTool("order", "Handle one order", Order)
+        >>> machine = order.with_parameter(Parameter.string("id", "Id"))
+        >>> [parameter.name for parameter in machine.agent.parameters]
+        ['id']
+        """
         return attrs.evolve(
             self, agent=attrs.evolve(self.agent, parameters=(*self.agent.parameters, parameter))
         )
 
     def states_of(self, tool: str) -> list[str]:
-        """The states in which ``tool`` is available (all states for global tools)."""
+        """The states in which ``tool`` is available (all states for global tools).
+
+        >>> Order = enum.Enum("Order", "DRAFT CONFIRMED")
+        >>> confirm = Tool.create("confirm", "Confirm the order", lambda: "ok")
+        >>> order = StateMachineTool("order", "Handle one order", Order)
+        >>> machine = order.in_state("DRAFT").with_tool(confirm)
+        >>> machine.states_of("confirm")
+        ['DRAFT']
+        """
         if tool in self.global_tools:
             return self.state_names
         return [state for name, state in self.availability if name == tool]
 
     def initial_state(self) -> str:
-        """The initial state (the first enum member when none was set)."""
+        """The initial state (the first enum member when none was set).
+
+        >>> Order = enum.Enum("Order", "DRAFT CONFIRMED")
+        >>> confirm = Tool.create("confirm", "Confirm the order", lambda: "ok")
+        >>> order = StateMachineTool("order", "Handle one order", Order)
+        >>> order.initial_state()
+        'DRAFT'
+        """
         return self.initial or self.state_names[0]

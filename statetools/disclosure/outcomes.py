@@ -74,7 +74,11 @@ class Changes:
 
     @property
     def final_reached(self) -> bool:
-        """Whether a machine entered a final state."""
+        """Whether a machine entered a final state.
+
+        >>> Changes(entered=(StateChange("order", "DRAFT", "OPEN", False),)).final_reached
+        False
+        """
         return any(change.final for change in self.entered)
 
 

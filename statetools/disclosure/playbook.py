@@ -84,7 +84,14 @@ class PlaybookTool(Definition):
     (a definition loaded from YAML checks the design there); not part of equality."""
 
     def with_tools(self, *tools: Any) -> PlaybookTool:
-        """Add tools that are available from the start."""
+        """Add tools that are available from the start.
+
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> report = Tool.create("report", "Report", lambda: "done")
+        >>> p = PlaybookTool("p", "Research")
+        >>> [tool.name for tool in p.with_tools(search, report).tools]
+        ['search', 'report']
+        """
         added = tuple(PlaybookEntry(as_tool(tool)) for tool in tools)
         new: set[str] = set()
         for entry in added:
@@ -100,12 +107,27 @@ class PlaybookTool(Definition):
         )
 
     def with_tool(self, tool: Any) -> PlaybookTool:
-        """Add one tool; follow with ``unlocked_by...`` to give it a condition."""
+        """Add one tool; follow with ``unlocked_by...`` to give it a condition.
+
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> report = Tool.create("report", "Report", lambda: "done")
+        >>> p = PlaybookTool("p", "Research")
+        >>> p.with_tool(search).with_tool(report).unlocked_by(search).conditions
+        {'report': After(tools=('search',), count=1)}
+        """
         playbook = self.with_tools(tool)
         return attrs.evolve(playbook, last=playbook.entries[-1].tool.name)
 
     def unlocked(self, condition: Condition) -> PlaybookTool:
-        """Give the tool added last this condition (combined with AND if it has one)."""
+        """Give the tool added last this condition (combined with AND if it has one).
+
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> report = Tool.create("report", "Report", lambda: "done")
+        >>> p = PlaybookTool("p", "Research")
+        >>> playbook = p.with_tool(report).unlocked(After("search"))
+        >>> playbook.unlocked(InState("order", "OPEN")).conditions["report"].conditions
+        (After(tools=('search',), count=1), InState(machine='order', state='OPEN'))
+        """
         if self.last is None:
             raise DefinitionError(
                 "unlocked_by... must follow with_tool(tool)",
@@ -118,29 +140,73 @@ class PlaybookTool(Definition):
         return attrs.evolve(self, entries=entries)
 
     def unlocked_by(self, *prerequisites: Prerequisite) -> PlaybookTool:
-        """Unlock the last tool after every prerequisite succeeded once."""
+        """Unlock the last tool after every prerequisite succeeded once.
+
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> report = Tool.create("report", "Report", lambda: "done")
+        >>> p = PlaybookTool("p", "Research")
+        >>> p.with_tool(report).unlocked_by(search, "review").conditions
+        {'report': After(tools=('search', 'review'), count=1)}
+        """
         return self.unlocked_by_all(*prerequisites)
 
     def unlocked_by_all(self, *prerequisites: Prerequisite) -> PlaybookTool:
-        """Unlock the last tool after every prerequisite succeeded once."""
+        """Unlock the last tool after every prerequisite succeeded once.
+
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> report = Tool.create("report", "Report", lambda: "done")
+        >>> p = PlaybookTool("p", "Research")
+        >>> p.with_tool(report).unlocked_by_all("a", "b").conditions
+        {'report': After(tools=('a', 'b'), count=1)}
+        """
         return self.unlocked(After([prerequisite_name(p) for p in prerequisites]))
 
     def unlocked_by_any(self, *prerequisites: Prerequisite) -> PlaybookTool:
-        """Unlock the last tool after any one of the prerequisites succeeded."""
+        """Unlock the last tool after any one of the prerequisites succeeded.
+
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> report = Tool.create("report", "Report", lambda: "done")
+        >>> p = PlaybookTool("p", "Research")
+        >>> p.with_tool(report).unlocked_by_any("a", "b").conditions
+        {'report': AnyOf(conditions=(After(tools=('a',), count=1), After(tools=('b',), count=1)))}
+        """
         return self.unlocked(AnyOf(*(After(prerequisite_name(p)) for p in prerequisites)))
 
     def unlocked_by_artifact(self, kind: type) -> PlaybookTool:
-        """Unlock the last tool once a tool returned a value of type ``kind``."""
+        """Unlock the last tool once a tool returned a value of type ``kind``.
+
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> report = Tool.create("report", "Report", lambda: "done")
+        >>> p = PlaybookTool("p", "Research")
+        >>> p.with_tool(report).unlocked_by_artifact(dict).conditions
+        {'report': OnArtifact(type=<class 'dict'>)}
+        """
         return self.unlocked(OnArtifact(kind))
 
     def unlocked_by_blackboard(self, kind: type) -> PlaybookTool:
-        """Unlock the last tool once a value of type ``kind`` is on the blackboard."""
+        """Unlock the last tool once a value of type ``kind`` is on the blackboard.
+
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> report = Tool.create("report", "Report", lambda: "done")
+        >>> p = PlaybookTool("p", "Research")
+        >>> p.with_tool(report).unlocked_by_blackboard(dict).conditions
+        {'report': OnBlackboard(type=<class 'dict'>)}
+        """
         return self.unlocked(OnBlackboard(kind))
 
     def unlocked_when(
         self, predicate: Callable[[ConditionView], bool], label: str | None = None
     ) -> PlaybookTool:
-        """Unlock the last tool while ``predicate(view)`` holds (re-checked every turn)."""
+        """Unlock the last tool while ``predicate(view)`` holds (re-checked every turn).
+
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> report = Tool.create("report", "Report", lambda: "done")
+        >>> p = PlaybookTool("p", "Research")
+        >>> def searched_twice(view: ConditionView) -> bool:
+        ...     return view.calls("search") >= 2
+        >>> p.with_tool(report).unlocked_when(searched_twice).conditions["report"].label
+        'searched_twice'
+        """
         return self.unlocked(
             When(predicate, label or str(getattr(predicate, "__name__", "condition")))
         )
@@ -149,20 +215,42 @@ class PlaybookTool(Definition):
 
     def with_model(self, model: Any) -> PlaybookTool:
         """Run as an agentic tool: calling it runs a nested loop with ``model`` (a Model
-        or a string such as ``"openai:gpt-4o-mini"``)."""
+        or a string such as ``"openai:gpt-4o-mini"``).
+
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> report = Tool.create("report", "Report", lambda: "done")
+        >>> p = PlaybookTool("p", "Research")
+        >>> agent = p.with_tools(search).with_model(st.models.ScriptedModel(["Found."]))
+        >>> outer = st.models.ScriptedModel([("p", {"task": "Find it"}), "Done."])
+        >>> ToolLoop(outer).run("Go", tools=[agent]).messages[2].content  # the nested run's answer
+        'Found.'
+        """
         return attrs.evolve(self, agent=attrs.evolve(self.agent, model=agent_model(model)))
 
     def with_system_prompt(self, prompt: SystemPrompt) -> PlaybookTool:
         """The system prompt of the nested loop (agentic mode): text, or a function of
-        the run context that gives it when the nested run starts."""
+        the run context that gives it when the nested run starts.
+
+        >>> PlaybookTool("p", "P").with_system_prompt("Be brief.").agent.system_prompt
+        'Be brief.'
+        """
         return attrs.evolve(self, agent=attrs.evolve(self.agent, system_prompt=prompt))
 
     def with_max_iterations(self, max_iterations: int) -> PlaybookTool:
-        """The model-call limit of the nested loop (agentic mode)."""
+        """The model-call limit of the nested loop (agentic mode).
+
+        >>> PlaybookTool("p", "P").with_max_iterations(5).agent.max_iterations
+        5
+        """
         return attrs.evolve(self, agent=attrs.evolve(self.agent, max_iterations=max_iterations))
 
     def with_parameter(self, parameter: Parameter) -> PlaybookTool:
-        """An input of the agentic tool (default: one ``task`` string)."""
+        """An input of the agentic tool (default: one ``task`` string).
+
+        >>> playbook = PlaybookTool("p", "P").with_parameter(Parameter.string("city", "City"))
+        >>> [parameter.name for parameter in playbook.agent.parameters]
+        ['city']
+        """
         return attrs.evolve(
             self, agent=attrs.evolve(self.agent, parameters=(*self.agent.parameters, parameter))
         )
@@ -206,10 +294,24 @@ class PlaybookTool(Definition):
 
     @property
     def tools(self) -> list[BaseTool]:
-        """The playbook's tools in the order they were added."""
+        """The playbook's tools in the order they were added.
+
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> report = Tool.create("report", "Report", lambda: "done")
+        >>> p = PlaybookTool("p", "Research")
+        >>> [tool.name for tool in p.with_tool(report).with_tools(search).tools]
+        ['report', 'search']
+        """
         return [entry.tool for entry in self.entries]
 
     @property
     def conditions(self) -> dict[str, Condition]:
-        """Tool name -> unlock condition, for the tools that have one."""
+        """Tool name -> unlock condition, for the tools that have one.
+
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> report = Tool.create("report", "Report", lambda: "done")
+        >>> p = PlaybookTool("p", "Research")
+        >>> p.with_tools(search).with_tool(report).unlocked_by(search).conditions
+        {'report': After(tools=('search',), count=1)}
+        """
         return {e.tool.name: e.condition for e in self.entries if e.condition is not None}

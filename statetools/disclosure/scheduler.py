@@ -176,7 +176,12 @@ class Scheduler(Recording):
         state: DisclosureState | None = None,
         **options: Any,
     ) -> Scheduler:
-        """A scheduler for tools and definitions (a prebuilt DisclosureGraph is used as is)."""
+        """A scheduler for tools and definitions (a prebuilt DisclosureGraph is used as is).
+
+        >>> search = Tool.create("search", "Search the web", lambda: "found")
+        >>> [tool.name for tool in Scheduler.for_items([disclosure_graph(search)]).visible()]
+        ['search']
+        """
         if len(items) == 1 and isinstance(items[0], DisclosureGraph):
             return cls(items[0], state, **options)
         if any(isinstance(item, DisclosureGraph) for item in items):
@@ -211,7 +216,14 @@ class Scheduler(Recording):
         )
 
     def explain(self, name: str) -> str | None:
-        """Why ``name`` cannot be called now (the text the model gets), or None if it can."""
+        """Why ``name`` cannot be called now (the text the model gets), or None if it can.
+
+        >>> search, report = (Tool.create(n, n.title(), lambda: "ok") for n in ("search", "report"))
+        >>> book = PlaybookTool("p", "P").with_tools(search).with_tool(report).unlocked_by(search)
+        >>> scheduler = Scheduler.for_items([book])
+        >>> scheduler.explain("report"), scheduler.explain("search")
+        ("Tool 'report' is locked. Call first: search.", None)
+        """
         return self._locks.explain(name)
 
     def visible(self) -> list[BaseTool]:
@@ -220,6 +232,13 @@ class Scheduler(Recording):
         With ``visibility="declared"`` every registered tool is sent; locked ones carry
         one more line saying what unlocks them (unfolded facades, and tools an
         exclusive facade put away, are left out).
+
+
+        >>> search, report = (Tool.create(n, n.title(), lambda: "ok") for n in ("search", "report"))
+        >>> book = PlaybookTool("p", "P").with_tools(search).with_tool(report).unlocked_by(search)
+        >>> scheduler = Scheduler.for_items([book])
+        >>> [tool.name for tool in scheduler.visible()]
+        ['search']
         """
         return list(self.shown().tools)
 
@@ -231,6 +250,14 @@ class Scheduler(Recording):
         change, so a caller can tell "nothing changed" by identity and reuse what it
         built from it (the loop's requests, an adapter's wire forms); fresh runs of one
         graph without ``When`` conditions all start from the same object.
+
+
+        >>> search, report = (Tool.create(n, n.title(), lambda: "ok") for n in ("search", "report"))
+        >>> book = PlaybookTool("p", "P").with_tools(search).with_tool(report).unlocked_by(search)
+        >>> scheduler = Scheduler.for_items([book])
+        >>> shown = scheduler.shown()
+        >>> shown.names, scheduler.shown() is shown
+        (('search',), True)
         """
         if self.visibility == "hidden":
             if self._shown is None:
@@ -243,6 +270,15 @@ class Scheduler(Recording):
 
         An unfolded facade called again resolves to a tool that lists its tools; a
         chained tool resolves to its method bound to the newest instance.
+
+
+        >>> search, report = (Tool.create(n, n.title(), lambda: "ok") for n in ("search", "report"))
+        >>> book = PlaybookTool("p", "P").with_tools(search).with_tool(report).unlocked_by(search)
+        >>> scheduler = Scheduler.for_items([book])
+        >>> scheduler.resolve("search").name, scheduler.resolve("nothing")
+        ('search', None)
+        >>> scheduler.resolve("report")
+        Blocked(reason="Tool 'report' is locked. Call first: search.")
         """
         tool = self._visible.get(name)
         if tool is not None:
@@ -308,7 +344,14 @@ class Scheduler(Recording):
 
     def begin_turn(self) -> Changes:
         """Re-check ``When`` conditions and the blackboard before a model call (the
-        first turn of a resumed run also says which tools could not be restored)."""
+        first turn of a resumed run also says which tools could not be restored).
+
+        >>> search, report = (Tool.create(n, n.title(), lambda: "ok") for n in ("search", "report"))
+        >>> book = PlaybookTool("p", "P").with_tools(search).with_tool(report).unlocked_by(search)
+        >>> scheduler = Scheduler.for_items([book])
+        >>> scheduler.begin_turn().unlocked  # no When condition, nothing posted
+        ()
+        """
         lost = (Injected("resume", not_added=self._not_restored),) if self._not_restored else ()
         self._not_restored = ()
         affected = self._blackboard_changes()
@@ -322,7 +365,15 @@ class Scheduler(Recording):
 
     def snapshot(self) -> DisclosureState:
         """The current state, serializable: bound objects are kept by reference (type
-        and id), tools added at run time by name."""
+        and id), tools added at run time by name.
+
+        >>> search, report = (Tool.create(n, n.title(), lambda: "ok") for n in ("search", "report"))
+        >>> book = PlaybookTool("p", "P").with_tools(search).with_tool(report).unlocked_by(search)
+        >>> scheduler = Scheduler.for_items([book])
+        >>> _ = scheduler.record(ToolCall("c1", "search"), ToolResult.text("found"))
+        >>> dict(scheduler.snapshot().call_counts)
+        {'search': 1}
+        """
         return DisclosureState(
             call_counts=self._counts,
             machine_states=self._machine_states,

@@ -92,7 +92,13 @@ class DisclosureState:
     ending: str | None = None
 
     def to_json(self) -> str:
-        """The state as JSON text."""
+        """The state as JSON text.
+
+        >>> json.loads(DisclosureState(call_counts={"search": 1}).to_json())["call_counts"]
+        {'search': 1}
+        >>> DisclosureState.from_json(DisclosureState(iteration=3).to_json()).iteration
+        3
+        """
         return json.dumps(_converter.unstructure(self), sort_keys=True)
 
     @classmethod

@@ -97,7 +97,13 @@ class Unfolded:
 
     @property
     def names(self) -> list[str]:
-        """The names of the opened tools, in order."""
+        """The names of the opened tools, in order.
+
+        >>> ping = Tool.create("ping", "Ping", lambda: "pong")
+        >>> facade = UnfoldingTool.of("net", "Open net", [ping])
+        >>> facade.call().value.names
+        ['ping']
+        """
         return [tool.name for tool in self.tools]
 
 
