@@ -10,7 +10,7 @@ tool can be withdrawn again.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
 from statetools.errors import ProviderError
@@ -23,26 +23,29 @@ TOOL_CHANGES_BETA = "mid-conversation-tool-changes-2026-07-01"
 """The ``anthropic-beta`` value for ``tool_addition``/``tool_removal`` blocks."""
 
 
-def initially_visible(request: ModelRequest) -> set[str]:
-    """The tools visible in the run's first request (all visible ones without a
-    catalogue).
+def initially_visible(request: ModelRequest) -> tuple[str, ...] | None:
+    """The names of the tools visible in the run's first request, or None when every
+    declared tool is (a request without a catalogue). The catalogue's own tuple, the
+    same object for a whole run.
 
     >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
-    >>> initially_visible(ModelRequest((UserMessage("Ping it."),), (ping,)))
-    {'ping'}
+    >>> catalogue = st.models.ToolCatalogue((ping,), ("ping",))
+    >>> initially_visible(ModelRequest((UserMessage("Ping it."),), (ping,), catalogue=catalogue))
+    ('ping',)
     """
     if request.catalogue is None:
-        return {tool.name for tool in request.tools}
-    return set(request.catalogue.initial)
+        return None
+    return request.catalogue.initial
 
 
 def deferred_tools(
     declared: Sequence[ToolDefinition],
-    initial: set[str],
+    initial: Collection[str] | None,
     *,
     cache_control: Mapping[str, str] | None,
 ) -> list[dict[str, Any]]:
-    """Every declared tool, ``defer_loading: true`` on those not visible at the start.
+    """Every declared tool, ``defer_loading: true`` on those not visible at the start
+    (``initial`` None: every tool is).
 
     Deferred tools are not part of the cached prefix, so the cache breakpoint goes on
     the last tool that is loaded from the start.
@@ -52,20 +55,35 @@ def deferred_tools(
     >>> [t.get("defer_loading") for t in deferred_tools([ping, pong], {"ping"}, cache_control=None)]
     [None, True]
     """
-    wire: list[dict[str, Any]] = []
-    last_loaded: dict[str, Any] | None = None
-    for tool in declared:
-        item: dict[str, Any] = {
-            "name": tool.name,
-            "description": tool.description,
-            "input_schema": plain_json(tool.input_schema),
-        }
-        if tool.name in initial:
-            last_loaded = item
+    plain = [
+        {"name": t.name, "description": t.description, "input_schema": plain_json(t.input_schema)}
+        for t in declared
+    ]
+    return deferred_wire(plain, initial, cache_control=cache_control)
+
+
+def deferred_wire(
+    wire: Sequence[dict[str, Any]],
+    initial: Collection[str] | None,
+    *,
+    cache_control: Mapping[str, str] | None,
+) -> list[dict[str, Any]]:
+    """:func:`deferred_tools` from the tools' plain wire forms, which are shared and
+    left as they are (a tool that changes is copied).
+
+    >>> deferred_wire([{"name": "ping"}, {"name": "pong"}], ("ping",), cache_control=None)
+    [{'name': 'ping'}, {'name': 'pong', 'defer_loading': True}]
+    """
+    names = None if initial is None else set(initial)
+    out: list[dict[str, Any]] = []
+    last_loaded: int | None = None
+    for form in wire:
+        if names is None or form["name"] in names:
+            last_loaded = len(out)
+            out.append(form)
         else:
-            item["defer_loading"] = True
-        wire.append(item)
-    if wire and last_loaded is None:
+            out.append({**form, "defer_loading": True})
+    if out and last_loaded is None:
         raise ProviderError(
             "deferred disclosure needs a tool visible at the start: Anthropic requires "
             "at least one tool that is not deferred",
@@ -73,8 +91,25 @@ def deferred_tools(
             hint="make a tool visible in the first request, or use disclosure='tools'",
         )
     if cache_control is not None and last_loaded is not None:
-        last_loaded["cache_control"] = dict(cache_control)
-    return wire
+        out[last_loaded] = {**out[last_loaded], "cache_control": dict(cache_control)}
+    return out
+
+
+def deferred_more(
+    previous: list[dict[str, Any]],
+    fresh: list[dict[str, Any]],
+    initial: Collection[str] | None,
+) -> list[dict[str, Any]] | None:
+    """:func:`deferred_wire` of tools appended after those of ``previous`` (its
+    result), from their plain wire forms ``fresh``; None when one of them is loaded
+    from the start (the cache breakpoint moves: build the list again).
+
+    >>> deferred_more([{"name": "ping"}], [{"name": "pong"}], ("ping",))
+    [{'name': 'ping'}, {'name': 'pong', 'defer_loading': True}]
+    """
+    if initial is None or any(form["name"] in initial for form in fresh):
+        return None
+    return previous + [{**form, "defer_loading": True} for form in fresh]
 
 
 def _result_ids(turn: Mapping[str, Any]) -> list[str]:

@@ -6,6 +6,7 @@ The ``anthropic`` package is an optional extra: ``pip install statetools[anthrop
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from statetools.errors import StatetoolsError
@@ -22,7 +23,8 @@ from statetools.models.anthropic_disclosure import (
     ANTHROPIC_DISCLOSURES,
     TOOL_CHANGES_BETA,
     AnthropicDisclosure,
-    deferred_tools,
+    deferred_more,
+    deferred_wire,
     initially_visible,
     with_reveals,
 )
@@ -255,7 +257,15 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
         self.cache_control = cache_control
         self._wire = {
             False: WireTools(anthropic_tool),
-            True: WireTools(anthropic_tool, with_cache_breakpoint),
+            True: WireTools(anthropic_tool, lambda wire, _: with_cache_breakpoint(wire)),
+        }
+        self._deferred = {
+            flag: WireTools(
+                anthropic_tool,
+                partial(deferred_wire, cache_control=EPHEMERAL if flag else None),
+                deferred_more,
+            )
+            for flag in (False, True)
         }
 
         def build() -> AsyncAnthropic:
@@ -295,12 +305,9 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
                 messages, request, beta_tool_changes=self.beta_tool_changes
             )
             declared = declared_tools(request)
-            if declared:
-                body["tools"] = deferred_tools(
-                    declared,
-                    initially_visible(request),
-                    cache_control=EPHEMERAL if self.cache_control else None,
-                )
+            if declared:  # built once per catalogue: the same list while it holds
+                deferred = self._deferred[bool(self.cache_control)]
+                body["tools"] = deferred(declared, initially_visible(request))
         elif request.tools:
             body["tools"] = self._wire[bool(self.cache_control)](request.tools)
         body.update(self.request_options)

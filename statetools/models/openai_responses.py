@@ -5,6 +5,7 @@ The ``openai`` package is an optional extra: ``pip install statetools[openai]``.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,7 @@ from statetools.models.base import (
     ToolDefinition,
     Usage,
 )
+from statetools.models.responses_run_time import RunTimeTools, with_additional_tools
 from statetools.tools.tool import parse_arguments
 
 if TYPE_CHECKING:
@@ -156,69 +158,6 @@ def from_response(response: Response) -> ModelResponse:
     return ModelResponse(AssistantMessage(content, tuple(calls)), usage, stop)
 
 
-def split_run_time(
-    request: ModelRequest,
-) -> tuple[tuple[ToolDefinition, ...], dict[str, list[ToolDefinition]]]:
-    """The tools to declare in ``tools``, and the tools that appeared at run time after
-    a tool result, by the call id of that result (sent as ``additional_tools`` items
-    there, so the ``tools`` array stays as it was in the first request).
-
-    Without a catalogue every visible tool is declared:
-
-    >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
-    >>> split_run_time(ModelRequest((UserMessage("Ping it."),), (ping,)))
-    ((ToolDefinition(name='ping', description='Ping.', input_schema={'type': 'object'}),), {})
-    """
-    catalogue = request.catalogue
-    if catalogue is None:
-        return request.tools, {}
-    run_time = set(catalogue.run_time) - set(catalogue.initial)
-    first_shown: dict[str, str] = {}
-    for call_id, change in catalogue.changes.items():
-        for name in change.added:
-            if name in run_time:
-                first_shown.setdefault(name, call_id)
-    later: dict[str, list[ToolDefinition]] = {}
-    for tool in catalogue.tools:
-        if tool.name in first_shown:
-            later.setdefault(first_shown[tool.name], []).append(tool)
-    declared = tuple(tool for tool in catalogue.tools if tool.name not in first_shown)
-    return declared, later
-
-
-def with_additional_tools(
-    items: list[dict[str, Any]], later: dict[str, list[ToolDefinition]]
-) -> list[dict[str, Any]]:
-    """``items`` with an ``additional_tools`` item after each tool output that
-    revealed tools that appeared at run time.
-
-    >>> ping = ToolDefinition("ping", "Ping.", {})
-    >>> with_additional_tools(
-    ...     [{"type": "function_call_output", "call_id": "c1", "output": "ok"}], {"c1": [ping]}
-    ... )[1]["type"]
-    'additional_tools'
-    """
-    if not later:
-        return items
-    result: list[dict[str, Any]] = []
-    for item in items:
-        result.append(item)
-        tools = (
-            later.get(item.get("call_id", ""))
-            if item.get("type") == "function_call_output"
-            else None
-        )
-        if tools:
-            result.append(
-                {
-                    "type": "additional_tools",
-                    "role": "developer",
-                    "tools": to_responses_tools(tools),
-                }
-            )
-    return result
-
-
 class OpenAIResponsesModel(OpenAIModel):
     """A model on OpenAI's Responses API, through the official async SDK.
 
@@ -245,6 +184,11 @@ class OpenAIResponsesModel(OpenAIModel):
     ADAPTER = "OpenAIResponsesModel"
     WIRE_TOOL = responses_tool
 
+    @functools.cached_property
+    def _run_time(self) -> RunTimeTools:
+        """The ``allowed_tools`` mode's tools, kept between requests."""
+        return RunTimeTools(responses_tool)
+
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
         """The JSON body of the request (``tools`` only if any).
 
@@ -254,10 +198,10 @@ class OpenAIResponsesModel(OpenAIModel):
         """
         body: dict[str, Any] = {"model": self.model, "input": to_responses_input(request.messages)}
         if self.disclosure == "allowed_tools":
-            declared, later = split_run_time(request)
+            declared, later = self._run_time(request)
             body["input"] = with_additional_tools(body["input"], later)
             if declared:
-                body["tools"] = self._wire_tools(declared)
+                body["tools"] = declared
             if declared or later:
                 allowed = allowed_tools(request, lambda name: {"type": "function", "name": name})
                 body["tool_choice"] = (

@@ -49,3 +49,35 @@ def test_the_loop_fills_the_catalogue_only_for_a_model_that_asks() -> None:
         ToolCatalogue((definition(A), definition(B)), ("a",), {"call_1": ToolChange(added=("b",))}),
     ]
     assert [r.catalogue for r in plain.requests] == [None, None]
+
+
+def test_a_request_costs_what_changed_the_catalogue_keeps_its_parts_until_they_change() -> None:
+    keeper = CatalogueKeeper(st.Scheduler.for_items([A, B]))
+    visible = (definition(A),)
+
+    first = keeper.request(visible)
+    keeper.after_call("call_1", ("a",))  # nothing changed
+    again = keeper.request(visible)
+    keeper.after_call("call_2", ("a", "b"))
+    changed = keeper.request((definition(A), definition(B)))
+    keeper.after_call("call_3", ("a", "b", "x"))
+    grown = keeper.request((definition(A), definition(B), definition(X)))
+
+    assert again is first  # the same visible tools, nothing noted since: the same catalogue
+    assert changed.tools is first.tools  # a change: the tools stay the same tuple
+    assert changed.changes == {"call_2": ToolChange(added=("b",))}
+    assert changed.changes is not first.changes
+    assert (grown.names, grown.run_time) == (["a", "b", "x"], ("x",))
+    assert grown.changes == {
+        "call_2": ToolChange(added=("b",)),
+        "call_3": ToolChange(added=("x",)),
+    }
+
+
+def test_every_run_declares_the_tools_own_definitions() -> None:
+    keeper = CatalogueKeeper(st.Scheduler.for_items([A, B]))
+
+    catalogue = keeper.request((A.definition,))
+
+    assert catalogue.tools[0] is A.definition
+    assert catalogue.tools[1] is B.definition
