@@ -6,27 +6,29 @@ to the innermost tool, which is what analysis and the disclosure graph look at.
 
 Ready-made wrappers: :class:`OneShotPerLoopTool` (runs once per run) and
 :class:`ArtifactSinkingTool` (hands returned values to a sink: :class:`ListSink`,
-:class:`CompositeSink`, :class:`BlackboardSink`). Every wrapper passes the call's
-:class:`~statetools.ToolCallContext` on to the tool it wraps.
+:class:`CompositeSink`, :class:`BlackboardSink`, in :mod:`statetools.tools.sinks`).
+Every wrapper passes the call's :class:`~statetools.ToolCallContext` on to the tool
+it wraps.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
+from typing import Any, Protocol, Self, runtime_checkable
 
 import attrs
 
-from statetools.errors import DefinitionError, StatetoolsError
+from statetools.errors import DefinitionError
 from statetools.tools.calling import failure
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
 from statetools.tools.decorators import tool_from
 from statetools.tools.result import ToolResult
+from statetools.tools.sinks import ArtifactSink as ArtifactSink
+from statetools.tools.sinks import BlackboardSink as BlackboardSink
+from statetools.tools.sinks import CompositeSink as CompositeSink
+from statetools.tools.sinks import ListSink as ListSink
 from statetools.tools.tool import Arguments, BaseTool, Context
-
-if TYPE_CHECKING:
-    from statetools.blackboard import Blackboard
 
 
 @runtime_checkable
@@ -42,7 +44,12 @@ class DelegatingTool(Protocol):
 
     @property
     def delegate(self) -> BaseTool:
-        """The wrapped tool."""
+        """The wrapped tool.
+
+        >>> ping = Tool.create("ping", "Ping", lambda: "pong")
+        >>> WrapperTool.around(ping).delegate is ping
+        True
+        """
         ...
 
 
@@ -118,16 +125,33 @@ class WrapperTool(BaseTool):
         """A wrapper of ``delegate`` that looks like it, apart from ``changes``.
 
         Subclasses take their own fields through ``changes`` too.
+
+
+        >>> ping = Tool.create("ping", "Ping", lambda: "pong")
+        >>> wrapper = WrapperTool.around(ping, name="check_link")
+        >>> wrapper.name, wrapper.description, unwrap(wrapper) is ping
+        ('check_link', 'Ping', True)
         """
         _check_delegate(None, None, delegate)
         return cls(delegate=delegate, **_wrapper_fields(delegate, changes))
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
-        """Run the wrapped tool."""
+        """Run the wrapped tool.
+
+        >>> ping = Tool.create("ping", "Ping", lambda: "pong")
+        >>> import asyncio
+        >>> asyncio.run(WrapperTool.around(ping).acall({})).text
+        'pong'
+        """
         return await self.delegate.acall(arguments, context)
 
     def call(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
-        """Run synchronously; a plain pass-through wrapper uses the delegate's ``call``."""
+        """Run synchronously; a plain pass-through wrapper uses the delegate's ``call``.
+
+        >>> ping = Tool.create("ping", "Ping", lambda: "pong")
+        >>> WrapperTool.around(ping).call().text
+        'pong'
+        """
         if type(self).acall is WrapperTool.acall:
             return self.delegate.call(arguments, context)
         return super().call(arguments, context)
@@ -216,7 +240,14 @@ class OneShotPerLoopTool(WrapperTool):
         self.__attrs_init__(delegate=inner, advice=advice, **_wrapper_fields(inner, fields))
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
-        """Run the tool, unless it already ran (successfully) in this run."""
+        """Run the tool, unless it already ran (successfully) in this run.
+
+        >>> import asyncio
+        >>> guide = OneShotPerLoopTool(Tool.create("guide", "Load the guide", lambda: "Step 1"))
+        >>> run = {"statetools.run_id": "r1"}
+        >>> [asyncio.run(guide.acall({}, run)).text[:14] for _ in range(2)]
+        ['Step 1', 'ALREADY LOADED']
+        """
         run_id = _run_id(context)
         if run_id is not None and run_id in self._runs:
             return ToolResult.text(already_loaded_message(self.name, self.advice))
@@ -224,80 +255,6 @@ class OneShotPerLoopTool(WrapperTool):
         if run_id is not None and not result.is_error:
             self._runs.add(run_id)
         return result
-
-
-@runtime_checkable
-class ArtifactSink(Protocol):
-    """Where an :class:`ArtifactSinkingTool` puts the values its tool returns.
-
-    >>> class Printer:
-    ...     def put(self, value, context):
-    ...         print("got", value)
-    >>> isinstance(Printer(), ArtifactSink)
-    True
-    """
-
-    def put(self, value: Any, context: ToolCallContext) -> None:
-        """Receive one value (``context`` is the call's context)."""
-        ...
-
-
-class ListSink:
-    """Collects values in ``items``, oldest first.
-
-    >>> sink = ListSink()
-    >>> sink.put(1, ToolCallContext()); sink.items
-    [1]
-    """
-
-    def __init__(self) -> None:
-        self.items: list[Any] = []
-
-    def put(self, value: Any, context: ToolCallContext) -> None:
-        """Append ``value``."""
-        self.items.append(value)
-
-
-class CompositeSink:
-    """Hands every value to each of several sinks, in order.
-
-    >>> first, second = ListSink(), ListSink()
-    >>> CompositeSink(first, second).put("x", ToolCallContext())
-    >>> first.items, second.items
-    (['x'], ['x'])
-    """
-
-    def __init__(self, *sinks: ArtifactSink) -> None:
-        self.sinks: tuple[ArtifactSink, ...] = sinks
-
-    def put(self, value: Any, context: ToolCallContext) -> None:
-        """Give ``value`` to every sink."""
-        for sink in self.sinks:
-            sink.put(value, context)
-
-
-class BlackboardSink:
-    """Posts values to a blackboard: the given one or, by default, the run's (which
-    ``OnBlackboard`` conditions read, so sunk values can unlock tools).
-
-    >>> board = Blackboard()
-    >>> BlackboardSink(board).put({"id": 1}, ToolCallContext())
-    >>> board.latest(dict)
-    {'id': 1}
-    """
-
-    def __init__(self, blackboard: Blackboard | None = None) -> None:
-        self.blackboard = blackboard
-
-    def put(self, value: Any, context: ToolCallContext) -> None:
-        """Post ``value``; outside a run, only a given blackboard can take it."""
-        board = self.blackboard if self.blackboard is not None else context.blackboard
-        if board is None:
-            raise StatetoolsError(
-                "BlackboardSink has no blackboard outside a run",
-                hint="call the tool inside a ToolLoop run, or pass BlackboardSink(blackboard)",
-            )
-        board.post(value)
 
 
 @attrs.frozen(kw_only=True, init=False)
@@ -357,7 +314,15 @@ class ArtifactSinkingTool(WrapperTool):
         return [v for v in values if self.filter is None or self.filter(v)]
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
-        """Run the tool, then sink the matching values of a successful result."""
+        """Run the tool, then sink the matching values of a successful result.
+
+        >>> import asyncio
+        >>> sink = ListSink()
+        >>> find = Tool.create("find", "Find", lambda: [1, "a", 2])
+        >>> find = ArtifactSinkingTool(find, sink, type=int)
+        >>> asyncio.run(find.acall({})).text, sink.items
+        ('[1, "a", 2]', [1, 2])
+        """
         result = await self.delegate.acall(arguments, context)
         if result.is_error or not result.has_value:
             return result
