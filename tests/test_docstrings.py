@@ -9,10 +9,11 @@ Public names are those in the ``__all__`` of the packages a user imports. The ru
 - the docstring shows an example: a ``>>>`` line, a paragraph ending in ``::``
   followed by an indented block, or a fenced code block.
 
-The source rule further down extends this past ``__all__``: in the submodules of the
-packages users import, every public function, class and method shows an example (but
-for the framework hooks listed there); everywhere in statetools, every public function
-and class has a docstring.
+The source rule further down extends this past ``__all__``: the public methods of
+the classes in those ``__all__`` show an example; in the submodules of the packages
+users import, every public function, class and method shows an example (but for the
+framework hooks listed there); everywhere in statetools, every public function and
+class has a docstring.
 
 The ``>>>`` examples of classes and functions run as doctests (tests/test_doctests.py
 and the packages' own docs tests); doctest does not see attribute docstrings, so the
@@ -207,9 +208,16 @@ FRAMEWORK_HOOKS = {
 }
 
 # Methods still owed an example: their files (statetools/models/base.py and the bridges)
-# were being changed elsewhere when methods came under the rule. Take a name off this
-# list when its method gets its example; add none.
+# were being changed elsewhere when methods came under the rule, and graph.py and
+# unfolding.py are at the ~400-line limit (their examples wait for a split). Take a name
+# off this list when its method gets its example; add none.
 NOT_YET = {
+    "statetools.disclosure.graph.DisclosureGraph": (
+        "add_chaining add_machine add_playbook add_tool"
+    ),
+    "statetools.disclosure.unfolding.UnfoldingTool": (
+        "acall category_of inner_tool is_searchable is_selectable member_tools open select"
+    ),
     "statetools.integrations.bridge.BridgeRun": (
         "answer answer_sync begin enabled offer snapshot tool visible_names"
     ),
@@ -331,10 +339,34 @@ def test_public_names_of_the_submodules_users_import_show_an_example() -> None:
     assert _missing(SUBMODULE_PACKAGES, example=True, methods=True) == []
 
 
+def methods_of_public_classes() -> dict[str, bool]:
+    """``module.Class.method`` -> whether its docstring shows an example, for each
+    public method of the statetools classes in the ``__all__`` of PACKAGES."""
+    found = {}
+    for package, name in public_names():
+        value = getattr(importlib.import_module(package), name)
+        if not inspect.isclass(value) or not value.__module__.startswith("statetools."):
+            continue
+        source = Path(inspect.getfile(value)).read_text(encoding="utf-8")
+        for qualified, node, is_method in public_definitions(source):
+            if is_method and qualified.startswith(f"{value.__name__}."):
+                found[f"{value.__module__}.{qualified}"] = has_example(ast.get_docstring(node))
+    return found
+
+
+def test_public_methods_of_public_classes_show_an_example() -> None:
+    missing = [
+        f"{name}: no example"
+        for name, shown in methods_of_public_classes().items()
+        if not shown and name not in EXCLUDED
+    ]
+    assert sorted(missing) == []
+
+
 def test_the_methods_left_out_exist_and_still_lack_an_example() -> None:
     """The lists above name real methods, and a method owed an example leaves
     ``NOT_YET`` once it shows one (so the list only shrinks)."""
-    found = {}
+    found = methods_of_public_classes()
     for folder in SUBMODULE_PACKAGES:
         for module, path in _modules(ROOT / folder):
             for name, node, is_method in public_definitions(path.read_text(encoding="utf-8")):

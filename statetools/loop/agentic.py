@@ -29,5 +29,9 @@ class SimpleAgenticTool(AgenticTool):
     """
 
     def default_loop_factory(self) -> LoopFactory:
-        """:class:`ToolLoop`, so the tool also runs when called outside a run."""
+        """:class:`ToolLoop`, so the tool also runs when called outside a run.
+
+        >>> SimpleAgenticTool("helper", "Helps").default_loop_factory() is ToolLoop
+        True
+        """
         return ToolLoop

@@ -337,16 +337,31 @@ class Trace(Sequence[Event]):
         return iter(self.events)
 
     def of_type(self, event_type: type[Any]) -> list[Any]:
-        """The events that are instances of ``event_type``."""
+        """The events that are instances of ``event_type``.
+
+        >>> trace = ToolLoop(st.models.ScriptedModel(["Hello!"])).run("Hi", tools=[]).trace
+        >>> [event.outcome for event in trace.of_type(RunFinished)]
+        ['answer']
+        """
         return [event for event in self.events if isinstance(event, event_type)]
 
     def to_json(self) -> list[dict[str, Any]]:
-        """The events as JSON-compatible dicts."""
+        """The events as JSON-compatible dicts.
+
+        >>> trace = ToolLoop(st.models.ScriptedModel(["Hello!"])).run("Hi", tools=[]).trace
+        >>> [event["type"] for event in trace.to_json()]
+        ['run_started', 'iteration_started', 'model_responded', 'run_finished']
+        """
         return [_converter.unstructure(event) for event in self.events]
 
     @classmethod
     def from_json(cls, data: list[dict[str, Any]]) -> Trace:
-        """The inverse of :meth:`to_json`. Data that is not a trace raises SpecError."""
+        """The inverse of :meth:`to_json`. Data that is not a trace raises SpecError.
+
+        >>> trace = ToolLoop(st.models.ScriptedModel(["Hello!"])).run("Hi", tools=[]).trace
+        >>> Trace.from_json(trace.to_json()) == trace
+        True
+        """
         events = []
         for index, item in enumerate(data if isinstance(data, list) else [data]):
             kind = item.get("type") if isinstance(item, dict) else None

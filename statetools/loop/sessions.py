@@ -60,11 +60,27 @@ class SessionStore(Protocol):
     """
 
     def saved(self, session: str) -> SavedRun | None:
-        """The session's saved run, or None if there is none."""
+        """The session's saved run, or None if there is none.
+
+        >>> store = SqliteStore(":memory:")
+        >>> store.saved("s1") is None
+        True
+        >>> loop = ToolLoop(st.models.ScriptedModel(["Hello!"]))
+        >>> _ = loop.run("Hi", tools=[], session="s1", store=store)
+        >>> store.saved("s1").result.output
+        'Hello!'
+        """
         ...
 
     def save(self, session: str, run: SavedRun) -> None:
-        """Replace the session's saved run with ``run``."""
+        """Replace the session's saved run with ``run``.
+
+        >>> store = SqliteStore(":memory:")
+        >>> result = ToolLoop(st.models.ScriptedModel(["Hello!"])).run("Hi", tools=[])
+        >>> store.save("s1", SavedRun(result.trace[0].run_id, result))
+        >>> store.saved("s1").result.messages[-1].content
+        'Hello!'
+        """
         ...
 
 

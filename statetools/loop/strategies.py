@@ -38,7 +38,12 @@ class Injection:
         return bool(self.add or self.remove)
 
     def then(self, other: Injection) -> Injection:
-        """This injection followed by ``other``."""
+        """This injection followed by ``other``.
+
+        >>> ping = Tool.create("ping", "Ping", lambda: "pong")
+        >>> Injection(add=(ping,)).then(Injection(remove=("search",)))
+        Injection(add=(Tool(name='ping', ...),), remove=('search',))
+        """
         return Injection(add=self.add + other.add, remove=self.remove + other.remove)
 
 
@@ -61,7 +66,13 @@ class InjectionContext:
 
     @property
     def arguments(self) -> Mapping[str, Any]:
-        """The arguments of the call that just ran."""
+        """The arguments of the call that just ran.
+
+        >>> call = ToolCall("call_1", "search", {"query": "tides"})
+        >>> context = InjectionContext((), (), call, ToolResult.text("found"), 1, Blackboard())
+        >>> context.arguments
+        {'query': 'tides'}
+        """
         return self.call.arguments
 
 
@@ -78,7 +89,14 @@ class ToolInjectionStrategy(Protocol):
     """
 
     def evaluate(self, context: InjectionContext) -> Injection | None:
-        """The change to make, or None for no change."""
+        """The change to make, or None for no change.
+
+        >>> class RemoveAfterSearch:
+        ...     def evaluate(self, context: InjectionContext) -> Injection | None:
+        ...         return Injection(remove=("search",)) if context.call.name == "search" else None
+        >>> isinstance(RemoveAfterSearch(), ToolInjectionStrategy)
+        True
+        """
         ...
 
 
@@ -100,7 +118,18 @@ class ChainedStrategy:
         self.strategies: tuple[ToolInjectionStrategy, ...] = strategies
 
     def evaluate(self, context: InjectionContext) -> Injection | None:
-        """The combination of every strategy's injection (None when none changes anything)."""
+        """The combination of every strategy's injection (None when none changes anything).
+
+        >>> call = ToolCall("call_1", "search", {"query": "tides"})
+        >>> context = InjectionContext((), (), call, ToolResult.text("found"), 1, Blackboard())
+        >>> class Remove:
+        ...     def __init__(self, name: str) -> None:
+        ...         self.name = name
+        ...     def evaluate(self, context: InjectionContext) -> Injection | None:
+        ...         return Injection(remove=(self.name,))
+        >>> ChainedStrategy(Remove("a"), Remove("b")).evaluate(context).remove
+        ('a', 'b')
+        """
         combined = Injection()
         for strategy in self.strategies:
             injection = strategy.evaluate(context)

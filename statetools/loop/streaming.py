@@ -124,7 +124,17 @@ class RunStream:
         raise StopAsyncIteration
 
     async def aclose(self) -> None:
-        """Stop the run if it is still going (cancels it)."""
+        """Stop the run if it is still going (cancels it).
+
+        >>> import asyncio
+        >>> async def first_event() -> str:
+        ...     stream = ToolLoop(st.models.ScriptedModel(["Hello!"])).stream("Hi", tools=[])
+        ...     event = await anext(stream)
+        ...     await stream.aclose()
+        ...     return type(event).__name__
+        >>> asyncio.run(first_event())
+        'RunStarted'
+        """
         if self._task is not None and not self._task.done():
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, StatetoolsError):
@@ -133,7 +143,17 @@ class RunStream:
 
     @property
     def result(self) -> LoopResult:
-        """The run's result, once every event has been read."""
+        """The run's result, once every event has been read.
+
+        >>> import asyncio
+        >>> async def output() -> str:
+        ...     stream = ToolLoop(st.models.ScriptedModel(["Hello!"])).stream("Hi", tools=[])
+        ...     async for _ in stream:
+        ...         pass
+        ...     return stream.result.output
+        >>> asyncio.run(output())
+        'Hello!'
+        """
         if self._error is not None:
             raise self._error
         if self._result is None:

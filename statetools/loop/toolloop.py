@@ -164,6 +164,13 @@ class ToolLoop:
 
         Ctrl-C cancels the run (asyncio's own handling); ``run`` then raises
         ``KeyboardInterrupt`` carrying the run so far as ``.result``.
+
+
+        >>> loop = ToolLoop(st.models.ScriptedModel([("ping", {}), "The host is up."]))
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> result = loop.run("Is the host up?", tools=[ping])
+        >>> result.output, result.iterations
+        ('The host is up.', 2)
         """
         try:
             asyncio.get_running_loop()
@@ -218,6 +225,14 @@ class ToolLoop:
         session continues it: ``prompt=None`` goes on from the last saved step (calls
         that had no saved answer run again; saved ones never do), a text is a new user
         message. A finished session called with ``None`` gives its saved result.
+
+
+        >>> loop = ToolLoop(st.models.ScriptedModel([("ping", {}), "The host is up."]))
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> import asyncio
+        >>> result = asyncio.run(loop.arun("Is the host up?", tools=[ping]))
+        >>> [message.role for message in result.messages]
+        ['user', 'assistant', 'tool', 'assistant']
         """
         return await self._arun(
             prompt, tools, output_type, context, state, None, Session.of(session, store)

@@ -77,35 +77,84 @@ class Exploration:
 
     @property
     def initial(self) -> VisibleSet:
-        """The largest set visible at the start."""
+        """The largest set visible at the start.
+
+        >>> search = Tool.create("search", "Search the web", lambda query: "found")
+        >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
+        >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(analyze)
+        >>> exploration = explore(research.unlocked_by(search))
+        >>> exploration.initial.tools
+        ('search',)
+        """
         return max(
             (s for s in self.visible_sets if not s.path), key=lambda s: (s.tokens, len(s.tools))
         )
 
     @property
     def largest(self) -> VisibleSet:
-        """The visible set with the most tokens (the first such, on ties)."""
+        """The visible set with the most tokens (the first such, on ties).
+
+        >>> search = Tool.create("search", "Search the web", lambda query: "found")
+        >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
+        >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(analyze)
+        >>> exploration = explore(research.unlocked_by(search))
+        >>> exploration.largest.tools, exploration.largest.path
+        (('search', 'analyze'), ('search',))
+        """
         return max(self.visible_sets, key=lambda s: s.tokens)
 
     @property
     def max_tokens(self) -> int:
-        """Tokens of the largest visible set."""
+        """Tokens of the largest visible set.
+
+        >>> search = Tool.create("search", "Search the web", lambda query: "found")
+        >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
+        >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(analyze)
+        >>> exploration = explore(research.unlocked_by(search))
+        >>> exploration.max_tokens == exploration.largest.tokens > exploration.initial.tokens
+        True
+        """
         return self.largest.tokens
 
     @property
     def max_prompt_tokens(self) -> int:
         """Tokens of the longest prompt text the sections render to in the states
-        reported (with their fewest or most reads; 0 without sections)."""
+        reported (with their fewest or most reads; 0 without sections).
+
+        >>> search = Tool.create("search", "Search the web", lambda query: "found")
+        >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
+        >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(analyze)
+        >>> exploration = explore(research.unlocked_by(search))
+        >>> exploration.max_prompt_tokens  # no sections
+        0
+        """
         return max((s.most_prompt_tokens for s in self.prompt_states), default=0)
 
     @property
     def largest_prompt_state(self) -> PromptState | None:
         """The state with the most prompt (its longer text) and tool tokens together
-        (None without sections; the first such, on ties)."""
+        (None without sections; the first such, on ties).
+
+        >>> search = Tool.create("search", "Search the web", lambda query: "found")
+        >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
+        >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(analyze)
+        >>> exploration = explore(research.unlocked_by(search))
+        >>> exploration.largest_prompt_state is None  # no sections
+        True
+        """
         return max(self.prompt_states, key=lambda s: s.total_tokens, default=None)
 
     def to_dict(self) -> dict[str, Any]:
-        """The exploration as a JSON-ready dict."""
+        """The exploration as a JSON-ready dict.
+
+        >>> search = Tool.create("search", "Search the web", lambda query: "found")
+        >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
+        >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(analyze)
+        >>> exploration = explore(research.unlocked_by(search))
+        >>> data = exploration.to_dict()
+        >>> data["complete"], data["tools"]["analyze"]["path"]
+        (True, ['search'])
+        """
         return {
             "provider": self.provider,
             "encoding": "o200k_base",
@@ -139,11 +188,27 @@ class Exploration:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        """The exploration as JSON text."""
+        """The exploration as JSON text.
+
+        >>> search = Tool.create("search", "Search the web", lambda query: "found")
+        >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
+        >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(analyze)
+        >>> exploration = explore(research.unlocked_by(search))
+        >>> json.loads(exploration.to_json())["states"] == exploration.states
+        True
+        """
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
     def to_text(self) -> str:
-        """A summary and two tables: visible sets, and tools with their fewest turns."""
+        """A summary and two tables: visible sets, and tools with their fewest turns.
+
+        >>> search = Tool.create("search", "Search the web", lambda query: "found")
+        >>> analyze = Tool.create("analyze", "Analyze a text", lambda text: "ok")
+        >>> research = PlaybookTool("research", "Research").with_tool(search).with_tool(analyze)
+        >>> exploration = explore(research.unlocked_by(search))
+        >>> print(exploration.to_text().splitlines()[0])
+        2 disclosure states, 2 distinct visible sets (complete)
+        """
         largest = self.largest
         share = f" ({largest.tokens / self.flat_tokens:.0%} of flat)" if self.flat_tokens else ""
         scope = "complete" if self.complete else f"first {counted(self.depth, 'turn')} only"

@@ -124,11 +124,22 @@ class Finding:
 
     @property
     def rule(self) -> str:
-        """The rule's name, e.g. ``never-unlocks``."""
+        """The rule's name, e.g. ``never-unlocks``.
+
+        >>> f = Finding("ST008", "error", "Facade 'f' holds no tools.", "facade:f")
+        >>> f.rule
+        'empty-facade'
+        """
         return RULES_BY_CODE[self.code].name
 
     def to_dict(self) -> dict[str, str]:
-        """The finding as a JSON-ready dict (``source`` only when known)."""
+        """The finding as a JSON-ready dict (``source`` only when known).
+
+        >>> f = Finding("ST008", "error", "Facade 'f' holds no tools.", "facade:f")
+        >>> f.to_dict()  # doctest: +NORMALIZE_WHITESPACE
+        {'code': 'ST008', 'rule': 'empty-facade', 'severity': 'error', 'path': 'facade:f',
+         'message': "Facade 'f' holds no tools."}
+        """
         data = {
             "code": self.code,
             "rule": self.rule,
@@ -171,36 +182,85 @@ class Report:
 
     @property
     def errors(self) -> tuple[Finding, ...]:
-        """The findings of severity ``error``."""
+        """The findings of severity ``error``.
+
+        >>> empty = Finding("ST008", "error", "Facade 'f' holds no tools.", "facade:f")
+        >>> unreachable = Finding("ST004", "warning", "State 'X' is unreachable.", "machine:m")
+        >>> report = Report((empty, unreachable))
+        >>> [finding.code for finding in report.errors]
+        ['ST008']
+        """
         return tuple(f for f in self.findings if f.severity == "error")
 
     @property
     def warnings(self) -> tuple[Finding, ...]:
-        """The findings of severity ``warning``."""
+        """The findings of severity ``warning``.
+
+        >>> empty = Finding("ST008", "error", "Facade 'f' holds no tools.", "facade:f")
+        >>> unreachable = Finding("ST004", "warning", "State 'X' is unreachable.", "machine:m")
+        >>> report = Report((empty, unreachable))
+        >>> [finding.code for finding in report.warnings]
+        ['ST004']
+        """
         return tuple(f for f in self.findings if f.severity == "warning")
 
     @property
     def notes(self) -> tuple[Finding, ...]:
-        """The findings of severity ``info``."""
+        """The findings of severity ``info``.
+
+        >>> empty = Finding("ST008", "error", "Facade 'f' holds no tools.", "facade:f")
+        >>> unreachable = Finding("ST004", "warning", "State 'X' is unreachable.", "machine:m")
+        >>> report = Report((empty, unreachable))
+        >>> report.notes
+        ()
+        """
         return tuple(f for f in self.findings if f.severity == "info")
 
     @property
     def ok(self) -> bool:
-        """True when there are no errors (warnings and notes allowed)."""
+        """True when there are no errors (warnings and notes allowed).
+
+        >>> empty = Finding("ST008", "error", "Facade 'f' holds no tools.", "facade:f")
+        >>> unreachable = Finding("ST004", "warning", "State 'X' is unreachable.", "machine:m")
+        >>> report = Report((empty, unreachable))
+        >>> report.ok, Report(report.warnings).ok
+        (False, True)
+        """
         return not self.errors
 
     @property
     def codes(self) -> list[str]:
-        """The codes found, each once, sorted."""
+        """The codes found, each once, sorted.
+
+        >>> empty = Finding("ST008", "error", "Facade 'f' holds no tools.", "facade:f")
+        >>> unreachable = Finding("ST004", "warning", "State 'X' is unreachable.", "machine:m")
+        >>> report = Report((empty, unreachable))
+        >>> report.codes
+        ['ST004', 'ST008']
+        """
         return sorted({f.code for f in self.findings})
 
     def by_code(self, code: str) -> tuple[Finding, ...]:
-        """The findings with this code (or rule name)."""
+        """The findings with this code (or rule name).
+
+        >>> empty = Finding("ST008", "error", "Facade 'f' holds no tools.", "facade:f")
+        >>> unreachable = Finding("ST004", "warning", "State 'X' is unreachable.", "machine:m")
+        >>> report = Report((empty, unreachable))
+        >>> report.by_code("empty-facade") == report.by_code("ST008") == (empty,)
+        True
+        """
         wanted = RULES_BY_NAME[code].code if code in RULES_BY_NAME else code
         return tuple(f for f in self.findings if f.code == wanted)
 
     def to_dict(self) -> dict[str, Any]:
-        """The report as a JSON-ready dict: ``ok``, counts, ``findings``."""
+        """The report as a JSON-ready dict: ``ok``, counts, ``findings``.
+
+        >>> empty = Finding("ST008", "error", "Facade 'f' holds no tools.", "facade:f")
+        >>> unreachable = Finding("ST004", "warning", "State 'X' is unreachable.", "machine:m")
+        >>> report = Report((empty, unreachable))
+        >>> {key: value for key, value in report.to_dict().items() if key != "findings"}
+        {'ok': False, 'errors': 1, 'warnings': 1, 'notes': 0, 'disabled': []}
+        """
         return {
             "ok": self.ok,
             "errors": len(self.errors),
@@ -211,11 +271,27 @@ class Report:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        """The report as JSON text (what ``statetools check --format json`` prints)."""
+        """The report as JSON text (what ``statetools check --format json`` prints).
+
+        >>> empty = Finding("ST008", "error", "Facade 'f' holds no tools.", "facade:f")
+        >>> unreachable = Finding("ST004", "warning", "State 'X' is unreachable.", "machine:m")
+        >>> report = Report((empty, unreachable))
+        >>> json.loads(report.to_json())["ok"]
+        False
+        """
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
     def to_text(self) -> str:
-        """One line per finding, then a summary line."""
+        """One line per finding, then a summary line.
+
+        >>> empty = Finding("ST008", "error", "Facade 'f' holds no tools.", "facade:f")
+        >>> unreachable = Finding("ST004", "warning", "State 'X' is unreachable.", "machine:m")
+        >>> report = Report((empty, unreachable))
+        >>> print(report.to_text())
+        machine:m: ST004 warning [unreachable-state] State 'X' is unreachable.
+        facade:f: ST008 error [empty-facade] Facade 'f' holds no tools.
+        1 error, 1 warning
+        """
         summary = f"{counted(len(self.errors), 'error')}, {counted(len(self.warnings), 'warning')}"
         if self.notes:
             summary += f", {counted(len(self.notes), 'note')}"

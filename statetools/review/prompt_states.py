@@ -59,31 +59,61 @@ class PromptState:
 
     @property
     def keys(self) -> tuple[str, ...]:
-        """The keys of the sections read on the path."""
+        """The keys of the sections read on the path.
+
+        >>> state = PromptState(("search",), 15, ("search",), (("read_section", "a"),), 40, (), 30)
+        >>> state.keys
+        ('a',)
+        """
         return tuple(key for _, key in self.reads)
 
     @property
     def max_keys(self) -> tuple[str, ...]:
-        """The keys of :attr:`max_reads`."""
+        """The keys of :attr:`max_reads`.
+
+        >>> state = PromptState(("search",), 15, ("search",), (("read_section", "a"),), 40, (), 30)
+        >>> state.max_keys
+        ()
+        """
         return tuple(key for _, key in self.max_reads)
 
     @property
     def turns(self) -> int:
-        """Model turns (calls) before this state; 0 at the start."""
+        """Model turns (calls) before this state; 0 at the start.
+
+        >>> state = PromptState(("search",), 15, ("search",), (("read_section", "a"),), 40, (), 30)
+        >>> state.turns
+        1
+        """
         return len(self.path)
 
     @property
     def most_prompt_tokens(self) -> int:
-        """The longer of the two prompt texts, in tokens."""
+        """The longer of the two prompt texts, in tokens.
+
+        >>> state = PromptState(("search",), 15, ("search",), (("read_section", "a"),), 40, (), 30)
+        >>> state.most_prompt_tokens
+        40
+        """
         return max(self.prompt_tokens, self.max_reads_tokens)
 
     @property
     def total_tokens(self) -> int:
-        """Tools and the longer prompt text together."""
+        """Tools and the longer prompt text together.
+
+        >>> state = PromptState(("search",), 15, ("search",), (("read_section", "a"),), 40, (), 30)
+        >>> state.total_tokens
+        55
+        """
         return self.tool_tokens + self.most_prompt_tokens
 
     def to_dict(self) -> dict[str, Any]:
-        """The state as a JSON-ready dict."""
+        """The state as a JSON-ready dict.
+
+        >>> state = PromptState(("search",), 15, ("search",), (("read_section", "a"),), 40, (), 30)
+        >>> state.to_dict()["reads"], state.to_dict()["turns"]
+        ({'read_section': ['a']}, 1)
+        """
         return {
             "tools": list(self.tools),
             "tool_tokens": self.tool_tokens,
@@ -114,7 +144,13 @@ class SectionCost:
     full_tokens: int
 
     def to_dict(self) -> dict[str, Any]:
-        """The section as a JSON-ready dict."""
+        """The section as a JSON-ready dict.
+
+        >>> cost = SectionCost("read_section", "billing", ("refund",), 24, 10)
+        >>> cost.to_dict()  # doctest: +NORMALIZE_WHITESPACE
+        {'facade': 'read_section', 'key': 'billing', 'opens': ['refund'],
+         'summary_tokens': 24, 'full_tokens': 10}
+        """
         return {
             "facade": self.facade,
             "key": self.key,

@@ -52,7 +52,12 @@ class Diagram:
 
     @property
     def text(self) -> str:
-        """The diagram as text (dot, svg, mermaid)."""
+        """The diagram as text (dot, svg, mermaid).
+
+        >>> diagram = render(Tool.create("ping", "Ping the host", lambda: "pong"), format="dot")
+        >>> diagram.text.splitlines()[0]
+        'digraph statetools {'
+        """
         if self.format == "png":
             raise StatetoolsError(
                 "a png diagram is binary", hint="use .data, or format='svg' for text"
@@ -60,7 +65,15 @@ class Diagram:
         return self.data.decode("utf-8")
 
     def save(self, path: str | Path) -> Path:
-        """Write the diagram to ``path``; returns the path."""
+        """Write the diagram to ``path``; returns the path.
+
+        >>> diagram = render(Tool.create("ping", "Ping the host", lambda: "pong"), format="dot")
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     saved = diagram.save(Path(folder) / "ping.dot")
+        ...     saved.name, saved.read_text() == diagram.text
+        ('ping.dot', True)
+        """
         target = Path(path)
         target.write_bytes(self.data)
         return target

@@ -27,16 +27,31 @@ class VisibleSet:
 
     @property
     def turns(self) -> int:
-        """Model turns (calls) before this set is visible; 0 at the start."""
+        """Model turns (calls) before this set is visible; 0 at the start.
+
+        >>> later = VisibleSet(("search", "fetch"), 120, ("search",))
+        >>> later.turns
+        1
+        """
         return len(self.path)
 
     @property
     def label_path(self) -> str:
-        """``visible-set:start`` or ``visible-set:search/fetch`` (used in findings)."""
+        """``visible-set:start`` or ``visible-set:search/fetch`` (used in findings).
+
+        >>> later = VisibleSet(("search", "fetch"), 120, ("search",))
+        >>> later.label_path, VisibleSet(("search",), 60, ()).label_path
+        ('visible-set:search', 'visible-set:start')
+        """
         return f"visible-set:{'/'.join(self.path) if self.path else 'start'}"
 
     def to_dict(self) -> dict[str, Any]:
-        """The set as a JSON-ready dict."""
+        """The set as a JSON-ready dict.
+
+        >>> later = VisibleSet(("search", "fetch"), 120, ("search",))
+        >>> later.to_dict()
+        {'tools': ['search', 'fetch'], 'tokens': 120, 'turns': 1, 'path': ['search']}
+        """
         return {
             "tools": list(self.tools),
             "tokens": self.tokens,

@@ -97,7 +97,13 @@ class Design:
 
     @property
     def tools(self) -> list[Any]:
-        """What to pass as ``ToolLoop.run(..., tools=design.tools)``."""
+        """What to pass as ``ToolLoop.run(..., tools=design.tools)``.
+
+        >>> data = {"kind": "playbook", "name": "p", "description": "P", "tools": ["s"]}
+        >>> design = load_design(data, tools=[Tool.create("s", "S", lambda: "")])
+        >>> [item.name for item in design.tools]
+        ['p']
+        """
         return list(self.definitions)
 
     def run_context(self) -> dict[str, Any]:

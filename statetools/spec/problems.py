@@ -125,11 +125,19 @@ class SpecProblem(str):
 
     @property
     def where(self) -> str:
-        """The path as text, e.g. ``$.states.DRAFT``."""
+        """The path as text, e.g. ``$.states.DRAFT``.
+
+        >>> SpecProblem("unknown state", path=("states", "DRAFT")).where
+        '$.states.DRAFT'
+        """
         return format_path(self.path)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form: path, line, message, hint."""
+        """A JSON-ready form: path, line, message, hint.
+
+        >>> SpecProblem("unknown state", path=("states", 0), line=4, hint="use DONE").to_dict()
+        {'path': '$.states[0]', 'line': 4, 'message': 'unknown state', 'hint': 'use DONE'}
+        """
         return {"path": self.where, "line": self.line, "message": self.message, "hint": self.hint}
 
 

@@ -157,7 +157,13 @@ class SchemaOnlyTool(BaseTool):
     """The tools file's full path: what equality compares and ``dump_playbook`` writes."""
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
-        """Always an error result: there is no handler."""
+        """Always an error result: there is no handler.
+
+        >>> import asyncio
+        >>> tool = SchemaOnlyTool(name="ping", description="Ping", source="tools.json")
+        >>> asyncio.run(tool.acall({})).is_error
+        True
+        """
         return ToolResult.error(
             f"no handler: this tool was imported schema-only from {self.source}"
         )

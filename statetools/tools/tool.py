@@ -102,10 +102,20 @@ class BaseTool(abc.ABC):
         """Run the tool with arguments from the model (a JSON string or a dict).
 
         Bad arguments and failures come back as error results, never as exceptions.
+
+
+        >>> import asyncio
+        >>> add = Tool.create("add", "Add", lambda a, b: a + b)
+        >>> asyncio.run(add.acall('{"a": 2, "b": 3}')).text
+        '5'
         """
 
     def call(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
-        """Run the tool synchronously; see :meth:`acall`. Use ``acall`` in async code."""
+        """Run the tool synchronously; see :meth:`acall`. Use ``acall`` in async code.
+
+        >>> Tool.create("add", "Add", lambda a, b: a + b).call({"a": 2, "b": 3}).text
+        '5'
+        """
         _outside_event_loop(f"{type(self).__name__}.call()")
         return asyncio.run(self.acall(arguments, context))
 
@@ -289,6 +299,15 @@ class Tool(BaseTool):
         never blocks the event loop; ``metadata.on_loop_thread`` keeps it on the loop's
         thread. Problems with the arguments and exceptions from the handler become error results
         the model can act on; this method never raises for them.
+
+
+        >>> import asyncio
+        >>> def divide(a: int, b: int) -> float:
+        ...     '''Divide a by b.'''
+        ...     return a / b
+        >>> result = asyncio.run(Tool.from_function(divide).acall({"a": 1, "b": 0}))
+        >>> result.is_error, result.text
+        (True, "Tool 'divide' failed: division by zero")
         """
         kwargs = self._prepare(arguments, context)
         if isinstance(kwargs, ToolResult):
