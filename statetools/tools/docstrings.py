@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Collection
 
 import docstring_parser
 
@@ -38,6 +39,7 @@ def _own_doc(obj: object) -> str | None:
     return doc
 
 
+@functools.lru_cache(maxsize=4096)
 def first_paragraph(doc: str | None) -> str | None:
     """The first paragraph of a docstring, on one line; ``None`` when there is none.
 
@@ -72,8 +74,11 @@ def description_of(obj: object) -> str | None:
     return first_paragraph(_own_doc(obj))
 
 
-def parameter_descriptions(obj: object) -> dict[str, str]:
+def parameter_descriptions(obj: object, names: Collection[str] | None = None) -> dict[str, str]:
     """Parameter (or attribute) descriptions from ``obj``'s docstring, by name.
+
+    With ``names``, only those are looked for: a docstring that mentions none of them
+    is not parsed at all (parsing is most of the cost of making a tool).
 
     >>> def f(q):
     ...     '''Search.
@@ -84,15 +89,28 @@ def parameter_descriptions(obj: object) -> dict[str, str]:
     ...     '''
     >>> parameter_descriptions(f)
     {'q': 'The query, in plain words.'}
+    >>> parameter_descriptions(f, ["limit"])
+    {}
     """
     doc = _own_doc(obj)
     if doc is None:
         return {}
-    parsed = docstring_parser.parse(inspect.cleandoc(doc))
+    if names is not None and not any(name in doc for name in names):
+        return {}  # a description names its parameter
+    found = _described(inspect.cleandoc(doc))
+    if names is None:
+        return dict(found)
+    return {name: text for name, text in found if name in names}
+
+
+@functools.lru_cache(maxsize=4096)
+def _described(doc: str) -> tuple[tuple[str, str], ...]:
+    """The parameters ``doc`` describes, parsed once per distinct docstring (the
+    methods of every object a provider makes share theirs)."""
     found: dict[str, str] = {}
-    for param in parsed.params:
+    for param in docstring_parser.parse(doc).params:
         text = _one_line(param.description or "")
         name = param.arg_name.lstrip("*")
         if text and name:
             found[name] = text
-    return found
+    return tuple(found.items())

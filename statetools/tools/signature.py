@@ -153,7 +153,7 @@ def bind_signature(
             path=where or None,
             hint="make every annotation importable, or give the tool an explicit schema",
         ) from exc
-    documented = parameter_descriptions(fn)
+    documented = {} if schema is not None else parameter_descriptions(fn, signature.parameters)
     properties: dict[str, JsonSchema] = {}
     required: list[str] = []
     conversions: dict[str, Any] = {}

@@ -240,11 +240,12 @@ def _class_schema(cls: type, where: str, seen: tuple[type, ...]) -> JsonSchema:
             path=path,
             hint="make every annotation importable from the class's module",
         ) from exc
-    documented = parameter_descriptions(cls)
+    fields = _fields(cls)
+    documented = parameter_descriptions(cls, [name for name, _, _ in fields])
     examples = _field_examples(cls)
     properties: dict[str, JsonSchema] = {}
     required: list[str] = []
-    for name, has_default, default in _fields(cls):
+    for name, has_default, default in fields:
         prop = _schema(hints.get(name, Any), f"{where}.{name}" if where else name, (*seen, cls))
         if "description" not in prop and name in documented:
             prop = {**prop, "description": documented[name]}

@@ -41,7 +41,8 @@ class ArgumentValidator:
     not say "valid" does ``jsonschema`` (the reference, some microseconds) look for
     the problems to put in words. A value either finds valid is valid; the compiled
     check is made on first use, and a schema it cannot compile (a ``$ref`` to
-    another document, a pattern in another regex dialect) is checked by
+    another document, a pattern in another regex dialect) or whose verdicts may
+    differ (``multipleOf``, which it checks in floating point) is checked by
     ``jsonschema`` alone.
 
     >>> v = make_validator({"type": "object", "properties": {"n": {"type": "integer"}}})
@@ -49,13 +50,22 @@ class ArgumentValidator:
     (True, False)
     """
 
-    __slots__ = ("_quick", "reference", "schema")
+    __slots__ = ("_kind", "_quick", "_reference", "schema")
 
-    def __init__(self, schema: Mapping[str, Any], reference: jsonschema.protocols.Validator):
+    def __init__(self, schema: Mapping[str, Any], kind: type[jsonschema.protocols.Validator]):
         self.schema = schema
-        self.reference = reference
-        """The ``jsonschema`` validator: the reference, and the words of each problem."""
+        self._kind = kind
+        self._reference: jsonschema.protocols.Validator | None = None
         self._quick: Callable[[Any], bool] | None = None
+
+    @property
+    def reference(self) -> jsonschema.protocols.Validator:
+        """The ``jsonschema`` validator: the reference, and the words of each problem
+        (made on first use: most tools never meet a value the compiled check refuses)."""
+        reference = self._reference
+        if reference is None:
+            reference = self._reference = self._kind(self.schema)
+        return reference
 
     def is_valid(self, value: Any) -> bool:
         """Whether ``value`` fits the schema."""
@@ -86,12 +96,30 @@ def _compiled(schema: Mapping[str, Any]) -> Callable[[Any], bool]:
     Formats are annotations (as ``jsonschema`` has them by default) and nothing is
     fetched over the network.
     """
+    if _uses_keyword(schema, "multipleOf"):
+        # it divides in floating point: 2.620354914380229e79, which leaves 2 when
+        # divided by 3, passes its {"multipleOf": 3}; jsonschema's remainder is exact
+        return _never
     rs: Any = importlib.import_module("jsonschema_rs")
     try:
         compiled = rs.validator_for(dict(schema), validate_formats=False, offline=True)
     except Exception:  # its dialect refuses something jsonschema accepts
         return _never
     return compiled.is_valid  # type: ignore[no-any-return]
+
+
+def _uses_keyword(schema: Any, keyword: str) -> bool:
+    """Whether ``keyword`` is a key anywhere in ``schema``."""
+    pending = [schema]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, Mapping):
+            if keyword in value:
+                return True
+            pending.extend(value.values())
+        elif isinstance(value, list | tuple):
+            pending.extend(value)
+    return False
 
 
 def make_validator(schema: Mapping[str, Any]) -> ArgumentValidator:
@@ -109,7 +137,7 @@ def make_validator(schema: Mapping[str, Any]) -> ArgumentValidator:
         error = _schema_error(cls, text)
     if error is not None:
         raise jsonschema.SchemaError.create_from(error)
-    return ArgumentValidator(schema, _with_tuples(cls)(schema))
+    return ArgumentValidator(schema, _with_tuples(cls))
 
 
 @functools.cache

@@ -172,3 +172,28 @@ def test_a_tool_call_reports_problems_in_the_same_words() -> None:
         "argument 'n' must be an integer, got \"2\"; argument 'tags[1]' must be a string, "
         "got 1. Call it again with corrected arguments."
     )
+
+
+def test_the_reference_validator_is_made_when_a_value_is_first_refused() -> None:
+    validator = make_validator({"type": "object", "properties": {"n": {"type": "integer"}}})
+    assert validator._reference is None  # making a tool builds no jsonschema validator
+    assert argument_problems(validator, {"n": 1}) == []
+    assert validator._reference is None  # the compiled check said "valid"
+    assert argument_problems(validator, {"n": "1"}) == [
+        "argument 'n' must be an integer, got \"1\""
+    ]
+    assert validator._reference is not None
+    assert validator.reference is validator._reference  # made once
+
+
+def test_multiple_of_is_checked_exactly_even_for_a_large_float() -> None:
+    # 2.620354914380229e79 is an integer that leaves 2 when divided by 3; a check that
+    # divides in floating point calls it a multiple of 3
+    validator = make_validator({"type": "integer", "multipleOf": 3})
+    value = 2.620354914380229e79
+    assert not validator.is_valid(value)
+    assert argument_problems(validator, value) == [
+        "the value: 2.620354914380229e+79 is not a multiple of 3"
+    ]
+    nested = make_validator({"type": "object", "properties": {"n": {"multipleOf": 3}}})
+    assert not nested.is_valid({"n": value})

@@ -238,3 +238,43 @@ def test_unnamed_callables_need_a_name() -> None:
         st.Tool.from_function(functools.partial(echo), description="D")
     assert caught.value.message.startswith("cannot name a tool for functools.partial(")
     assert caught.value.hint == "pass name= to Tool.from_function"
+
+
+def test_a_docstring_is_parsed_once_and_only_when_it_names_a_parameter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import docstring_parser
+
+    from statetools.tools import docstrings
+
+    parsed: list[str] = []
+    real = docstring_parser.parse
+
+    def counting(text: str, *args: Any, **kwargs: Any) -> Any:
+        parsed.append(text)
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(docstrings.docstring_parser, "parse", counting)
+    docstrings._described.cache_clear()
+
+    def plain(x: int) -> str:
+        """Look up record 7 in the registry."""
+        return "r"
+
+    def described(limit: int) -> str:
+        """List the records.
+
+        Args:
+            limit: How many records at most.
+        """
+        return "r"
+
+    st.Tool.from_function(plain, name="plain_a", description="Look up.")
+    assert parsed == []  # the text never names `x`: nothing to find in it
+    first = st.Tool.from_function(described, name="described_a", description="List.")
+    second = st.Tool.from_function(described, name="described_b", description="List.")
+    assert len(parsed) == 1  # the same docstring is read once
+    for tool in (first, second):
+        assert (
+            tool.input_schema["properties"]["limit"]["description"] == "How many records at most."
+        )
