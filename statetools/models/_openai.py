@@ -1,13 +1,10 @@
-"""What the two OpenAI adapters share: their base class, building the client, the
-disclosure modes."""
+"""What the two OpenAI adapters share: their base class and the disclosure modes."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from statetools.errors import StatetoolsError
 from statetools.models._provider import ProviderModel
 from statetools.models.base import ModelRequest, ToolDefinition
 from statetools.models.wire_cache import WireTools
@@ -19,34 +16,6 @@ KEY_VARIABLE = "OPENAI_API_KEY"
 
 OpenAIDisclosure = Literal["tools", "allowed_tools"]
 OPENAI_DISCLOSURES: tuple[str, ...] = ("tools", "allowed_tools")
-
-
-def client_builder(
-    sdk: ModuleType,
-    *,
-    adapter: str,
-    model: str,
-    api_key: str | None,
-    base_url: str | None,
-    max_retries: int,
-    timeout: float,
-) -> Callable[[], AsyncOpenAI]:
-    """A function making an ``AsyncOpenAI`` client, or failing with a hint on the key."""
-
-    def build() -> AsyncOpenAI:
-        try:
-            made: AsyncOpenAI = sdk.AsyncOpenAI(
-                api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
-            )
-        except sdk.OpenAIError as exc:
-            raise StatetoolsError(
-                f"no OpenAI API key for model {model!r}",
-                path=adapter,
-                hint=f"set the {KEY_VARIABLE} environment variable or pass api_key=...",
-            ) from exc
-        return made
-
-    return build
 
 
 def allowed_tools(
@@ -73,6 +42,7 @@ class OpenAIModel(ProviderModel["AsyncOpenAI"]):
     """
 
     SDK = EXTRA = PROVIDER = "openai"
+    CLIENT, KEY_ERROR = "AsyncOpenAI", "OpenAIError"
     LABEL = "OpenAI"
     KEY_VARIABLE = KEY_VARIABLE
     DISCLOSURES = OPENAI_DISCLOSURES
@@ -95,17 +65,10 @@ class OpenAIModel(ProviderModel["AsyncOpenAI"]):
         disclosure: OpenAIDisclosure = "tools",
         **request_options: Any,
     ) -> None:
-        sdk = self._configure(
+        self._configure(
             model, timeout=timeout, disclosure=disclosure, request_options=request_options
         )
         self._wire_tools = WireTools(type(self).WIRE_TOOL)
-        build = client_builder(
-            sdk,
-            adapter=self.ADAPTER,
-            model=model,
-            api_key=api_key,
-            base_url=base_url,
-            max_retries=max_retries,
-            timeout=timeout,
+        self._connect(
+            client, api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
         )
-        self._use_clients(build, client=client)

@@ -247,7 +247,8 @@ class ProviderModel(Generic[ClientT]):
     :class:`~statetools.ProviderError` an SDK exception becomes.
 
     A subclass names its SDK and provider in class attributes, calls :meth:`_configure`
-    first in ``__init__`` and :meth:`_use_clients` last:
+    first in ``__init__`` and :meth:`_connect` (the SDK's own client class) or
+    :meth:`_use_clients` last:
 
     >>> class Echo(ProviderModel[Any]):
     ...     ADAPTER, SDK, EXTRA, PROVIDER = "EchoModel", "json", "json", "echo"
@@ -275,6 +276,10 @@ class ProviderModel(Generic[ClientT]):
     """The disclosure modes the adapter has."""
     NATIVE_DISCLOSURE: ClassVar[str]
     """The mode in which the adapter declares every tool (``ModelRequest.catalogue``)."""
+    CLIENT: ClassVar[str] = ""
+    """The SDK's async client class, which :meth:`_connect` makes (``AsyncOpenAI``)."""
+    KEY_ERROR: ClassVar[str | None] = None
+    """The SDK's exception its client raises when it finds no API key, if it does."""
 
     model: str
     timeout: float
@@ -304,6 +309,44 @@ class ProviderModel(Generic[ClientT]):
         """Use ``client`` as is, or clients made by ``build``, one per event loop (the
         first is made now, so a missing key fails here)."""
         self._clients = ClientPerLoop(build, given=client)
+
+    def _connect(
+        self,
+        client: ClientT | None,
+        *,
+        api_key: str | None,
+        base_url: str | None,
+        max_retries: int,
+        timeout: float,
+    ) -> None:
+        """Use ``client`` as is, or clients of the SDK's ``CLIENT`` class made from the
+        options, one per event loop; a client without a key fails with a hint."""
+        sdk = self._sdk
+        missing = getattr(sdk, self.KEY_ERROR) if self.KEY_ERROR else ()
+
+        def build() -> ClientT:
+            try:
+                made: ClientT = getattr(sdk, self.CLIENT)(
+                    api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
+                )
+            except missing as exc:
+                raise self._no_key() from exc
+            if not self._has_key(made):
+                raise self._no_key()
+            return made
+
+        self._use_clients(build, client=client)
+
+    def _has_key(self, client: ClientT) -> bool:
+        """Whether a client made by :meth:`_connect` found credentials."""
+        return True
+
+    def _no_key(self) -> StatetoolsError:
+        return StatetoolsError(
+            f"no {self.LABEL} API key for model {self.model!r}",
+            path=self.ADAPTER,
+            hint=f"set the {self.KEY_VARIABLE} environment variable or pass api_key=...",
+        )
 
     @property
     def capabilities(self) -> ModelCapabilities:

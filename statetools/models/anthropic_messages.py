@@ -221,6 +221,7 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
 
     ADAPTER = "AnthropicModel"
     SDK = EXTRA = PROVIDER = "anthropic"
+    CLIENT = "AsyncAnthropic"
     LABEL = "Anthropic"
     KEY_VARIABLE = KEY_VARIABLE
     DISCLOSURES = ANTHROPIC_DISCLOSURES
@@ -243,7 +244,7 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
         beta_tool_changes: bool = False,
         **request_options: Any,
     ) -> None:
-        sdk = self._configure(
+        self._configure(
             model, timeout=timeout, disclosure=disclosure, request_options=request_options
         )
         if beta_tool_changes and disclosure != "deferred":
@@ -268,20 +269,14 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
             for flag in (False, True)
         }
 
-        def build() -> AsyncAnthropic:
-            made: AsyncAnthropic = sdk.AsyncAnthropic(
-                api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
-            )
-            credentials = (made.api_key, made.auth_token, getattr(made, "credentials", None))
-            if all(value is None for value in credentials):
-                raise StatetoolsError(
-                    f"no Anthropic API key for model {model!r}",
-                    path="AnthropicModel",
-                    hint=f"set the {KEY_VARIABLE} environment variable or pass api_key=...",
-                )
-            return made
+        self._connect(
+            client, api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
+        )
 
-        self._use_clients(build, client=client)
+    def _has_key(self, client: AsyncAnthropic) -> bool:
+        """Whether the client found an API key, a token or other credentials."""
+        found = (client.api_key, client.auth_token, getattr(client, "credentials", None))
+        return any(value is not None for value in found)
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
         """The JSON body of the request (``system`` and ``tools`` only if any).
