@@ -8,9 +8,11 @@
 
 Spans follow the OpenTelemetry GenAI semantic conventions: one ``invoke_agent`` span
 per run, a ``chat`` span per model call and an ``execute_tool`` span per tool call,
-nested in that order. Every span ends, however the run ends: a run that raises (an
-error, cancellation, an interrupt) ends its open spans with status ERROR and
-``error.type`` (the error's class name, ``cancelled`` or ``interrupted``). Disclosure
+nested in that order; a run started by a tool (an agent used as a tool) is a child of
+that tool's span. Every span ends, however the run ends: a run that raises (an error,
+cancellation, an interrupt) ends its open spans (the model call it waited for, the tool
+that was running) with status ERROR and ``error.type`` (the error's class name,
+``cancelled`` or ``interrupted``). Disclosure
 attributes (``statetools.*``) say how many tools the model was shown, which tools a
 call unlocked or hid, which state it entered, and why a call was blocked.
 """
@@ -38,6 +40,7 @@ from statetools.loop.events import (
     ToolNotFound,
     ToolsHidden,
     ToolsInjected,
+    ToolStarted,
     ToolsUnlocked,
 )
 
@@ -64,6 +67,8 @@ class _RunSpans:
         """The spans of the run this one runs in (a tool that runs an agent), if any."""
         self.model: Span | None = None
         self.tools: dict[str, Span] = {}
+        self.running: str | None = None
+        """The call id of the tool running now (one at a time), if any."""
         self.last: Span | None = None
         """The tool span that the change events after a call belong to."""
 
@@ -112,6 +117,8 @@ class OtelListener:
             self._model_started(spans, event)
         elif isinstance(event, ModelResponded):
             self._model_responded(spans, event)
+        elif isinstance(event, ToolStarted):
+            self._tool_started(spans, event)
         elif isinstance(event, ToolCalled | CallBlocked | ToolNotFound):
             self._tool(spans, event)
         elif isinstance(event, ToolsUnlocked | ToolsHidden | ToolsInjected | StateEntered):
@@ -131,8 +138,11 @@ class OtelListener:
         )
 
     def _run_started(self, event: RunStarted) -> None:
+        outer = _CURRENT.get()
+        tool = outer.tools.get(outer.running) if outer and outer.running else None
         span = self.tracer.start_span(
             f"invoke_agent {self.agent_name}",
+            context=trace.set_span_in_context(tool) if tool is not None else None,
             kind=SpanKind.INTERNAL,
             attributes={
                 "gen_ai.operation.name": "invoke_agent",
@@ -142,7 +152,7 @@ class OtelListener:
             },
             start_time=self.clock(),
         )
-        _CURRENT.set(_RunSpans(span, _CURRENT.get()))
+        _CURRENT.set(_RunSpans(span, outer))
 
     def _model_started(self, spans: _RunSpans, event: IterationStarted) -> None:
         attributes: dict[str, Any] = {
@@ -168,13 +178,11 @@ class OtelListener:
         span.end(self.clock())
         spans.model = None
 
-    def _tool(self, spans: _RunSpans, event: ToolCalled | CallBlocked | ToolNotFound) -> None:
-        now = self.clock()
-        start = now - int(event.duration * 1e9) if isinstance(event, ToolCalled) else now
-        span = self._child(
+    def _tool_span(self, spans: _RunSpans, event: ToolStarted | CallBlocked | ToolNotFound) -> Span:
+        return self._child(
             spans,
             f"execute_tool {event.name}",
-            start,
+            self.clock(),
             **{
                 "gen_ai.operation.name": "execute_tool",
                 "gen_ai.tool.name": event.name,
@@ -182,6 +190,19 @@ class OtelListener:
                 "gen_ai.tool.type": "function",
             },
         )
+
+    def _tool_started(self, spans: _RunSpans, event: ToolStarted) -> None:
+        spans.tools[event.call_id] = self._tool_span(spans, event)
+        spans.running = event.call_id
+
+    def _tool(self, spans: _RunSpans, event: ToolCalled | CallBlocked | ToolNotFound) -> None:
+        if isinstance(event, ToolCalled):  # the span began with ToolStarted
+            spans.running = None
+            span = spans.tools.get(event.call_id)
+            if span is None:
+                return
+        else:
+            span = self._tool_span(spans, event)
         if isinstance(event, CallBlocked):
             span.set_attribute("statetools.call.blocked", True)
             span.set_attribute("statetools.call.blocked_reason", event.reason)
@@ -207,6 +228,8 @@ class OtelListener:
             span.set_attribute("statetools.tools.injected", list(event.names))
 
     def _answered(self, spans: _RunSpans, event: ToolAnswered) -> None:
+        if event.call_id == spans.running:  # stopped while it ran: ended with the run
+            return
         span = spans.tools.pop(event.call_id, None)
         if span is None:  # answered without running (cut off, refused, run stopped)
             return

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from statetools.disclosure.scheduler import Blocked, Changes, Injected
 from statetools.loop.boundary import clean_text
-from statetools.loop.events import CallBlocked, ToolAnswered, ToolCalled, ToolNotFound
+from statetools.loop.events import CallBlocked, ToolAnswered, ToolCalled, ToolNotFound, ToolStarted
 from statetools.loop.run import injection_events, unknown_tool_message
 from statetools.loop.strategies import InjectionContext
 from statetools.messages import ToolCall, ToolMessage
@@ -104,6 +104,7 @@ async def execute(run: Run, call: ToolCall) -> tuple[ToolResult, BaseTool | None
     else:
         run.misses = 0
         tool = resolved
+        run.emit(ToolStarted(run.iterations, call.id, call.name))
         started = run.loop.clock()
         result = await _run_tool(run, tool, call)
         run.emit(

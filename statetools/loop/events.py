@@ -50,6 +50,22 @@ class ModelResponded:
 
 
 @attrs.frozen
+class ToolStarted:
+    """A tool is about to run (its call was neither blocked nor unknown). ``ToolCalled``
+    follows once it returned; a run stopped while the tool runs (cancelled,
+    interrupted) answers the call without one.
+
+    >>> ToolStarted(1, "call_1", "search").name
+    'search'
+    """
+
+    iteration: int
+    call_id: str
+    name: str
+    type: Literal["tool_started"] = "tool_started"
+
+
+@attrs.frozen
 class ToolCalled:
     """A tool ran. ``outcome`` is text, artifact or error; ``duration`` in seconds."""
 
@@ -213,6 +229,7 @@ Event = (
     RunStarted
     | IterationStarted
     | ModelResponded
+    | ToolStarted
     | ToolCalled
     | ToolAnswered
     | ToolNotFound

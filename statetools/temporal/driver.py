@@ -29,6 +29,7 @@ from statetools.loop.events import (
     ToolAnswered,
     ToolCalled,
     ToolNotFound,
+    ToolStarted,
     Trace,
 )
 from statetools.loop.run import change_events, unknown_tool_message
@@ -179,8 +180,9 @@ class SessionDriver:
         return message
 
     def resolve(self, call: ToolCall) -> BaseTool | None:
-        """The tool to run for ``call``; None when ``call`` is answered already (an
-        unknown name, or a tool that is locked now).
+        """The tool to run for ``call`` (it runs next: the trace says it started, as a
+        local run's does); None when ``call`` is answered already (an unknown name, or
+        a tool that is locked now).
 
         >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
         >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
@@ -204,6 +206,7 @@ class SessionDriver:
             self.events.append(CallBlocked(self.iterations, call.id, call.name, resolved.reason))
             self.answer(call, resolved.reason, True)
             return None
+        self.events.append(ToolStarted(self.iterations, call.id, call.name))
         return resolved
 
     def answer(self, call: ToolCall, text: str, is_error: bool) -> None:

@@ -181,6 +181,7 @@ _WRITERS: dict[str, _Writer] = {
     "run_started": lambda event, _: None,  # turn 1 shows the same tools
     "iteration_started": _iteration_started,
     "model_responded": _model_responded,
+    "tool_started": lambda event, _: None,  # the call line comes once the tool returned
     "tool_called": _tool_called,
     # the text the model read: the call line says how it went, and tools' own output
     # (which may hold dates or ids) is not part of a design's trace

@@ -145,13 +145,18 @@ def test_a_cancelled_run_is_an_error_span(exporter: InMemorySpanExporter) -> Non
         result.messages[-1].content == "No result: the run stopped before this call was answered."
     )
     spans = exporter.get_finished_spans()
-    assert [s.name for s in spans] == ["chat scripted", "invoke_agent desk"]
+    assert [s.name for s in spans] == ["chat scripted", "execute_tool wait", "invoke_agent desk"]
     run = spans[-1]
     assert run.status.status_code is StatusCode.ERROR
     assert run.status.description == "CancelledError"
     assert attributes(run)["statetools.outcome"] == "cancelled"
     assert attributes(run)["error.type"] == "cancelled"
     assert spans[0].status.status_code is StatusCode.UNSET  # the model call had ended
+    # the tool that was running is cancelled with the run
+    assert status(spans[1]) == (StatusCode.ERROR, "CancelledError", "cancelled")
+    assert attributes(spans[1])["gen_ai.tool.name"] == "wait"
+    seconds = [(s.start_time, s.end_time) for s in spans]
+    assert seconds == [(2 * 10**9, 3 * 10**9), (4 * 10**9, 5 * 10**9), (10**9, 5 * 10**9)]
 
 
 def test_concurrent_runs_of_one_loop_get_their_own_traces(exporter: InMemorySpanExporter) -> None:
@@ -409,6 +414,10 @@ def test_a_run_inside_a_tool_leaves_the_outer_run_to_end_its_own_spans(
     ] * 3
     assert spans[1].parent is not None
     assert spans[1].parent.span_id == inner.context.span_id
+    # the helper's run is a child of the tool call that ran it, in the outer run's trace
+    assert inner.parent is not None
+    assert inner.parent.span_id == spans[3].context.span_id
+    assert {s.context.trace_id for s in spans} == {outer.context.trace_id}
     assert attributes(outer)["statetools.iterations"] == 2
     assert attributes(inner)["statetools.iterations"] == 1
 
@@ -541,8 +550,13 @@ def test_a_tool_raising_past_the_loop_ends_every_span(
         "No result: the run stopped before this call was answered.",
     ]
     spans = exporter.get_finished_spans()
-    assert [s.name for s in spans] == ["chat scripted", "execute_tool ping", "invoke_agent desk"]
+    assert [s.name for s in spans] == [
+        "chat scripted",
+        "execute_tool ping",
+        "execute_tool stop",
+        "invoke_agent desk",
+    ]
     assert opened.names == []
     description = f"{type(raised).__name__}: {raised}" if str(raised) else type(raised).__name__
-    assert status(spans[2]) == (StatusCode.ERROR, description, "interrupted")
+    assert status(spans[3]) == status(spans[2]) == (StatusCode.ERROR, description, "interrupted")
     assert status(spans[1]) == (StatusCode.UNSET, None, None)

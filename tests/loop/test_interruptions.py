@@ -76,6 +76,16 @@ def test_cancelling_the_task_during_a_tool_call_keeps_the_run() -> None:
     assert isinstance(events[-1], RunFinished)
     assert (events[-1].iterations, events[-1].outcome) == (1, "cancelled")
     assert list(result.trace) == events
+    # the call that was running started and never returned; the one after never started
+    assert [(e.type, getattr(e, "call_id", None)) for e in events[3:]] == [
+        ("tool_started", "call_1"),
+        ("tool_called", "call_1"),
+        ("tool_answered", "call_1"),
+        ("tool_started", "call_2"),
+        ("tool_answered", "call_2"),
+        ("tool_answered", "call_3"),
+        ("run_finished", None),
+    ]
 
 
 class Hanging:

@@ -22,6 +22,7 @@ from statetools.loop.events import (
     ToolAnswered,
     ToolCalled,
     ToolNotFound,
+    ToolStarted,
     ToolsInjected,
     ToolsRemoved,
 )
@@ -286,14 +287,16 @@ def test_events_and_trace_round_trip_through_json() -> None:
         RunStarted,
         IterationStarted,
         ModelResponded,
+        ToolStarted,
         ToolCalled,
         ToolAnswered,
         IterationStarted,
         ModelResponded,
         RunFinished,
     ]
-    assert received[3] == ToolCalled(1, "call_1", "search", {"query": "x"}, "text", 1.0)
-    assert received[4] == ToolAnswered(1, "call_1", "search", "3 hits for x", False)
+    assert received[3] == ToolStarted(1, "call_1", "search")
+    assert received[4] == ToolCalled(1, "call_1", "search", {"query": "x"}, "text", 1.0)
+    assert received[5] == ToolAnswered(1, "call_1", "search", "3 hits for x", False)
     assert st.Trace.from_json(result.trace.to_json()) == result.trace
 
 
