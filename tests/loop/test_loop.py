@@ -22,9 +22,9 @@ from statetools.loop.events import (
     ToolAnswered,
     ToolCalled,
     ToolNotFound,
-    ToolStarted,
     ToolsInjected,
     ToolsRemoved,
+    ToolStarted,
 )
 from statetools.models import ModelResponse, ScriptedModel, Usage
 
