@@ -116,7 +116,7 @@ def one_run(graph: st.DisclosureGraph, adapter: Any, calls: int) -> tuple[float,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--write", action="store_true", help="update benchmarks/RESULTS.md")
     args = parser.parse_args()
     graphs = {
@@ -166,8 +166,10 @@ def main() -> None:
             f"`cache_control`); 10 tools visible, the rest locked; {RUN_TIME_TOOLS} tools "
             f"injected at run time, after the first calls. A run is {CALLS} tool calls and an "
             "answer. The adapter's `request_body` for the first request of a run (a run's "
-            "catalogue is new: the adapter walks it once; every tool's wire form is kept "
-            "from earlier runs) and per later request (the injections included); and what "
+            "catalogue is a new tuple: the adapter compares it with the last one in C and "
+            "converts nothing, every wire form is kept from earlier runs; the deferred mode "
+            "marks its entries again, once per run) and per later request (the injections "
+            "included); and what "
             f"one more request costs the whole run (loop, catalogue, ScriptedModel and body; "
             f"runs of {2 * CALLS} and {CALLS} calls, the difference per call; JSON, the SDK's "
             f"work, apart). Each figure is the fastest of {args.repeats} runs, sizes, modes "
