@@ -193,19 +193,39 @@ def test_errors_that_end_a_run_also_set_last_result_and_outcome() -> None:
 def test_ctrl_c_during_the_sync_run_raises_keyboard_interrupt_with_the_run() -> None:
     import signal
 
+    seen: list[object] = []
+
     async def press_ctrl_c() -> str:
         """Wait for the user."""
+        # what Ctrl-C meets: asyncio.run's own handler, and SIGINT not blocked
+        seen.append(signal.getsignal(signal.SIGINT))
+        seen.append(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []))
         signal.raise_signal(signal.SIGINT)  # asyncio.run cancels the run's task
-        await asyncio.sleep(60)
+        await asyncio.sleep(5)
         return "never"
 
     tool = st.Tool.from_function(press_ctrl_c)
     loop = st.ToolLoop(ScriptedModel([[("press_ctrl_c", {}), ("echo", {"text": "b"})]]))
 
-    with pytest.raises(KeyboardInterrupt) as caught:
+    # Ctrl-C as a fresh interpreter has it, whatever a test before this one left behind
+    # (asyncio.run only installs its handler over Python's default one)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+    try:
         loop.run("go", tools=[tool, ECHO])
+    except KeyboardInterrupt as interrupt:
+        caught = interrupt
+    except Exception as other:
+        pytest.fail(f"Ctrl-C did not stop the run ({other!r}); SIGINT handler, blocked: {seen}")
+    else:
+        pytest.fail(f"Ctrl-C did not stop the run; SIGINT handler, blocked: {seen}")
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        signal.signal(signal.SIGINT, previous)
 
-    result = caught.value.result  # type: ignore[attr-defined]
+    assert getattr(seen[0], "func", None) is not None, seen  # asyncio's partial handler
+    assert seen[1] is False
+    result = caught.result  # type: ignore[attr-defined]
     assert result is loop.last_result
     assert result.outcome == "cancelled"
     assert result.messages[2:] == (
