@@ -218,9 +218,6 @@ NOT_YET = {
     "statetools.disclosure.unfolding.UnfoldingTool": (
         "acall category_of inner_tool is_searchable is_selectable member_tools open select"
     ),
-    "statetools.integrations.bridge.BridgeRun": (
-        "answer answer_sync begin enabled offer snapshot tool visible_names"
-    ),
     "statetools.integrations.bridge.Converted": "get",
     "statetools.integrations.bridge.SharedLoop": "run",
     "statetools.integrations.langchain.StatetoolsMiddleware": "run_for",

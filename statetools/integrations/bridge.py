@@ -227,13 +227,23 @@ class BridgeRun:
     def begin(self) -> None:
         """Re-check the turn's conditions ahead of :meth:`offer` (a framework that lists
         its tools before the request): ``offer`` then does not check them again unless
-        a call was recorded in between."""
+        a call was recorded in between.
+
+        >>> run = BridgeRun(compile_items([Tool.create("ping", "Ping.", lambda: "pong")]))
+        >>> run.begin(); run.offer()
+        ('ping',)
+        """
         self.scheduler.begin_turn()
         self._begun_at = self.version
 
     def offer(self) -> tuple[str, ...]:
         """Start a model request: re-check the turn's conditions (unless :meth:`begin`
-        just did) and return the names of the tools to offer, in order."""
+        just did) and return the names of the tools to offer, in order.
+
+        >>> run = BridgeRun(compile_items([Tool.create("ping", "Ping.", lambda: "pong")]))
+        >>> run.offer(), run.scheduler.iteration
+        (('ping',), 1)
+        """
         if self._begun_at != self.version:
             self.scheduler.begin_turn()
         self._begun_at = None
@@ -242,7 +252,12 @@ class BridgeRun:
         return self.scheduler.shown().names
 
     def tool(self, name: str) -> BaseTool | None:
-        """The statetools tool of that name, visible or not (None if unknown)."""
+        """The statetools tool of that name, visible or not (None if unknown).
+
+        >>> run = BridgeRun(compile_items([Tool.create("ping", "Ping.", lambda: "pong")]))
+        >>> run.tool("ping").name, run.tool("pong")
+        ('ping', None)
+        """
         entry = self.graph.entries.get(name)
         if entry is not None:
             return entry.tool
@@ -250,11 +265,21 @@ class BridgeRun:
         return resolved if isinstance(resolved, BaseTool) else None
 
     def enabled(self, name: str) -> bool:
-        """Whether ``name`` is visible now."""
+        """Whether ``name`` is visible now.
+
+        >>> run = BridgeRun(compile_items([Tool.create("ping", "Ping.", lambda: "pong")]))
+        >>> run.enabled("ping"), run.enabled("pong")
+        (True, False)
+        """
         return name in self.visible_names()
 
     def visible_names(self) -> frozenset[str]:
-        """The names of the tools visible now (the same set while they do not change)."""
+        """The names of the tools visible now (the same set while they do not change).
+
+        >>> run = BridgeRun(compile_items([Tool.create("ping", "Ping.", lambda: "pong")]))
+        >>> run.visible_names(), run.visible_names() is run.visible_names()
+        (frozenset({'ping'}), True)
+        """
         shown = self.scheduler.shown()
         if shown is not self._shown:
             self._shown, self._names = shown, frozenset(shown.names)
@@ -265,6 +290,11 @@ class BridgeRun:
 
         Calls of one run are answered one at a time, in the order they arrive (as our
         own loop does): a call made locked by the one before it is refused.
+
+        >>> run = BridgeRun(compile_items([Tool.create("ping", "Ping.", lambda: "pong")]))
+        >>> answer = asyncio.run(run.answer(ToolCall("c1", "ping")))
+        >>> answer.text, answer.ran, run.version
+        ('pong', True, 1)
         """
         loop = asyncio.get_running_loop()
         if loop is not self._turn_loop:  # a lock serves one loop: the run goes on in this one
@@ -277,7 +307,12 @@ class BridgeRun:
         Calls of one run are answered one at a time (a thread waits for the call another
         is answering; the caller puts them in order). A tool with a synchronous handler
         runs right here, in the caller's thread; any other tool runs on ``runner``'s
-        event loop (one loop for every call), or on a loop of its own without one."""
+        event loop (one loop for every call), or on a loop of its own without one.
+
+        >>> run = BridgeRun(compile_items([Tool.create("ping", "Ping.", lambda: "pong")]))
+        >>> run.answer_sync(ToolCall("c1", "pong")).text
+        "Tool 'pong' does not exist. Did you mean 'ping'? Available tools: ping."
+        """
         with self._sync_turn:
             resolved = self._runnable(call)
             if isinstance(resolved, Answer):
@@ -316,7 +351,13 @@ class BridgeRun:
         return Answer(text, result.is_error, True, changes)
 
     def snapshot(self) -> DisclosureState:
-        """The run's disclosure state, serializable (``.to_json()``)."""
+        """The run's disclosure state, serializable (``.to_json()``).
+
+        >>> run = BridgeRun(compile_items([Tool.create("ping", "Ping.", lambda: "pong")]))
+        >>> _ = run.answer_sync(ToolCall("c1", "ping"))
+        >>> dict(run.snapshot().call_counts)
+        {'ping': 1}
+        """
         return self.scheduler.snapshot()
 
 
