@@ -21,6 +21,7 @@ from typing import Any, Protocol, cast
 
 import attrs
 
+from statetools.disclosure.facade_arguments import fitting, ignored_note, taken
 from statetools.disclosure.unfold_call import Facade, Unfolded
 from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context, parse_arguments
@@ -38,6 +39,7 @@ Locked = Callable[[str], str | None]
 
 _CLOSEST = 3
 _CLOSE_ENOUGH = 0.6
+_MAX_QUERY = 200
 
 
 def _positive(_instance: object, _attribute: object, value: int) -> None:
@@ -163,6 +165,13 @@ def _invalid(facade: SearchFacade, problems: Sequence[str]) -> str:
     )
 
 
+def _words_of(arguments: Mapping[str, Any]) -> str:
+    """A query from arguments meant for some tool: their names and text values."""
+    parts = [str(key) for key in arguments]
+    parts += [value for value in arguments.values() if isinstance(value, str)]
+    return " ".join(" ".join(parts).split())[:_MAX_QUERY]
+
+
 def select_names(facade: SearchFacade, arguments: Mapping[str, Any]) -> Unfolded | str:
     """The tools ``names`` asks for, opened without a search (a resumed run replays
     the names a search opened); the text of what is wrong otherwise."""
@@ -208,25 +217,38 @@ async def run_search(
     parsed = parse_arguments(facade.name, arguments)
     if isinstance(parsed, str):
         return ToolResult.error(parsed)
-    problems = argument_problems(facade.validator, parsed)
+    own = taken(facade.input_schema)
+    ignored = {k: v for k, v in parsed.items() if k not in own}
+    kept = {k: v for k, v in parsed.items() if k in own}
+    problems = argument_problems(facade.validator, kept)
     if problems:
-        return ToolResult.error(_invalid(facade, problems))
-    query = str(parsed.get("query") or "").strip()
-    names: list[str] = list(dict.fromkeys(parsed.get("names") or []))
+        return ToolResult.error(_invalid(facade, argument_problems(facade.validator, parsed)))
+    assert facade.search is not None
+    index = facade.search_index
+    query = str(kept.get("query") or "").strip()
+    names: list[str] = list(dict.fromkeys(kept.get("names") or []))
+    note = None
+    if ignored:
+        fits = fitting(index.tools, ignored)
+        fit = fits[0] if len(fits) == 1 else None
+        if not query and not names:  # search with what the model sent instead
+            names, query = ([fit.name], "") if fit else ([], _words_of(ignored))
+        note = ignored_note(facade.name, facade.input_schema, ignored, fit)
+        if fit is None and query and not kept:
+            note = f'{note} Searched for "{query}" instead.'
     if not query and not names:
         return ToolResult.error(
             f"Tool '{facade.name}' needs a query (words describing the tools you need) "
             "or names (exact tool names)."
         )
-    assert facade.search is not None
-    index = facade.search_index
     found: list[BaseTool | str] = [index.tool(name) or name for name in names]
     if query:
         ranked = [tool for tool, _ in index.rank(query) if tool not in found]
         if not ranked and not names:
             closest = index.closest(query)
             hint = f" Closest names: {', '.join(closest)}." if closest else ""
-            return ToolResult.text(f'No tool matches "{query}".{hint} Try other words.')
+            text = f'No tool matches "{query}".{hint} Try other words.'
+            return ToolResult.text(f"{note}\n{text}" if note else text)
         found.extend(ranked[: facade.search.max_results])
     lines: list[str] = []
     opened: list[BaseTool] = []
@@ -238,6 +260,8 @@ async def run_search(
         lines.append(_line(item, reason))
         if reason is None:
             opened.append(item)
+    if note:
+        lines.append(note)
     if not opened:
         return ToolResult.text("\n".join([_header(query, names), *lines, "No tool was opened."]))
     footer = f"Tools now available: {', '.join(tool.name for tool in opened)}."

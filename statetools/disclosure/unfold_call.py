@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from statetools.disclosure.facade_arguments import fitting, ignored_note, taken
 from statetools.disclosure.unfolding_members import inner_tool
 from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context, failure, parse_arguments
@@ -107,13 +108,16 @@ class Unfolded:
         return [tool.name for tool in self.tools]
 
 
-def listing(names: Sequence[str], usage_notes: str | None = None) -> str:
-    """The text of a facade call: ``Tools now available: a, b.`` and the usage notes.
+def listing(names: Sequence[str], usage_notes: str | None = None, note: str | None = None) -> str:
+    """The text of a facade call: ``Tools now available: a, b.``, a ``note`` on the
+    next line (what the call ignored) and the usage notes.
 
     >>> listing(["a", "b"], "Use a before b.")
     'Tools now available: a, b.\\n\\nUse a before b.'
     """
     text = f"Tools now available: {', '.join(names)}."
+    if note:
+        text = f"{text}\n{note}"
     return f"{text}\n\n{usage_notes}" if usage_notes else text
 
 
@@ -149,7 +153,10 @@ def by_category(facade: Facade, category: Any, direct: str | None) -> Unfolded |
     wanted: list[str] = []
     if direct is not None:
         wanted.append(facade.category_of(direct) or valid[0])
-    if category is not None:
+    every = isinstance(category, list) and bool(category) and all(c in valid for c in category)
+    if every:  # a call with arguments it does not take opened every category
+        wanted[:0] = category
+    elif category is not None:
         if category not in valid:
             return (
                 f"Tool '{facade.name}' has no {facade.category_parameter} {category!r}. {choices}"
@@ -160,7 +167,8 @@ def by_category(facade: Facade, category: Any, direct: str | None) -> Unfolded |
     members = dict(facade.categories)
     names = {n for c in wanted for n in members[c]}
     tools = tuple(t for t in facade.inner if t.name in names)
-    return Unfolded(facade.name, tools, {str(facade.category_parameter): wanted[0]})
+    chosen = category if every else wanted[0]
+    return Unfolded(facade.name, tools, {str(facade.category_parameter): chosen})
 
 
 def _chosen(facade: Facade, item: Any) -> BaseTool:
@@ -197,7 +205,8 @@ async def open_facade(
 ) -> ToolResult:
     """Run a call of ``facade``: list the tools it opens, or call the inner tool an
     argument names. With ``current`` (the tools it opened before) nothing is selected
-    again."""
+    again. Arguments the facade does not take are ignored (the result says so in one
+    line, naming the opened tool they fit, if exactly one does)."""
     parsed = parse_arguments(facade.name, arguments)
     if isinstance(parsed, str):
         return ToolResult.error(parsed)
@@ -208,30 +217,60 @@ async def open_facade(
         )
     target = direct[0] if direct else None
     rest = {k: v for k, v in parsed.items() if k != target}
+    own = set(taken(facade.input_schema))
+    ignored = {k: v for k, v in rest.items() if k not in own}
+    kept = {k: v for k, v in rest.items() if k in own}
     if current is not None:
         unfolded: Unfolded | str = Unfolded(facade.name, tuple(current))
     elif facade.category_parameter is not None:
-        unfolded = by_category(facade, rest.get(facade.category_parameter), target)
+        unfolded = _by_category_anyway(facade, kept, target, ignored)
     else:
         try:
-            unfolded = select(facade, rest)
+            unfolded = select(facade, kept)
+            if isinstance(unfolded, str) and ignored:
+                unfolded = select(facade, rest)  # the whole call's problems, as before
         except DefinitionError:
             raise  # a mistake in the definition, not in the call
         except Exception as exc:
             return failure(facade.name, exc)
     if isinstance(unfolded, str):
         return ToolResult.error(unfolded)
-    if target is None:
-        text = listing(unfolded.names, facade.usage_notes)
-        return ToolResult(content=text, value=unfolded)
     tool = next((t for t in unfolded.tools if t.name == target), None)
+    if target is not None and tool is None:  # a name the selector did not build
+        ignored = {target: parsed[target], **ignored}
+        target = None
+    note = _note(facade, unfolded, ignored)
     if tool is None:
-        return ToolResult.error(_invalid(facade, argument_problems(facade.validator, parsed)))
-    result = await tool.acall(parsed[target], context)
-    decoded = parse_arguments(target, parsed[target])
-    call = DirectCall(target, decoded if isinstance(decoded, dict) else {}, result)
+        text = listing(unfolded.names, facade.usage_notes, note)
+        return ToolResult(content=text, value=unfolded)
+    result = await tool.acall(parsed[tool.name], context)
+    decoded = parse_arguments(tool.name, parsed[tool.name])
+    call = DirectCall(tool.name, decoded if isinstance(decoded, dict) else {}, result)
     return ToolResult(
-        content=result.text,
+        content=f"{result.text}\n{note}" if note else result.text,
         value=attrs.evolve(unfolded, listed=False, direct=call),
         is_error=result.is_error,
+    )
+
+
+def _by_category_anyway(
+    facade: Facade, kept: Mapping[str, Any], target: str | None, ignored: Mapping[str, Any]
+) -> Unfolded | str:
+    """A by-category call: with arguments it does not take and no category, the
+    category of the one inner tool they fit, or every category."""
+    category = kept.get(str(facade.category_parameter))
+    if category is not None or target is not None or not ignored:
+        return by_category(facade, category, target)
+    fits = fitting(facade.inner, ignored)
+    if len(fits) == 1:
+        return by_category(facade, None, fits[0].name)
+    return by_category(facade, [c for c, _ in facade.categories], None)
+
+
+def _note(facade: Facade, unfolded: Unfolded, ignored: Mapping[str, Any]) -> str | None:
+    if not ignored:
+        return None
+    fits = fitting(unfolded.tools, ignored)
+    return ignored_note(
+        facade.name, facade.input_schema, ignored, fits[0] if len(fits) == 1 else None
     )
