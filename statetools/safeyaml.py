@@ -87,7 +87,7 @@ def measure(text: str) -> None:
     stack: list[list[Any]] = []  # [expanded size, anchor] of each open collection
     anchors: dict[str, int] = {}
     open_anchors: set[str] = set()
-    for event in yaml.parse(text, Loader=Loader):
+    for event in _events(text):
         if isinstance(event, yaml.ScalarEvent):
             size = len(event.value) + 1
             if event.anchor:
@@ -127,6 +127,22 @@ def measure(text: str) -> None:
                     "repeat less through aliases",
                     _line(event),
                 )
+
+
+def _events(text: str) -> Iterator[yaml.Event]:
+    """The parser's events; PyYAML's own nesting limit (6.0.4 and later, met while it
+    scans ahead through flow collections) is refused in our words."""
+    try:
+        yield from yaml.parse(text, Loader=Loader)
+    except yaml.MarkedYAMLError as exc:
+        if "nesting depth" not in str(exc.problem or ""):
+            raise
+        mark = exc.problem_mark
+        raise RefusedYaml(
+            f"the YAML is nested more than {MAX_DEPTH} levels deep",
+            "flatten the data",
+            None if mark is None else mark.line + 1,
+        ) from None
 
 
 def _line(event: yaml.Event) -> int | None:
