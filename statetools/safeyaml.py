@@ -82,12 +82,38 @@ def gc_paused() -> Iterator[None]:
 def measure(text: str) -> None:
     """Refuse ``text`` when it nests past MAX_DEPTH, refers to itself or expands too much.
 
-    YAML syntax errors pass through as :class:`yaml.YAMLError`.
+    YAML syntax errors pass through as :class:`yaml.YAMLError`. The depth limit and its
+    message hold whichever parser runs: libyaml (in PyYAML 6.0.4 and later) refuses
+    nesting past 1,000 levels itself, while scanning ahead of the events counted here;
+    that refusal is reported as this limit, at the place the pure-Python parser finds.
+
+    >>> try:
+    ...     measure("k: " + "[" * 5000 + "]" * 5000)
+    ... except RefusedYaml as exc:
+    ...     print(exc.message, exc.line)
+    the YAML is nested more than 256 levels deep 1
     """
+    try:
+        _measure_events(text, Loader)
+    except yaml.MarkedYAMLError as exc:
+        if exc.problem != "exceeded maximum nesting depth":
+            raise
+        _measure_events(text, yaml.SafeLoader)  # raises at the first value past MAX_DEPTH
+        raise _too_deep(None if exc.problem_mark is None else exc.problem_mark.line + 1) from exc
+
+
+def _too_deep(line: int | None) -> RefusedYaml:
+    return RefusedYaml(
+        f"the YAML is nested more than {MAX_DEPTH} levels deep", "flatten the data", line
+    )
+
+
+def _measure_events(text: str, loader: type[yaml.SafeLoader]) -> None:
+    """One pass over the events of ``text`` as ``loader`` parses it, within the limits."""
     stack: list[list[Any]] = []  # [expanded size, anchor] of each open collection
     anchors: dict[str, int] = {}
     open_anchors: set[str] = set()
-    for event in _events(text):
+    for event in yaml.parse(text, Loader=loader):
         if isinstance(event, yaml.ScalarEvent):
             size = len(event.value) + 1
             if event.anchor:
@@ -102,11 +128,7 @@ def measure(text: str) -> None:
             size = anchors.get(event.anchor or "", 1)
         elif isinstance(event, yaml.CollectionStartEvent):
             if len(stack) >= MAX_DEPTH:
-                raise RefusedYaml(
-                    f"the YAML is nested more than {MAX_DEPTH} levels deep",
-                    "flatten the data",
-                    _line(event),
-                )
+                raise _too_deep(_line(event))
             if event.anchor:
                 open_anchors.add(event.anchor)
             stack.append([1, event.anchor])
@@ -127,22 +149,6 @@ def measure(text: str) -> None:
                     "repeat less through aliases",
                     _line(event),
                 )
-
-
-def _events(text: str) -> Iterator[yaml.Event]:
-    """The parser's events; PyYAML's own nesting limit (6.0.4 and later, met while it
-    scans ahead through flow collections) is refused in our words."""
-    try:
-        yield from yaml.parse(text, Loader=Loader)
-    except yaml.MarkedYAMLError as exc:
-        if "nesting depth" not in str(exc.problem or ""):
-            raise
-        mark = exc.problem_mark
-        raise RefusedYaml(
-            f"the YAML is nested more than {MAX_DEPTH} levels deep",
-            "flatten the data",
-            None if mark is None else mark.line + 1,
-        ) from None
 
 
 def _line(event: yaml.Event) -> int | None:

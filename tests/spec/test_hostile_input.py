@@ -112,6 +112,48 @@ def test_deep_nesting_is_refused_before_it_is_built(depth: int) -> None:
     )
 
 
+@pytest.fixture(params=["libyaml", "pure-python"])
+def yaml_loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test that takes it runs with libyaml's loader and with PyYAML's own."""
+    import yaml
+
+    from statetools import safeyaml
+
+    if request.param == "libyaml":
+        assert yaml.__with_libyaml__, "PyYAML was installed without libyaml"
+        monkeypatch.setattr(safeyaml, "Loader", yaml.CSafeLoader)
+    else:
+        monkeypatch.setattr(safeyaml, "Loader", yaml.SafeLoader)
+    return str(request.param)
+
+
+DEEP_FLOW = "- a: " + "[" * 5000 + "]" * 5000
+DEEP_BLOCK = "\n".join("  " * level + f"k{level}:" for level in range(1500)) + " v\n"
+DEEP_FLOW_ON_MANY_LINES = "kind: " + "[\n " * 2000 + "]" * 2000
+
+
+@pytest.mark.parametrize(
+    ("text", "line"), [(DEEP_FLOW, 1), (DEEP_BLOCK, 257), (DEEP_FLOW_ON_MANY_LINES, 256)]
+)
+def test_the_nesting_limit_and_its_message_hold_with_either_yaml_loader(
+    yaml_loader: str, text: str, line: int
+) -> None:
+    # libyaml (PyYAML >= 6.0.4) stops nesting past 1,000 levels with its own message,
+    # scanning ahead of the events statetools counts; the message stays statetools' own
+    # and names the line where the document first passes 256 levels, as without libyaml.
+    with pytest.raises(st.SpecError) as caught:
+        st.load_playbook(text)
+    assert str(caught.value) == (
+        f"$ (line {line}): the YAML is nested more than 256 levels deep Hint: flatten the data"
+    )
+
+
+def test_nesting_within_the_limit_loads_with_either_yaml_loader(yaml_loader: str) -> None:
+    from statetools.safeyaml import load_yaml
+
+    assert load_yaml("a: " + "[" * 255 + "]" * 255) == {"a": load_yaml("[" * 255 + "]" * 255)}
+
+
 def test_a_file_past_the_size_limit_is_refused_with_its_size_and_the_limit(
     tmp_path: Path,
 ) -> None:
