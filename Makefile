@@ -1,28 +1,35 @@
-# Every target sets up what it needs: a virtual environment in .venv with the
-# project and its extras, and the Debian packages the project uses (graphviz).
+# Every target sets up what it needs: a virtual environment in .venv, and the Debian
+# packages the project uses (graphviz). The demo, the quickstart and the diagrams need
+# only the base package; the tests and the benchmarks install every extra.
 VENV ?= .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+BASE_STAMP := $(VENV)/.installed-base
 STAMP := $(VENV)/.installed
+EXTRAS := dev,openai,anthropic,mcp,pydantic-ai,langchain,openai-agents,otel,temporal
+# The lowest version of every runtime dependency that pyproject.toml allows, tested by
+# `make test-lowest` in a venv of its own.
+LOWEST_VENV ?= .venv-lowest
 
 ST := $(VENV)/bin/statetools
 PLAYBOOKS := $(wildcard playbooks/*.yaml)
 
-.PHONY: demo test diagrams quickstart bench system-deps setup clean
+.PHONY: demo test checks test-lowest tested-versions diagrams quickstart bench system-deps \
+	setup setup-base clean
 
 # The offline demo: the support desk playbook on its scripted model, with a live
 # transcript, then the diagram of the path it took.
-demo: setup
+demo: setup-base
 	@mkdir -p build
 	$(ST) run playbooks/support_desk.yaml --save-trace build/support_desk.trace.json
 	$(ST) render playbooks/support_desk.yaml --trace build/support_desk.trace.json \
 		-o diagrams/support_desk.trace.svg
 
-quickstart: setup
+quickstart: setup-base
 	$(PY) examples/quickstart.py
 
 # Every diagram in diagrams/: each playbook's design (DOT, SVG) and its demo's path.
-diagrams: setup
+diagrams: setup-base
 	@mkdir -p build diagrams
 	@for file in $(PLAYBOOKS); do \
 		name=$$(basename $$file .yaml); \
@@ -50,25 +57,55 @@ bench: setup
 	$(PY) benchmarks/temporal_sessions.py --write
 	$(PY) benchmarks/skills_review.py --write
 
+# The checks, on the newest versions of every dependency that pyproject.toml allows
+# (a fresh venv resolves them). When they fail, .ci/deps.py names the packages whose
+# versions differ from the last set that passed (.ci/tested-versions.txt).
 test: setup
+	@$(PY) .ci/deps.py changed
+	@$(MAKE) --no-print-directory checks || { $(PY) .ci/deps.py blame; exit 1; }
+
+checks:
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy --strict statetools
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/pytest
 
+# The tests again with every runtime dependency at the lower bound pyproject.toml states
+# (the extras and the dev tools at their newest).
+test-lowest: system-deps
+	python3 -m venv $(LOWEST_VENV)
+	$(LOWEST_VENV)/bin/python -m pip install -q --upgrade pip
+	$(LOWEST_VENV)/bin/python -m pip install -q -e '.[$(EXTRAS)]'
+	$(LOWEST_VENV)/bin/python -m pip install -q $$($(LOWEST_VENV)/bin/python .ci/deps.py lowest)
+	$(LOWEST_VENV)/bin/python .ci/deps.py lowest --check
+	$(LOWEST_VENV)/bin/pytest -q
+
+# After a green `make test`: record the versions it passed with.
+tested-versions: setup
+	$(PY) .ci/deps.py freeze > .ci/tested-versions.txt
+
 setup: system-deps $(STAMP)
+
+setup-base: system-deps $(BASE_STAMP)
 
 system-deps:
 	@command -v dot >/dev/null 2>&1 || { \
 		echo "installing Debian package graphviz"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends graphviz; }
 
-$(STAMP): pyproject.toml
+$(PY):
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,openai,anthropic,mcp,pydantic-ai,langchain,openai-agents,otel,temporal]'
-	touch $(STAMP)
+
+$(BASE_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e .
+	touch $(BASE_STAMP)
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[$(EXTRAS)]'
+	touch $(STAMP) $(BASE_STAMP)
 
 clean:
-	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache .import_linter_cache
+	rm -rf $(VENV) $(LOWEST_VENV) build .mypy_cache .ruff_cache .pytest_cache \
+		.import_linter_cache
