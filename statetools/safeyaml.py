@@ -103,6 +103,7 @@ def measure(text: str) -> None:
 
 
 def _too_deep(line: int | None) -> RefusedYaml:
+    """The refusal of a document nested past MAX_DEPTH, at ``line`` when known."""
     return RefusedYaml(
         f"the YAML is nested more than {MAX_DEPTH} levels deep", "flatten the data", line
     )
