@@ -11,7 +11,7 @@ Show the model only the tools it needs now, and reveal more as the work proceeds
 
 from typing import TYPE_CHECKING, Any
 
-from statetools import models, testing
+from statetools import models
 from statetools.blackboard import Blackboard
 from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.conditions import (
@@ -76,18 +76,6 @@ from statetools.messages import (
     messages_from_json,
     messages_to_json,
 )
-from statetools.review import (
-    Diagram,
-    Exploration,
-    Finding,
-    Report,
-    VisibleSet,
-    check,
-    explore,
-    render,
-)
-from statetools.sections import Section, Sections, load_skills
-from statetools.spec import Design, dump_playbook, load_design, load_playbook
 from statetools.tools.classes import tool_provider, unfolding_tools
 from statetools.tools.context import ToolCallContext
 from statetools.tools.decorators import llm_tool
@@ -109,23 +97,61 @@ from statetools.tools.wrappers import (
 
 if TYPE_CHECKING:
     from statetools import mcp as mcp
+    from statetools import testing as testing
     from statetools.durable import SessionInfo as SessionInfo
     from statetools.durable import SqliteStore as SqliteStore
+    from statetools.review import Diagram as Diagram
+    from statetools.review import Exploration as Exploration
+    from statetools.review import Finding as Finding
+    from statetools.review import Report as Report
+    from statetools.review import VisibleSet as VisibleSet
+    from statetools.review import check as check
+    from statetools.review import explore as explore
+    from statetools.review import render as render
+    from statetools.sections import Section as Section
+    from statetools.sections import Sections as Sections
+    from statetools.sections import load_skills as load_skills
+    from statetools.spec import Design as Design
+    from statetools.spec import dump_playbook as dump_playbook
+    from statetools.spec import load_design as load_design
+    from statetools.spec import load_playbook as load_playbook
 
-_LAZY = {"SqliteStore": "statetools.durable", "SessionInfo": "statetools.durable"}
-"""Names whose module (and its imports, ``sqlite3`` here) load on first use."""
+_LAZY = {
+    **dict.fromkeys(("SqliteStore", "SessionInfo"), "statetools.durable"),
+    **dict.fromkeys(
+        ("Diagram", "Exploration", "Finding", "Report", "VisibleSet", "check", "explore"),
+        "statetools.review",
+    ),
+    "render": "statetools.review",
+    **dict.fromkeys(("Section", "Sections", "load_skills"), "statetools.sections"),
+    **dict.fromkeys(("Design", "dump_playbook", "load_design", "load_playbook"), "statetools.spec"),
+}
+"""Names whose module (and what it imports: ``sqlite3``, networkx, graphviz, YAML, the
+review and spec packages) loads on first use, so that ``import statetools`` stays light
+for a program that only runs a loop."""
+
+_SUBPACKAGES = ("mcp", "testing")
+"""``st.mcp`` (and the ``mcp`` SDK) and ``st.testing`` import on first use."""
 
 
 def __getattr__(name: str) -> Any:
-    """``st.mcp`` imports the MCP package (and the ``mcp`` SDK) on first use; the
-    session store's names import ``sqlite3`` on first use."""
+    """Load a lazily imported name (see ``_LAZY``) or subpackage on first use, and
+    keep it in the module so the next use is a plain attribute read."""
     import importlib
 
-    if name == "mcp":
-        return importlib.import_module("statetools.mcp")
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'statetools' has no attribute {name!r}")
+    if name in _SUBPACKAGES:
+        value: Any = importlib.import_module(f"statetools.{name}")
+    elif name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    else:
+        raise AttributeError(f"module 'statetools' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """Every public name, the lazy ones included."""
+    return sorted({*globals(), *__all__})
 
 
 __all__ = [

@@ -17,7 +17,11 @@ added from return annotations when ``to_networkx()`` is first called), ``expands
 tools reading it opens; a section's tools shown from the start are ``contains``).
 
 This module builds the graph; what the scheduler and the analyses look up in it is
-:mod:`~statetools.disclosure.lookups`.
+:mod:`~statetools.disclosure.lookups`. Compiling fills plain dict indexes completely
+(what a fresh run shows first included, :mod:`~statetools.disclosure.fresh`); a run only
+reads them, so one compiled graph serves any number of runs, threads and sessions. The
+networkx graph is built from a record of the nodes and edges when ``to_networkx()`` is
+first called (only the analyses need it).
 """
 
 from __future__ import annotations
@@ -26,8 +30,6 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
-
-import networkx as nx
 
 from statetools.disclosure.chaining import ChainedTool, Chaining
 from statetools.disclosure.conditions import (
@@ -41,8 +43,9 @@ from statetools.disclosure.conditions import (
     When,
     describe,
 )
+from statetools.disclosure.fresh import fresh_start
 from statetools.disclosure.items import as_tool
-from statetools.disclosure.lookups import GraphLookups
+from statetools.disclosure.lookups import GraphLookups, GraphRecord
 from statetools.disclosure.machine import StateMachineTool, Transition
 from statetools.disclosure.nodes import EDGE_KINDS as EDGE_KINDS
 from statetools.disclosure.nodes import NODE_KINDS as NODE_KINDS
@@ -53,7 +56,7 @@ from statetools.disclosure.nodes import state_node as state_node
 from statetools.disclosure.nodes import tool_node as tool_node
 from statetools.disclosure.outline import Outline, Outlined, outline_elements
 from statetools.disclosure.playbook import PlaybookTool
-from statetools.disclosure.returns import return_links
+from statetools.disclosure.returns import ReturnLinks, return_links
 from statetools.disclosure.shown import Shown
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError
@@ -75,7 +78,11 @@ class DisclosureGraph(GraphLookups):
     """
 
     def __init__(self) -> None:
-        self._graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
+        self._nodes: dict[str, dict[str, Any]] = {}
+        """Node id -> its attributes (``kind`` among them), as the networkx graph will have."""
+        self._record: GraphRecord = []
+        """What building did to the graph, in order, replayed by ``to_networkx()``."""
+        self._networkx: Any = None
         self.entries: dict[str, ToolEntry] = {}
         """Registered tools by name, in registration order."""
         self.machines: dict[str, StateMachineTool[Any]] = {}
@@ -98,12 +105,12 @@ class DisclosureGraph(GraphLookups):
         self.position: dict[str, int] = {}
         """Registration index of every tool (orders tools that appear in the same turn)."""
         self.initial_visible: tuple[str, ...] | None = None
-        """Memo of the tools visible in a fresh run, apart from When tools (the scheduler
-        fills it on first use; the graph does not change after it is built)."""
+        """The tools visible in a fresh run, apart from When tools (filled when the graph
+        is compiled; the graph does not change after that)."""
         self.initial_shown: Shown | None = None
-        """Memo of what a fresh run first shows, when nothing depends on the run (no
-        When tools): every fresh run starts from the same objects, so what callers built
-        from them (requests, wire forms) is reused across runs."""
+        """What a fresh run first shows, when nothing depends on the run (no When
+        tools): every fresh run starts from the same objects, so what callers built from
+        them (requests, wire forms) is reused across runs."""
         self.facades: dict[str, UnfoldingTool] = {}
         """Registered facades by name."""
         self.facade_children: dict[str, list[str]] = {}
@@ -117,17 +124,22 @@ class DisclosureGraph(GraphLookups):
         self.outlines: dict[str, Outline] = {}
         """The prompt sections of each section-reading facade (``read_section``)."""
         self._scopes: dict[str, frozenset[str]] = {}
-        self._producers: dict[str, list[str]] | None = None
+        self._producers: dict[str, list[str]] = {}
         self._analysis_lock = threading.Lock()
+        self._links: ReturnLinks | None = None
 
     # building -------------------------------------------------------------------
 
     def _node(self, node: str, kind: str, **attributes: Any) -> None:
-        if node not in self._graph:
-            self._graph.add_node(node, kind=kind, **attributes)
+        if node not in self._nodes:
+            data = self._nodes[node] = {"kind": kind, **attributes}
+            self._record.append(("node", node, "", data))
 
     def _edge(self, source: str, target: str, kind: str, **attributes: Any) -> None:
-        self._graph.add_edge(source, target, kind=kind, **attributes)
+        for node in (source, target):  # as networkx does, an edge adds its ends
+            if node not in self._nodes:
+                self._nodes[node] = {}
+        self._record.append(("edge", source, target, {"kind": kind, **attributes}))
 
     def _register(self, entry: ToolEntry, **edge_attributes: Any) -> None:
         name = entry.tool.name
@@ -146,14 +158,14 @@ class DisclosureGraph(GraphLookups):
         else:
             self._node(tool_node(name), "tool", label=name)
         if isinstance(entry.tool, ChainedTool):
-            self._graph.nodes[tool_node(name)]["chained"] = entry.tool.source.__name__
+            self._nodes[tool_node(name)]["chained"] = entry.tool.source.__name__
         if entry.owner:
             self._edge(entry.owner, self.node_of(name), "contains", **edge_attributes)
         if entry.condition is not None:
             self._add_gate(name, entry.condition, f"gate:{name}", top=True)
         if facade is not None:
             self._add_inner(facade)
-        if isinstance(facade, Outlined):
+        if facade is not None and isinstance(facade, Outlined):
             self._add_sections(facade)
 
     def _add_place(
@@ -186,10 +198,9 @@ class DisclosureGraph(GraphLookups):
             keeps_shown=facade.keeps_shown,
         )
         placeholder = tool_node(name)
-        if placeholder in self._graph:  # named by a condition before it was registered
-            for source, _, data in list(self._graph.in_edges(placeholder, data=True)):
-                self._graph.add_edge(source, node, **data)
-            self._graph.remove_node(placeholder)
+        if placeholder in self._nodes:  # named by a condition before it was registered
+            del self._nodes[placeholder]
+            self._record.append(("move", placeholder, node, {}))
 
     def _add_inner(self, facade: UnfoldingTool) -> None:
         node = facade_node(facade.name)
@@ -337,20 +348,42 @@ class DisclosureGraph(GraphLookups):
                 label=transition.label,
             )
 
-    def _analyze_returns(self) -> None:
-        """Add ``chains_from`` edges and discovery templates (once; reads annotations)."""
-        if self._producers is not None:
-            return
-        with self._analysis_lock:  # two threads may ask at once; one analyses
-            if self._producers is not None:
-                return
-            tools = {name: entry.tool for name, entry in self.entries.items()}
-            links = return_links(tools, self.chains, self.chained, self.node_of)
-            for node, attributes in links.templates:
-                self._node(node, "tool", **attributes)
-            for source, target in links.edges:
-                self._edge(source, target, "chains_from")
-            self._producers = links.producers  # last: marks the analysis complete
+    def _finish(self) -> None:
+        """Fill what runs read and nothing fills later: the plain dicts of the
+        indexes, every facade's scope, the tools producing chained types and what a
+        fresh run shows first."""
+        for name in ("_by_tool", "_by_state", "_by_artifact", "_by_blackboard"):
+            setattr(self, name, dict(getattr(self, name)))
+        self._transitions = dict(self._transitions)
+        self._state_tools = dict(self._state_tools)
+        for facade in self.facades:
+            self._scope(facade)
+        if self.chains:
+            self._links = return_links(self._tools(), self.chains, self.chained, self.node_of)
+            self._producers = self._links.producers
+        initial = {name: m.initial_state() for name, m in self.machines.items()}
+        self.initial_visible, self.initial_shown = fresh_start(
+            self.entries, self.places, initial, self.when_tools, facades=bool(self.facades)
+        )
+
+    def _tools(self) -> dict[str, BaseTool]:
+        return {name: entry.tool for name, entry in self.entries.items()}
+
+    def _scope(self, facade: str) -> frozenset[str]:
+        scope = self._scopes.get(facade)
+        if scope is None:
+            names: set[str] = set()
+            for child in self.facade_children.get(facade, ()):
+                names.add(child)
+                names |= self._scope(child)
+            scope = self._scopes[facade] = frozenset(names)
+        return scope
+
+    def _return_links(self) -> ReturnLinks:
+        """The ``chains_from`` edges and discovery templates (for ``to_networkx()``)."""
+        if self._links is None:
+            return return_links(self._tools(), self.chains, self.chained, self.node_of)
+        return self._links
 
 
 def disclosure_graph(*items: Any) -> DisclosureGraph:
@@ -381,6 +414,7 @@ def disclosure_graph(*items: Any) -> DisclosureGraph:
             graph.add_machine(item)
         else:
             graph.add_tool(as_tool(item))
+    graph._finish()
     return graph
 
 

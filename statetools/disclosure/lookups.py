@@ -16,26 +16,37 @@ the tables these read.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, KeysView
-from typing import TYPE_CHECKING
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from statetools.disclosure.machine import Transition
 from statetools.disclosure.nodes import ToolEntry, facade_node, tool_node
 from statetools.disclosure.unfolding import UnfoldingTool
 
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from statetools.disclosure.returns import ReturnLinks
+
+GraphRecord = list[tuple[str, str, str, dict[str, Any]]]
+"""What building a graph did, in order: ``("node", id, "", attributes)``, ``("edge",
+source, target, attributes)`` and ``("move", placeholder, facade node, {})`` (a facade
+named by a condition before it was registered takes over its placeholder's edges)."""
+
 
 class GraphLookups:
     """The lookups of a compiled graph (see the module)."""
 
-    _graph: nx.MultiDiGraph[str]
+    _record: GraphRecord
+    _networkx: nx.MultiDiGraph[str] | None
+    _analysis_lock: threading.Lock
     entries: dict[str, ToolEntry]
     places: dict[str, list[ToolEntry]]
     facades: dict[str, UnfoldingTool]
     facade_children: dict[str, list[str]]
     _scopes: dict[str, frozenset[str]]
-    _producers: dict[str, list[str]] | None
+    _producers: dict[str, list[str]]
     _transitions: dict[tuple[str, str, str], list[Transition]]
     _state_tools: dict[tuple[str, str], set[str]]
     _by_tool: dict[str, set[str]]
@@ -45,7 +56,7 @@ class GraphLookups:
 
     if TYPE_CHECKING:  # the graph's own
 
-        def _analyze_returns(self) -> None: ...
+        def _return_links(self) -> ReturnLinks: ...
 
     def node_of(self, name: str) -> str:
         """The node id of the tool called ``name`` (``facade:...`` for a facade)."""
@@ -61,25 +72,54 @@ class GraphLookups:
         return [entry] if entry is not None else []
 
     def to_networkx(self) -> nx.MultiDiGraph[str]:
-        """The underlying networkx graph (do not modify it)."""
-        self._analyze_returns()
-        return self._graph
+        """The underlying networkx graph (do not modify it), built on first use: runs
+        never need it, the analyses do.
+
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> graph = disclosure_graph(search)
+        >>> nx_graph = graph.to_networkx()
+        >>> nx_graph.nodes["tool:search"]["kind"], graph.to_networkx() is nx_graph
+        ('tool', True)
+        """
+        built = self._networkx
+        if built is None:
+            with self._analysis_lock:  # two threads may ask at once; one builds
+                built = self._networkx
+                if built is None:
+                    built = self._networkx = self._build_networkx()
+        return built
+
+    def _build_networkx(self) -> nx.MultiDiGraph[str]:
+        """Replay the build record, then add what return annotations link."""
+        import networkx as nx
+
+        graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
+        for step, first, second, data in self._record:
+            if step == "node":
+                if first not in graph:
+                    graph.add_node(first, **data)
+            elif step == "edge":
+                graph.add_edge(first, second, **data)
+            else:
+                placeholder, node = first, second
+                if placeholder in graph:
+                    for source, _, data in list(graph.in_edges(placeholder, data=True)):
+                        graph.add_edge(source, node, **data)
+                    graph.remove_node(placeholder)
+        links = self._return_links()
+        for node, attributes in links.templates:
+            if node not in graph:
+                graph.add_node(node, kind="tool", **attributes)
+        for source, target in links.edges:
+            graph.add_edge(source, target, kind="chains_from")
+        return graph
 
     def facade_scope(self, facade: str) -> frozenset[str]:
         """Every tool name inside ``facade``, at any depth."""
-        scope = self._scopes.get(facade)
-        if scope is None:
-            names: set[str] = set()
-            for child in self.facade_children.get(facade, ()):
-                names.add(child)
-                names |= self.facade_scope(child)
-            scope = self._scopes[facade] = frozenset(names)
-        return scope
+        return self._scopes.get(facade, frozenset())
 
     def producers(self, key: str) -> list[str]:
         """Registered tools whose return annotation gives the chained type ``key``."""
-        self._analyze_returns()
-        assert self._producers is not None
         return self._producers.get(key, [])
 
     def tool_names(self) -> list[str]:

@@ -146,7 +146,7 @@ class Scheduler(Recording):
         )
         self._dynamic.update(added)
         fresh = state is None or state == DisclosureState(iteration=state.iteration)
-        if fresh and graph.initial_visible is not None:
+        if fresh and graph.initial_visible is not None:  # worked out when compiled
             names: Iterable[str] = graph.initial_visible
         else:
             known = (*restored.visible_order, *graph.entries, *self._facades.built)
@@ -157,16 +157,12 @@ class Scheduler(Recording):
                 and not (fresh and name in graph.when_tools)
                 and self._available(name)
             ]
-            if fresh:
-                graph.initial_visible = tuple(names)
         tool_of = self._tool_of
         self._visible.update((name, tool_of(name)) for name in names)
         self._order.start(self._visible)
         self._refresh(graph.when_tools)
         self._order.settle()
-        if fresh and not graph.when_tools and visibility == "hidden":
-            if graph.initial_shown is None:
-                graph.initial_shown = self.shown()
+        if fresh and visibility == "hidden" and graph.initial_shown is not None:
             self._shown = graph.initial_shown
 
     @classmethod

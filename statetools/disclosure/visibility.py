@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Protocol
 from statetools.disclosure.conditions import Condition
 
 if TYPE_CHECKING:
-    from statetools.disclosure.graph import ToolEntry
+    from statetools.disclosure.nodes import ToolEntry
 
 
 class Moment(Protocol):

@@ -7,12 +7,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
-import yaml
-
 from statetools.errors import ProviderError, ScriptExhaustedError, SpecError
 from statetools.messages import AssistantMessage, Message, ToolCall
 from statetools.models.base import ModelCapabilities, ModelRequest, ModelResponse, StopReason, Usage
-from statetools.safeyaml import RefusedYaml, check_size, load_yaml
 from statetools.wording import counted
 
 CallStep: TypeAlias = tuple[str, Mapping[str, Any]]
@@ -105,6 +102,10 @@ class ScriptedModel:
                 source = Path(source).read_text(encoding="utf-8")
             except OSError as exc:
                 raise SpecError(f"cannot read script: {exc.strerror}", path=where) from exc
+        import yaml  # on first use: a plain run needs no YAML parser
+
+        from statetools.safeyaml import RefusedYaml, check_size, load_yaml
+
         try:
             check_size(len(source.encode("utf-8")), "script")
             data = load_yaml(source)

@@ -20,8 +20,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import jsonschema
-
 from statetools.errors import DefinitionError
 
 __all__ = ["example_arguments", "example_value"]
@@ -67,6 +65,8 @@ def _valid(schema: Mapping[str, Any], root: Mapping[str, Any], value: Any) -> bo
 
 @functools.lru_cache(maxsize=256)
 def _validator(root_text: str) -> Any:
+    import jsonschema  # on first use
+
     root = json.loads(root_text)
     cls = jsonschema.validators.validator_for(root, default=jsonschema.Draft202012Validator)
     return cls(root)

@@ -18,7 +18,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
-import jsonschema
 
 from statetools.errors import DefinitionError
 from statetools.tools.docstrings import first_paragraph
@@ -55,6 +54,8 @@ def _check_enum(name: str, json_type: str, values: Sequence[Any]) -> list[Any]:
         raise DefinitionError(
             "enum is empty", path=f"parameter '{name}'", hint="list at least one value"
         )
+    import jsonschema  # on first use: building a loop needs no schema checker
+
     checker = jsonschema.Draft202012Validator({"type": json_type})
     wrong = [value for value in choices if not checker.is_valid(value)]
     if wrong:

@@ -14,12 +14,13 @@ import functools
 import importlib
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
-
-import jsonschema
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from statetools.wording import counted
+
+if TYPE_CHECKING:
+    import jsonschema
+    from jsonschema.exceptions import ValidationError
 
 _ARTICLES = {
     "string": "a string",
@@ -128,6 +129,8 @@ def make_validator(schema: Mapping[str, Any]) -> ArgumentValidator:
     Raises ``jsonschema.SchemaError`` when ``schema`` is not a valid JSON schema. A
     Python tuple counts as an array, as a list does (for arguments given from Python).
     """
+    import jsonschema  # on first use: ``import statetools`` needs no schema checker
+
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         text = json.dumps(schema, sort_keys=True)
@@ -143,6 +146,8 @@ def make_validator(schema: Mapping[str, Any]) -> ArgumentValidator:
 @functools.cache
 def _with_tuples(cls: Any) -> Any:
     """``cls`` whose "array" type takes tuples as well as lists."""
+    import jsonschema
+
     checker = cls.TYPE_CHECKER.redefine(
         "array", lambda _checker, value: isinstance(value, list | tuple)
     )
@@ -157,6 +162,8 @@ def _schema_error(cls: Any, text: str) -> ValidationError | None:
 
 
 def _first_schema_error(cls: Any, schema: Any) -> ValidationError | None:
+    import jsonschema
+
     errors = _meta_validator(cls).iter_errors(dict(schema))
     return jsonschema.exceptions.best_match(errors)  # type: ignore[no-any-return]
 
@@ -170,6 +177,8 @@ def _meta_validator(cls: Any) -> jsonschema.protocols.Validator:
     is about five times faster, which matters for catalogues of thousands of tools.
     Keywords new in 2020-12 (``prefixItems``, ...) are then not checked.
     """
+    import jsonschema
+
     if cls is jsonschema.Draft202012Validator:
         cls = jsonschema.Draft7Validator
     return cls(cls.META_SCHEMA)  # type: ignore[no-any-return]
