@@ -93,11 +93,18 @@ def check_names(where: str, names: Sequence[str]) -> None:
     """Raise :class:`DefinitionError` when two tools below a facade share a name.
 
     >>> check_names("facade 'f'", ["a", "b"])
+    >>> check_names("facade 'f'", ["a", "b", "a"])
+    Traceback (most recent call last):
+    ...
+    statetools.errors.DefinitionError: facade 'f': more than one inner tool is named a ...
     """
-    twice = sorted({n for n in names if names.count(n) > 1})
+    seen: set[str] = set()
+    twice: set[str] = set()
+    for name in names:
+        (twice if name in seen else seen).add(name)
     if twice:
         raise DefinitionError(
-            f"more than one inner tool is named {', '.join(twice)}",
+            f"more than one inner tool is named {', '.join(sorted(twice))}",
             path=where,
             hint="give every tool of a facade its own name",
         )

@@ -20,8 +20,8 @@ This module builds the graph; what the scheduler and the analyses look up in it 
 :mod:`~statetools.disclosure.lookups`. Compiling fills plain dict indexes completely
 (what a fresh run shows first included, :mod:`~statetools.disclosure.fresh`); a run only
 reads them, so one compiled graph serves any number of runs, threads and sessions. The
-networkx graph is built from a record of the nodes and edges when ``to_networkx()`` is
-first called (only the analyses need it).
+networkx graph is built when ``to_networkx()`` is first called (only the analyses need
+it), by compiling the same items once more with its nodes and edges.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from statetools.disclosure.chaining import ChainedTool, Chaining
 from statetools.disclosure.conditions import (
@@ -45,7 +45,7 @@ from statetools.disclosure.conditions import (
 )
 from statetools.disclosure.fresh import fresh_start
 from statetools.disclosure.items import as_tool
-from statetools.disclosure.lookups import GraphLookups, GraphRecord
+from statetools.disclosure.lookups import GraphLookups
 from statetools.disclosure.machine import StateMachineTool, Transition
 from statetools.disclosure.nodes import EDGE_KINDS as EDGE_KINDS
 from statetools.disclosure.nodes import NODE_KINDS as NODE_KINDS
@@ -62,6 +62,9 @@ from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError
 from statetools.tools.tool import BaseTool
 
+if TYPE_CHECKING:
+    import networkx as nx
+
 
 class DisclosureGraph(GraphLookups):
     """The compiled form of a run's tools and disclosure definitions.
@@ -77,12 +80,16 @@ class DisclosureGraph(GraphLookups):
     ['gate:b', 'playbook:p', 'tool:a', 'tool:b']
     """
 
-    def __init__(self) -> None:
-        self._nodes: dict[str, dict[str, Any]] = {}
-        """Node id -> its attributes (``kind`` among them), as the networkx graph will have."""
-        self._record: GraphRecord = []
-        """What building did to the graph, in order, replayed by ``to_networkx()``."""
-        self._networkx: Any = None
+    def __init__(self, *, networkx: bool = False) -> None:
+        self._graph: nx.MultiDiGraph[str] | None = None
+        """The networkx graph while it is built (``networkx=True``), else None."""
+        if networkx:
+            import networkx as nx
+
+            self._graph = nx.MultiDiGraph()
+        self._networkx: nx.MultiDiGraph[str] | None = None
+        self._items: tuple[Any, ...] = ()
+        """What the graph was compiled from (compiled again for ``to_networkx()``)."""
         self.entries: dict[str, ToolEntry] = {}
         """Registered tools by name, in registration order."""
         self.machines: dict[str, StateMachineTool[Any]] = {}
@@ -131,15 +138,13 @@ class DisclosureGraph(GraphLookups):
     # building -------------------------------------------------------------------
 
     def _node(self, node: str, kind: str, **attributes: Any) -> None:
-        if node not in self._nodes:
-            data = self._nodes[node] = {"kind": kind, **attributes}
-            self._record.append(("node", node, "", data))
+        graph = self._graph
+        if graph is not None and node not in graph:
+            graph.add_node(node, kind=kind, **attributes)
 
     def _edge(self, source: str, target: str, kind: str, **attributes: Any) -> None:
-        for node in (source, target):  # as networkx does, an edge adds its ends
-            if node not in self._nodes:
-                self._nodes[node] = {}
-        self._record.append(("edge", source, target, {"kind": kind, **attributes}))
+        if self._graph is not None:
+            self._graph.add_edge(source, target, kind=kind, **attributes)
 
     def _register(self, entry: ToolEntry, **edge_attributes: Any) -> None:
         name = entry.tool.name
@@ -153,13 +158,14 @@ class DisclosureGraph(GraphLookups):
         self.position[name] = len(self.entries)
         self.entries[name] = entry
         facade = entry.tool if isinstance(entry.tool, UnfoldingTool) else None
+        graph = self._graph
         if facade is not None:
             self._add_facade_node(facade)
-        else:
+        elif graph is not None:
             self._node(tool_node(name), "tool", label=name)
-        if isinstance(entry.tool, ChainedTool):
-            self._nodes[tool_node(name)]["chained"] = entry.tool.source.__name__
-        if entry.owner:
+        if graph is not None and isinstance(entry.tool, ChainedTool):
+            graph.nodes[tool_node(name)]["chained"] = entry.tool.source.__name__
+        if entry.owner and graph is not None:
             self._edge(entry.owner, self.node_of(name), "contains", **edge_attributes)
         if entry.condition is not None:
             self._add_gate(name, entry.condition, f"gate:{name}", top=True)
@@ -183,6 +189,9 @@ class DisclosureGraph(GraphLookups):
     def _add_facade_node(self, facade: UnfoldingTool) -> None:
         name = facade.name
         self.facades[name] = facade
+        graph = self._graph
+        if graph is None:
+            return
         node = facade_node(name)
         self._node(
             node,
@@ -198,9 +207,10 @@ class DisclosureGraph(GraphLookups):
             keeps_shown=facade.keeps_shown,
         )
         placeholder = tool_node(name)
-        if placeholder in self._nodes:  # named by a condition before it was registered
-            del self._nodes[placeholder]
-            self._record.append(("move", placeholder, node, {}))
+        if placeholder in graph:  # named by a condition before it was registered
+            for source, _, data in list(graph.in_edges(placeholder, data=True)):
+                graph.add_edge(source, node, **data)
+            graph.remove_node(placeholder)
 
     def _add_inner(self, facade: UnfoldingTool) -> None:
         node = facade_node(facade.name)
@@ -230,9 +240,11 @@ class DisclosureGraph(GraphLookups):
             self._edge(source, target, kind)
 
     def _add_gate(self, tool: str, condition: Condition, node: str, *, top: bool) -> None:
-        op = "OR" if isinstance(condition, AnyOf) else "AND"
-        self._node(node, "gate", op=op, label=describe(condition), condition=condition)
-        if top:
+        graphing = self._graph is not None
+        if graphing:
+            op = "OR" if isinstance(condition, AnyOf) else "AND"
+            self._node(node, "gate", op=op, label=describe(condition), condition=condition)
+        if top and graphing:
             self._edge(node, tool_node(tool), "unlocks")
         match condition:
             case AllOf(conditions=parts) | AnyOf(conditions=parts):
@@ -242,12 +254,14 @@ class DisclosureGraph(GraphLookups):
                     self._edge(node, child, "requires")
             case After(tools=names, count=count):
                 for name in names:
-                    self._node(self.node_of(name), "tool", label=name)
-                    self._edge(node, self.node_of(name), "requires", count=count)
+                    if graphing:
+                        self._node(self.node_of(name), "tool", label=name)
+                        self._edge(node, self.node_of(name), "requires", count=count)
                     self._by_tool[name].add(tool)
             case InState(machine=machine, state=state):
-                self._node(state_node(machine, state), "state", label=state)
-                self._edge(node, state_node(machine, state), "requires")
+                if graphing:
+                    self._node(state_node(machine, state), "state", label=state)
+                    self._edge(node, state_node(machine, state), "requires")
                 self._by_state[machine].add(tool)
             case OnArtifact():
                 self._by_artifact[condition.key].add(tool)
@@ -316,7 +330,7 @@ class DisclosureGraph(GraphLookups):
         )
         if facade is not None:
             self._edge(facade_node(facade), node, "contains")
-        for state in machine.state_names:
+        for state in machine.state_names if self._graph is not None else ():
             self._node(
                 state_node(machine.name, state),
                 "state",
@@ -379,6 +393,21 @@ class DisclosureGraph(GraphLookups):
             scope = self._scopes[facade] = frozenset(names)
         return scope
 
+    def _build_networkx(self) -> nx.MultiDiGraph[str]:
+        """Compile the same items again, this time with networkx nodes and edges, then
+        add what return annotations link."""
+        shadow = DisclosureGraph(networkx=True)
+        _add_items(shadow, self._items)
+        graph = shadow._graph
+        assert graph is not None
+        links = self._return_links()
+        for node, attributes in links.templates:
+            if node not in graph:
+                graph.add_node(node, kind="tool", **attributes)
+        for source, target in links.edges:
+            graph.add_edge(source, target, kind="chains_from")
+        return graph
+
     def _return_links(self) -> ReturnLinks:
         """The ``chains_from`` edges and discovery templates (for ``to_networkx()``)."""
         if self._links is None:
@@ -400,10 +429,19 @@ def disclosure_graph(*items: Any) -> DisclosureGraph:
     >>> graph.tool_names()
     ['search', 'report']
     """
-    from statetools.disclosure.agentic import agentic_from_definition
 
     graph = DisclosureGraph()
-    for item in _flatten(items):
+    graph._items = tuple(_flatten(items))
+    _add_items(graph, graph._items)
+    graph._finish()
+    return graph
+
+
+def _add_items(graph: DisclosureGraph, items: Iterable[Any]) -> None:
+    """Register each of ``items`` (flattened) in ``graph``."""
+    from statetools.disclosure.agentic import agentic_from_definition
+
+    for item in items:
         if isinstance(item, Chaining):
             graph.add_chaining(item)
         elif isinstance(item, PlaybookTool | StateMachineTool) and item.agent.model is not None:
@@ -414,8 +452,6 @@ def disclosure_graph(*items: Any) -> DisclosureGraph:
             graph.add_machine(item)
         else:
             graph.add_tool(as_tool(item))
-    graph._finish()
-    return graph
 
 
 def _flatten(items: Iterable[Any]) -> Iterator[Any]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, KeysView
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from statetools.disclosure.machine import Transition
 from statetools.disclosure.nodes import ToolEntry, facade_node, tool_node
@@ -29,16 +29,10 @@ if TYPE_CHECKING:
 
     from statetools.disclosure.returns import ReturnLinks
 
-GraphRecord = list[tuple[str, str, str, dict[str, Any]]]
-"""What building a graph did, in order: ``("node", id, "", attributes)``, ``("edge",
-source, target, attributes)`` and ``("move", placeholder, facade node, {})`` (a facade
-named by a condition before it was registered takes over its placeholder's edges)."""
-
 
 class GraphLookups:
     """The lookups of a compiled graph (see the module)."""
 
-    _record: GraphRecord
     _networkx: nx.MultiDiGraph[str] | None
     _analysis_lock: threading.Lock
     entries: dict[str, ToolEntry]
@@ -57,6 +51,8 @@ class GraphLookups:
     if TYPE_CHECKING:  # the graph's own
 
         def _return_links(self) -> ReturnLinks: ...
+
+        def _build_networkx(self) -> nx.MultiDiGraph[str]: ...
 
     def node_of(self, name: str) -> str:
         """The node id of the tool called ``name`` (``facade:...`` for a facade)."""
@@ -88,31 +84,6 @@ class GraphLookups:
                 if built is None:
                     built = self._networkx = self._build_networkx()
         return built
-
-    def _build_networkx(self) -> nx.MultiDiGraph[str]:
-        """Replay the build record, then add what return annotations link."""
-        import networkx as nx
-
-        graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
-        for step, first, second, data in self._record:
-            if step == "node":
-                if first not in graph:
-                    graph.add_node(first, **data)
-            elif step == "edge":
-                graph.add_edge(first, second, **data)
-            else:
-                placeholder, node = first, second
-                if placeholder in graph:
-                    for source, _, data in list(graph.in_edges(placeholder, data=True)):
-                        graph.add_edge(source, node, **data)
-                    graph.remove_node(placeholder)
-        links = self._return_links()
-        for node, attributes in links.templates:
-            if node not in graph:
-                graph.add_node(node, kind="tool", **attributes)
-        for source, target in links.edges:
-            graph.add_edge(source, target, kind="chains_from")
-        return graph
 
     def facade_scope(self, facade: str) -> frozenset[str]:
         """Every tool name inside ``facade``, at any depth."""

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 import attrs
 
+from statetools.disclosure.appendable import Appendable
 from statetools.disclosure.definition import AgentOptions, Definition, SystemPrompt, agent_model
 from statetools.disclosure.items import as_tool
 from statetools.errors import DefinitionError
@@ -37,6 +39,34 @@ class Transition:
     label: str | None = None
 
 
+def _tool_name(tool: BaseTool) -> str:
+    """The key of a machine's tools."""
+    return tool.name
+
+
+def _tools(tools: Any) -> Appendable[BaseTool]:
+    return Appendable.of(tools, _tool_name)
+
+
+def _pairs(pairs: Any) -> Appendable[tuple[str, str]]:
+    return Appendable.of(pairs)
+
+
+def _transitions(transitions: Any) -> Appendable[Transition]:
+    return Appendable.of(transitions)
+
+
+def _names(names: Any) -> Appendable[str]:
+    return Appendable.of(names)
+
+
+@functools.lru_cache(maxsize=256)
+def _names_of(states: type[enum.Enum]) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The member names of an enum, in order and as a set (enums never change)."""
+    names = tuple(member.name for member in states)
+    return names, frozenset(names)
+
+
 @attrs.frozen
 class StateMachineTool(Definition, Generic[E]):
     """An enum of states, the tools of each state, and the transitions between them.
@@ -61,11 +91,13 @@ class StateMachineTool(Definition, Generic[E]):
     description: str
     states: type[E]
     initial: str | None = None
-    tools: tuple[BaseTool, ...] = ()
-    availability: tuple[tuple[str, str], ...] = ()
+    tools: Appendable[BaseTool] = attrs.field(default=(), converter=_tools)
+    """The machine's tools, in order (a sequence that equals the tuple of them; the
+    builder adds one in constant time, as it does pairs and transitions)."""
+    availability: Appendable[tuple[str, str]] = attrs.field(default=(), converter=_pairs)
     """(tool name, state name) pairs."""
-    transitions: tuple[Transition, ...] = ()
-    global_tools: tuple[str, ...] = ()
+    transitions: Appendable[Transition] = attrs.field(default=(), converter=_transitions)
+    global_tools: Appendable[str] = attrs.field(default=(), converter=_names)
     final_states: tuple[str, ...] = ()
     cursor: str | None = attrs.field(default=None, eq=False)
     """The state selected by in_state (the builder's position; not part of equality)."""
@@ -75,6 +107,9 @@ class StateMachineTool(Definition, Generic[E]):
     preflight: Callable[[Any], None] | None = attrs.field(default=None, eq=False, repr=False)
     """Called with the run's :class:`DisclosureGraph` before a ``ToolLoop`` run starts
     (a definition loaded from YAML checks the design there); not part of equality."""
+    _states_by_tool: dict[str, list[str]] | None = attrs.field(
+        init=False, default=None, eq=False, hash=False, repr=False
+    )
 
     def __attrs_post_init__(self) -> None:
         if not (isinstance(self.states, type) and issubclass(self.states, enum.Enum)):
@@ -91,13 +126,13 @@ class StateMachineTool(Definition, Generic[E]):
         >>> StateMachineTool("order", "Order", enum.Enum("Order", "DRAFT CONFIRMED")).state_names
         ['DRAFT', 'CONFIRMED']
         """
-        return [member.name for member in self.states]
+        return list(_names_of(self.states)[0])
 
     def _state(self, state: Any, what: str) -> str:
         name = state.name if isinstance(state, enum.Enum) else state
         if isinstance(state, enum.Enum) and not isinstance(state, self.states):
             name = None
-        if name not in self.state_names:
+        if name not in _names_of(self.states)[1]:
             raise DefinitionError(
                 f"{what} {state!r} is not a state of {self.states.__name__}",
                 path=f"machine '{self.name}'",
@@ -139,20 +174,19 @@ class StateMachineTool(Definition, Generic[E]):
         """
         return attrs.evolve(self, cursor=self._state(state, "state"), last=None)
 
-    def _add_tool(self, tool: Any) -> tuple[tuple[BaseTool, ...], str]:
+    def _add_tool(self, tool: Any) -> tuple[Appendable[BaseTool], str]:
         resolved = as_tool(tool)
-        if resolved in self.tools:
-            return self.tools, resolved.name
-        for existing in self.tools:
-            if existing.name == resolved.name:
-                if existing != resolved:
-                    raise DefinitionError(
-                        f"two different tools are named '{resolved.name}'",
-                        path=f"machine '{self.name}'",
-                        hint="give them different names",
-                    )
-                return self.tools, resolved.name
-        return (*self.tools, resolved), resolved.name
+        position = self.tools.position(resolved.name)
+        if position is None:
+            return self.tools.appended(resolved), resolved.name
+        existing = self.tools[position]
+        if existing is not resolved and existing != resolved:
+            raise DefinitionError(
+                f"two different tools are named '{resolved.name}'",
+                path=f"machine '{self.name}'",
+                hint="give them different names",
+            )
+        return self.tools, resolved.name
 
     def with_tool(self, tool: Any) -> StateMachineTool[E]:
         """Make ``tool`` available in the selected state (a tool may be in several).
@@ -173,7 +207,9 @@ class StateMachineTool(Definition, Generic[E]):
         tools, name = self._add_tool(tool)
         pair = (name, self.cursor)
         availability = (
-            self.availability if pair in self.availability else (*self.availability, pair)
+            self.availability
+            if self.availability.position(pair) is not None
+            else self.availability.appended(pair)
         )
         return attrs.evolve(self, tools=tools, availability=availability, last=name)
 
@@ -203,7 +239,7 @@ class StateMachineTool(Definition, Generic[E]):
             name = getattr(when, "__name__", "")
             label = name if name and name != "<lambda>" else "guarded"
         transition = Transition(self.cursor, self.last, self._state(state, "target"), when, label)
-        return attrs.evolve(self, transitions=(*self.transitions, transition))
+        return attrs.evolve(self, transitions=self.transitions.appended(transition))
 
     def with_global_tools(self, *tools: Any) -> StateMachineTool[E]:
         """Tools available in every state.
@@ -220,7 +256,7 @@ class StateMachineTool(Definition, Generic[E]):
             new_tools, name = machine._add_tool(tool)
             if name not in machine.global_tools:
                 machine = attrs.evolve(
-                    machine, tools=new_tools, global_tools=(*machine.global_tools, name)
+                    machine, tools=new_tools, global_tools=machine.global_tools.appended(name)
                 )
         return attrs.evolve(machine, last=None)
 
@@ -302,7 +338,13 @@ class StateMachineTool(Definition, Generic[E]):
         """
         if tool in self.global_tools:
             return self.state_names
-        return [state for name, state in self.availability if name == tool]
+        by_tool = self._states_by_tool
+        if by_tool is None:  # one pass over the pairs, kept: the machine never changes
+            by_tool = {}
+            for name, state in self.availability:
+                by_tool.setdefault(name, []).append(state)
+            object.__setattr__(self, "_states_by_tool", by_tool)
+        return list(by_tool.get(tool, ()))
 
     def initial_state(self) -> str:
         """The initial state (the first enum member when none was set).

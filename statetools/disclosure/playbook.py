@@ -7,6 +7,7 @@ from typing import Any
 
 import attrs
 
+from statetools.disclosure.appendable import Appendable
 from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.conditions import (
     After,
@@ -47,6 +48,15 @@ class PlaybookEntry:
     condition: Condition | None = None
 
 
+def entry_name(entry: PlaybookEntry) -> str:
+    """The name of an entry's tool (the key of a playbook's entries)."""
+    return entry.tool.name
+
+
+def _entries(entries: Any) -> Appendable[PlaybookEntry]:
+    return Appendable.of(entries, entry_name)
+
+
 @attrs.frozen
 class PlaybookTool(Definition):
     """Tools that unlock as the work proceeds.
@@ -71,12 +81,12 @@ class PlaybookTool(Definition):
 
     name: str
     description: str
-    entries: tuple[PlaybookEntry, ...] = ()
+    entries: Appendable[PlaybookEntry] = attrs.field(default=(), converter=_entries)
+    """The tools and their conditions, in order (a sequence that equals the tuple of
+    them; adding one tool at a time costs constant time)."""
     last: str | None = attrs.field(default=None, eq=False)
     """The tool added last (the builder's position; not part of equality)."""
     agent: AgentOptions = attrs.field(factory=AgentOptions)
-    names: frozenset[str] = attrs.field(default=frozenset(), eq=False, repr=False)
-    """The names of the tools in ``entries`` (kept to make adding a tool cheap)."""
     chaining: tuple[Chaining, ...] = ()
     """Tool chaining rules of the playbook (see :meth:`with_tool_chaining_from`)."""
     preflight: Callable[[Any], None] | None = attrs.field(default=None, eq=False, repr=False)
@@ -92,19 +102,17 @@ class PlaybookTool(Definition):
         >>> [tool.name for tool in p.with_tools(search, report).tools]
         ['search', 'report']
         """
-        added = tuple(PlaybookEntry(as_tool(tool)) for tool in tools)
-        new: set[str] = set()
-        for entry in added:
-            if entry.tool.name in self.names or entry.tool.name in new:
+        entries = self.entries
+        for tool in tools:
+            entry = PlaybookEntry(as_tool(tool))
+            if entries.position(entry.tool.name) is not None:
                 raise DefinitionError(
                     f"tool '{entry.tool.name}' is already in the playbook",
                     path=f"playbook '{self.name}'",
                     hint="add each tool once; combine its conditions with unlocked(AllOf(...))",
                 )
-            new.add(entry.tool.name)
-        return attrs.evolve(
-            self, entries=(*self.entries, *added), last=None, names=self.names | new
-        )
+            entries = entries.appended(entry)
+        return attrs.evolve(self, entries=entries, last=None)
 
     def with_tool(self, tool: Any) -> PlaybookTool:
         """Add one tool; follow with ``unlocked_by...`` to give it a condition.
@@ -136,7 +144,7 @@ class PlaybookTool(Definition):
             )
         entry = self.entries[-1]  # with_tool appends the tool and sets `last` to it
         combined = condition if entry.condition is None else AllOf(entry.condition, condition)
-        entries = (*self.entries[:-1], attrs.evolve(entry, condition=combined))
+        entries = self.entries.with_last(attrs.evolve(entry, condition=combined))
         return attrs.evolve(self, entries=entries)
 
     def unlocked_by(self, *prerequisites: Prerequisite) -> PlaybookTool:
