@@ -114,6 +114,11 @@ class DisclosureGraph(GraphLookups):
         self.initial_visible: tuple[str, ...] | None = None
         """The tools visible in a fresh run, apart from When tools (filled when the graph
         is compiled; the graph does not change after that)."""
+        self.initial_tools: dict[str, BaseTool] = {}
+        """``initial_visible`` with their tools, in order (shared by fresh runs; never
+        written after compiling)."""
+        self.initial_positions: dict[str, int] = {}
+        """The position of each of ``initial_visible`` (shared by fresh runs)."""
         self.initial_shown: Shown | None = None
         """What a fresh run first shows, when nothing depends on the run (no When
         tools): every fresh run starts from the same objects, so what callers built from
@@ -379,6 +384,9 @@ class DisclosureGraph(GraphLookups):
         self.initial_visible, self.initial_shown = fresh_start(
             self.entries, self.places, initial, self.when_tools, facades=bool(self.facades)
         )
+        entries = self.entries
+        self.initial_tools = {name: entries[name].tool for name in self.initial_visible}
+        self.initial_positions = {name: i for i, name in enumerate(self.initial_visible)}
 
     def _tools(self) -> dict[str, BaseTool]:
         return {name: entry.tool for name, entry in self.entries.items()}

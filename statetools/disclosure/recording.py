@@ -19,7 +19,7 @@ and ``remove`` change the tools of a run directly.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableMapping
 from typing import TYPE_CHECKING
 
 from statetools.blackboard import Blackboard
@@ -54,7 +54,7 @@ class Recording:
     _blackboard_seen: int
     _removed: set[str]
     _dynamic: dict[str, BaseTool]
-    _visible: dict[str, BaseTool]
+    _visible: MutableMapping[str, BaseTool]
     _order: ToolOrder
     _shown: Shown | None
     _facades: Facades

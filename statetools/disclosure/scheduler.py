@@ -20,7 +20,8 @@ from typing import Any, Literal
 from statetools.blackboard import Blackboard
 from statetools.disclosure.bindings import Bindings, Resolver
 from statetools.disclosure.facades import Facades, Replay
-from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
+from statetools.disclosure.graph import DisclosureGraph
+from statetools.disclosure.graph_cache import compiled
 from statetools.disclosure.locks import Locks
 from statetools.disclosure.outcomes import (
     NOTHING_CHANGED,
@@ -30,6 +31,7 @@ from statetools.disclosure.outcomes import (
     StateChange,
 )
 from statetools.disclosure.outline import refuse_duplicate_sections
+from statetools.disclosure.overlay import Overlay
 from statetools.disclosure.recording import Recording
 from statetools.disclosure.resume import restore_added_tools
 from statetools.disclosure.search import SearchCall
@@ -109,7 +111,11 @@ class Scheduler(Recording):
         self._blackboard_seen = 0
         self._removed = set(restored.removed)
         self._dynamic: dict[str, BaseTool] = {}
-        self._visible: dict[str, BaseTool] = {}
+        fresh = state is None or state == DisclosureState(iteration=state.iteration)
+        shared = fresh and graph.initial_visible is not None
+        self._visible: Overlay[BaseTool] = Overlay(graph.initial_tools if shared else {})
+        """The visible tools: a fresh run reads the graph's shared start and keeps only
+        its own changes."""
         self._order = ToolOrder()
         self._shown: Shown | None = None
         """The visible tools as last handed out; None after any change."""
@@ -145,9 +151,8 @@ class Scheduler(Recording):
             restore,
         )
         self._dynamic.update(added)
-        fresh = state is None or state == DisclosureState(iteration=state.iteration)
-        if fresh and graph.initial_visible is not None:  # worked out when compiled
-            names: Iterable[str] = graph.initial_visible
+        if shared:  # worked out when compiled
+            self._order.start((), graph.initial_positions)
         else:
             known = (*restored.visible_order, *graph.entries, *self._facades.built)
             names = [
@@ -157,9 +162,9 @@ class Scheduler(Recording):
                 and not (fresh and name in graph.when_tools)
                 and self._available(name)
             ]
-        tool_of = self._tool_of
-        self._visible.update((name, tool_of(name)) for name in names)
-        self._order.start(self._visible)
+            tool_of = self._tool_of
+            self._visible.update((name, tool_of(name)) for name in names)
+            self._order.start(self._visible)
         self._refresh(graph.when_tools)
         self._order.settle()
         if fresh and visibility == "hidden" and graph.initial_shown is not None:
@@ -186,7 +191,7 @@ class Scheduler(Recording):
                 path="tools",
                 hint="build one graph from everything: disclosure_graph(...)",
             )
-        return cls(disclosure_graph(*items), state, **options)
+        return cls(compiled(items), state, **options)
 
     # availability -------------------------------------------------------------------
 

@@ -15,7 +15,9 @@ False
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, MutableMapping
+
+from statetools.disclosure.overlay import Overlay
 
 __all__ = ["ToolOrder"]
 
@@ -32,14 +34,19 @@ class ToolOrder:
     __slots__ = ("_left", "_mark", "_next", "_seq")
 
     def __init__(self) -> None:
-        self._seq: dict[str, int] = {}
+        self._seq: MutableMapping[str, int] = {}
         self._left: dict[str, int] = {}
         self._next = 0
         self._mark = 0
 
-    def start(self, names: Iterable[str]) -> None:
-        """Number the tools visible when the run starts (or resumes), in order."""
-        self._seq = dict(zip(names, itertools.count()))
+    def start(self, names: Iterable[str], numbered: Mapping[str, int] | None = None) -> None:
+        """Number the tools visible when the run starts (or resumes), in order;
+        ``numbered`` gives them numbered already (a dict shared by fresh runs, never
+        written: this order keeps only its own changes)."""
+        if numbered is not None:
+            self._seq = Overlay(numbered)
+        else:
+            self._seq = dict(zip(names, itertools.count()))
         self._next = self._mark = len(self._seq)
 
     def show(self, name: str) -> bool:

@@ -47,7 +47,9 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from statetools.blackboard import Blackboard
+from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.scheduler import Blocked, Scheduler
+from statetools.disclosure.shown import Shown
 from statetools.loop.run import unknown_tool_message
 from statetools.mcp.convert import wire_content
 from statetools.messages import ToolCall
@@ -72,15 +74,39 @@ requests (2025-era clients are told apart by ``Mcp-Session-Id``).
 ContextSource = Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
 
 
-class _Session:
-    """One client's scheduler, context and change subscriptions."""
+class _Listings:
+    """The MCP form of the visible tools, kept by the scheduler's :class:`Shown` (fresh
+    sessions share the graph's first one, so their first ``tools/list`` is made once)."""
 
-    def __init__(self, items: Sequence[Any], context: ToolCallContext) -> None:
+    def __init__(self, kept: int = 64) -> None:
+        self.kept = kept
+        self.forms: OrderedDict[int, tuple[Shown, list[types.Tool]]] = OrderedDict()
+
+    def of(self, shown: Shown) -> list[types.Tool]:
+        found = self.forms.get(id(shown))
+        if found is not None and found[0] is shown:
+            return found[1]
+        listing = [
+            types.Tool(name=t.name, description=t.description, input_schema=t.input_schema)
+            for t in shown.tools
+        ]
+        self.forms[id(shown)] = (shown, listing)  # kept alive with it: the id stays its own
+        while len(self.forms) > self.kept:
+            self.forms.popitem(last=False)
+        return listing
+
+
+class _Session:
+    """One client's scheduler, context and change subscriptions. The compiled graph
+    is the server's, shared by every session."""
+
+    def __init__(
+        self, graph: DisclosureGraph, context: ToolCallContext, listings: _Listings
+    ) -> None:
         self.blackboard = Blackboard()
         self.context = context.with_blackboard(self.blackboard)
-        self.scheduler = Scheduler.for_items(
-            items, None, blackboard=self.blackboard, context=self.context
-        )
+        self.scheduler = Scheduler(graph, None, blackboard=self.blackboard, context=self.context)
+        self.listings = listings
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
         self.lock = asyncio.Lock()
@@ -90,10 +116,7 @@ class _Session:
         return [tool.name for tool in self.scheduler.visible()]
 
     def listing(self) -> list[types.Tool]:
-        return [
-            types.Tool(name=t.name, description=t.description, input_schema=t.input_schema)
-            for t in self.scheduler.visible()
-        ]
+        return self.listings.of(self.scheduler.shown())
 
     async def call(self, name: str, arguments: Mapping[str, Any]) -> tuple[ToolResult, bool]:
         """Run one call as the loop would; returns the result (its text with the
@@ -123,9 +146,15 @@ class _Sessions:
     or one HTTP server), by key."""
 
     def __init__(
-        self, items: Sequence[Any], context: ContextSource, max_sessions: int = 1000
+        self,
+        design: DisclosureGraph | Sequence[Any],
+        context: ContextSource,
+        max_sessions: int = 1000,
     ) -> None:
-        self.items = items
+        self.graph = (
+            design if isinstance(design, DisclosureGraph) else Scheduler.for_items(design).graph
+        )
+        self.listings = _Listings()
         self.context = context
         self.max_sessions = max_sessions
         self.run_end = RunEnd()
@@ -144,15 +173,19 @@ class _Sessions:
         if headers is not None:
             key = headers.get("mcp-session-id") or headers.get(SESSION_HEADER)
             if key is None:
-                return _Session(self.items, self._context())  # stateless: a fresh session
+                return self.new()  # stateless: a fresh session
         session = self.sessions.get(key)
         if session is None:
-            session = self.sessions[key] = _Session(self.items, self._context())
+            session = self.sessions[key] = self.new()
             while len(self.sessions) > self.max_sessions:
                 self.sessions.popitem(last=False)  # the least recently used session
         else:
             self.sessions.move_to_end(key)
         return session
+
+    def new(self) -> _Session:
+        """A fresh session over the shared graph."""
+        return _Session(self.graph, self._context(), self.listings)
 
 
 def disclosure_server(
@@ -195,11 +228,12 @@ def disclosure_server(
         if isinstance(definition_or_items, list | tuple)
         else [definition_or_items]
     )
-    Scheduler.for_items(items)  # a bad definition fails here, not at the first request
+    # compiled once, shared by every session; a bad definition fails here
+    graph = Scheduler.for_items(items).graph
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server[Any]) -> AsyncIterator[_Sessions]:
-        sessions = _Sessions(items, context, max_sessions)
+        sessions = _Sessions(graph, context, max_sessions)
         try:
             yield sessions
         finally:

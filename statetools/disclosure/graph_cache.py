@@ -1,0 +1,83 @@
+"""Compiled graphs kept by the identity of the items they were compiled from.
+
+A program that passes the same ``tools=[...]`` to every run should not pay for
+compiling them every time. Definitions are frozen, so the same objects always compile
+to the same graph, and a compiled graph is only read by runs: the graph of the last
+few item lists is kept and handed out again when every item is the very same object
+(``is``), in the same order.
+
+Only items that cannot change are looked up: tools, definitions (playbooks, state
+machines, facades), chaining rules and plain functions. A list with anything else
+(an object whose tools are read from its attributes, say) is compiled every time.
+
+>>> search = Tool.create("search", "Search", lambda: "found")
+>>> compiled([search]) is compiled([search]), compiled([search]) is disclosure_graph(search)
+(True, False)
+"""
+
+from __future__ import annotations
+
+import threading
+import types
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import attrs
+
+from statetools.disclosure.chaining import Chaining
+from statetools.disclosure.definition import Definition
+from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
+from statetools.tools.tool import BaseTool
+
+KEPT = 16
+"""How many compiled graphs are kept (the least recently used goes first)."""
+
+_graphs: OrderedDict[tuple[int, ...], tuple[tuple[Any, ...], DisclosureGraph]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _leaves(items: Iterable[Any]) -> Iterator[Any]:
+    for item in items:
+        if isinstance(item, list | tuple):
+            yield from _leaves(item)
+        else:
+            yield item
+
+
+@attrs.frozen
+class _Probe:
+    """A frozen attrs class, to tell frozen classes by their ``__setattr__``."""
+
+
+_FROZEN_SETATTR = _Probe.__setattr__
+
+
+def _frozen(item: Any) -> bool:
+    """Whether ``item`` cannot change (so its graph can be kept)."""
+    if isinstance(item, types.FunctionType):
+        return True
+    if isinstance(item, BaseTool | Definition | Chaining):
+        return type(item).__setattr__ is _FROZEN_SETATTR
+    return False
+
+
+def compiled(items: Sequence[Any]) -> DisclosureGraph:
+    """The graph of ``items`` (as :func:`disclosure_graph` compiles it), the same
+    object again when the same items were compiled recently."""
+    leaves = tuple(_leaves(items))
+    if not all(_frozen(item) for item in leaves):
+        return disclosure_graph(*items)
+    key = tuple(map(id, leaves))
+    with _lock:
+        kept = _graphs.get(key)
+        if kept is not None and all(a is b for a, b in zip(kept[0], leaves, strict=True)):
+            _graphs.move_to_end(key)
+            return kept[1]
+    graph = disclosure_graph(*items)
+    with _lock:
+        _graphs[key] = (leaves, graph)  # the leaves stay alive, so their ids stay theirs
+        _graphs.move_to_end(key)
+        while len(_graphs) > KEPT:
+            _graphs.popitem(last=False)
+    return graph
