@@ -29,11 +29,12 @@ from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.items import as_tool, tools_from_instance
 from statetools.disclosure.layered import layered
 from statetools.disclosure.machine import StateMachineTool, Transition
-from statetools.disclosure.playbook import PlaybookTool
+from statetools.disclosure.moves import Move
+from statetools.disclosure.playbook import PlaybookTool, Unlock
 from statetools.disclosure.scan import tools_from_module
 from statetools.disclosure.scheduler import Blocked, Changes, Injected, Scheduler, StateChange
 from statetools.disclosure.state import DisclosureState
-from statetools.disclosure.unfolding import Unfolded, UnfoldingTool
+from statetools.disclosure.unfolding import Facade, Unfolded, UnfoldingTool
 from statetools.errors import (
     DefinitionError,
     MaxIterationsExceeded,
@@ -170,8 +171,11 @@ __all__ = [
     "Injected",
     "ListSink",
     "OneShotPerLoopTool",
+    "Facade",
+    "Move",
     "Unfolded",
     "UnfoldingTool",
+    "Unlock",
     "tool_provider",
     "unfolding_tools",
     "After",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -12,31 +12,14 @@ import attrs
 from statetools.disclosure.appendable import Appendable
 from statetools.disclosure.definition import AgentOptions, Definition, SystemPrompt, agent_model
 from statetools.disclosure.items import as_tool
+from statetools.disclosure.moves import Guard as Guard
+from statetools.disclosure.moves import Move as Move
+from statetools.disclosure.moves import Transition as Transition
 from statetools.errors import DefinitionError
-from statetools.tools.result import ToolResult
 from statetools.tools.schema import Parameter
 from statetools.tools.tool import BaseTool
 
 E = TypeVar("E", bound=enum.Enum)
-Guard = Callable[[ToolResult], bool]
-
-
-@attrs.frozen
-class Transition:
-    """Calling ``tool`` successfully in ``source`` moves the machine to ``target``.
-
-    With a ``guard``, only when ``guard(result)`` is true; the first matching
-    transition (in the order they were declared) wins.
-
-    >>> Transition("DRAFT", "confirm", "CONFIRMED")
-    Transition(source='DRAFT', tool='confirm', target='CONFIRMED', guard=None, label=None)
-    """
-
-    source: str
-    tool: str
-    target: str
-    guard: Guard | None = attrs.field(default=None, eq=False)
-    label: str | None = None
 
 
 def _tool_name(tool: BaseTool) -> str:
@@ -118,6 +101,60 @@ class StateMachineTool(Definition, Generic[E]):
                 path=f"machine '{self.name}'",
                 hint="define class MyStates(enum.Enum) with one member per state",
             )
+
+    @classmethod
+    def of(
+        cls,
+        name: str,
+        description: str,
+        states: type[E],
+        *,
+        initial: E | str | None = None,
+        tools: Mapping[E | str, Iterable[Any]] | None = None,
+        global_tools: Iterable[Any] = (),
+        final: Iterable[E | str] = (),
+    ) -> StateMachineTool[E]:
+        """A machine written in one go, shaped like its YAML: ``tools`` gives each state
+        its tools, a :class:`Move` for a tool that moves the machine to another state.
+        The same machine as the builder's (``in_state(S).with_tool(t)``,
+        ``.transitions_to(S2)``, ``with_global_tools``, ``with_final_states``), in
+        constant time per tool.
+
+        >>> import enum
+        >>> Order = enum.Enum("Order", "DRAFT CONFIRMED")
+        >>> edit, confirm = (Tool.create(n, n.title(), lambda: "ok") for n in ("edit", "confirm"))
+        >>> written = StateMachineTool.of(
+        ...     "order", "Order", Order, initial=Order.DRAFT,
+        ...     tools={Order.DRAFT: [edit, Move(confirm, to=Order.CONFIRMED)]},
+        ...     final=[Order.CONFIRMED],
+        ... )
+        >>> built = (
+        ...     StateMachineTool("order", "Order", Order).with_initial_state(Order.DRAFT)
+        ...     .in_state(Order.DRAFT).with_tool(edit)
+        ...     .with_tool(confirm).transitions_to(Order.CONFIRMED)
+        ...     .with_final_states(Order.CONFIRMED)
+        ... )
+        >>> written == built
+        True
+        """
+        machine = cls(name, description, states)
+        if initial is not None:
+            machine = machine.with_initial_state(initial)
+        for state, listed in (tools or {}).items():
+            machine = machine.in_state(state)
+            for item in listed:
+                if isinstance(item, Move):
+                    machine = machine.with_tool(item.tool)
+                    machine = machine.transitions_to(item.to, item.when, label=item.label)
+                else:
+                    machine = machine.with_tool(item)
+        global_tools = tuple(global_tools)
+        if global_tools:
+            machine = machine.with_global_tools(*global_tools)
+        final = tuple(final)
+        if final:
+            machine = machine.with_final_states(*final)
+        return attrs.evolve(machine, cursor=None, last=None)
 
     @property
     def state_names(self) -> list[str]:

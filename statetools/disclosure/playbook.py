@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import attrs
@@ -46,6 +46,37 @@ class PlaybookEntry:
 
     tool: BaseTool
     condition: Condition | None = None
+
+
+@attrs.frozen
+class Unlock:
+    """A tool of :meth:`PlaybookTool.of` that unlocks once every tool in ``after``
+    succeeded (``.with_tool(tool).unlocked_by(*after)``) and, with ``when``, while that
+    condition holds too (``.unlocked(when)``). ``after`` takes tools, ``@llm_tool``
+    functions or tool names.
+
+    >>> search = Tool.create("search", "Search", lambda: "found")
+    >>> report = Tool.create("report", "Report", lambda: "done")
+    >>> PlaybookTool.of("p", "Research", [search, Unlock(report, after=[search])]).conditions
+    {'report': After(tools=('search',), count=1)}
+    >>> Unlock(report, when=AnyOf(After("search"), OnArtifact(dict))).condition()
+    AnyOf(conditions=(After(tools=('search',), count=1), OnArtifact(type=<class 'dict'>)))
+    """
+
+    tool: Any
+    after: Sequence[Prerequisite] = attrs.field(default=(), converter=tuple)
+    when: Condition | None = None
+
+    def condition(self) -> Condition | None:
+        """The condition this gives the tool (None: available from the start).
+
+        >>> Unlock("report", after=["a", "b"]).condition()
+        After(tools=('a', 'b'), count=1)
+        """
+        after = After([prerequisite_name(p) for p in self.after]) if self.after else None
+        if after is not None and self.when is not None:
+            return AllOf(after, self.when)
+        return after if after is not None else self.when
 
 
 def entry_name(entry: PlaybookEntry) -> str:
@@ -92,6 +123,33 @@ class PlaybookTool(Definition):
     preflight: Callable[[Any], None] | None = attrs.field(default=None, eq=False, repr=False)
     """Called with the run's :class:`DisclosureGraph` before a ``ToolLoop`` run starts
     (a definition loaded from YAML checks the design there); not part of equality."""
+
+    @classmethod
+    def of(
+        cls, name: str, description: str, tools: Iterable[Any] = (), **options: Any
+    ) -> PlaybookTool:
+        """A playbook written in one go, shaped like its YAML: ``tools`` lists tools that
+        are available from the start and :class:`Unlock` items for the ones that unlock.
+        The same playbook as the builder's, in constant time per tool; ``options`` are
+        the playbook's other fields (``chaining=...``, ``agent=...``).
+
+        >>> search = Tool.create("search", "Search", lambda: "found")
+        >>> report = Tool.create("report", "Report", lambda: "done")
+        >>> written = PlaybookTool.of("p", "Research", [search, Unlock(report, after=[search])])
+        >>> written == PlaybookTool("p", "Research").with_tool(search).with_tool(
+        ...     report).unlocked_by(search)
+        True
+        """
+        playbook = cls(name, description, **options)
+        for item in tools:
+            if isinstance(item, Unlock):
+                playbook = playbook.with_tool(item.tool)
+                condition = item.condition()
+                if condition is not None:
+                    playbook = playbook.unlocked(condition)
+            else:
+                playbook = playbook.with_tool(item)
+        return attrs.evolve(playbook, last=None)
 
     def with_tools(self, *tools: Any) -> PlaybookTool:
         """Add tools that are available from the start.

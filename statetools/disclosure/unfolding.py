@@ -43,7 +43,7 @@ from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 from statetools.tools.validation import make_validator
 
-__all__ = ["DirectCall", "Selector", "Unfolded", "UnfoldingTool", "listing"]
+__all__ = ["DirectCall", "Facade", "Selector", "Unfolded", "UnfoldingTool", "listing"]
 
 Selector = Callable[[dict[str, Any]], Iterable[Any]]
 """Picks a selectable facade's tools from the call's arguments: returns tools, functions
@@ -386,6 +386,15 @@ class UnfoldingTool(BaseTool):
         if self.search is not None:
             return await run_search(self, arguments)
         return await open_facade(self, arguments, context, current)
+
+
+Facade = UnfoldingTool
+"""The one name of a facade (``UnfoldingTool`` is the same class).
+
+>>> inner = [Tool.create("add", "Add", lambda a, b: a + b)]
+>>> Facade.of("math", "Arithmetic", inner) == UnfoldingTool.of("math", "Arithmetic", inner)
+True
+"""
 
 
 def _is_facade(tool: BaseTool) -> TypeGuard[UnfoldingTool]:
