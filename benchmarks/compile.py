@@ -171,7 +171,7 @@ def _compile_table(rounds: int, folder: Path) -> list[str]:
         ]
         for design, written, make in cases:
             graph = st.disclosure_graph(make())
-            assert len(graph) == n, (design, written, len(graph))
+            assert len(graph) == n + (design == "facade"), (design, written, len(graph))
             seconds = _cpu(lambda make=make: st.disclosure_graph(make()), rounds)
             met = "met" if seconds < TARGETS[n] else "NOT met"
             rows.append(f"| {design} | {written} | {n:,} | {seconds:.3f} | {met} |")

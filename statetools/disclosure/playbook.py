@@ -88,6 +88,26 @@ def _entries(entries: Any) -> Appendable[PlaybookEntry]:
     return Appendable.of(entries, entry_name)
 
 
+def with_entry(
+    entries: Appendable[PlaybookEntry], playbook: str, tool: Any, condition: Condition | None
+) -> Appendable[PlaybookEntry]:
+    """``entries`` and one more tool with its condition (in constant time); a tool
+    already among them is refused (``playbook`` names the playbook in the error).
+
+    >>> search = Tool.create("search", "Search", lambda: "found")
+    >>> [e.tool.name for e in with_entry(PlaybookTool("p", "P").entries, "p", search, None)]
+    ['search']
+    """
+    entry = PlaybookEntry(as_tool(tool), condition)
+    if entries.position(entry.tool.name) is not None:
+        raise DefinitionError(
+            f"tool '{entry.tool.name}' is already in the playbook",
+            path=f"playbook '{playbook}'",
+            hint="add each tool once; combine its conditions with unlocked(AllOf(...))",
+        )
+    return entries.appended(entry)
+
+
 @attrs.frozen
 class PlaybookTool(Definition):
     """Tools that unlock as the work proceeds.
@@ -140,16 +160,13 @@ class PlaybookTool(Definition):
         ...     report).unlocked_by(search)
         True
         """
-        playbook = cls(name, description, **options)
+        entries = _entries(())
         for item in tools:
             if isinstance(item, Unlock):
-                playbook = playbook.with_tool(item.tool)
-                condition = item.condition()
-                if condition is not None:
-                    playbook = playbook.unlocked(condition)
+                entries = with_entry(entries, name, item.tool, item.condition())
             else:
-                playbook = playbook.with_tool(item)
-        return attrs.evolve(playbook, last=None)
+                entries = with_entry(entries, name, item, None)
+        return cls(name, description, entries=entries, **options)
 
     def with_tools(self, *tools: Any) -> PlaybookTool:
         """Add tools that are available from the start.
@@ -162,14 +179,7 @@ class PlaybookTool(Definition):
         """
         entries = self.entries
         for tool in tools:
-            entry = PlaybookEntry(as_tool(tool))
-            if entries.position(entry.tool.name) is not None:
-                raise DefinitionError(
-                    f"tool '{entry.tool.name}' is already in the playbook",
-                    path=f"playbook '{self.name}'",
-                    hint="add each tool once; combine its conditions with unlocked(AllOf(...))",
-                )
-            entries = entries.appended(entry)
+            entries = with_entry(entries, self.name, tool, None)
         return attrs.evolve(self, entries=entries, last=None)
 
     def with_tool(self, tool: Any) -> PlaybookTool:
@@ -181,8 +191,8 @@ class PlaybookTool(Definition):
         >>> p.with_tool(search).with_tool(report).unlocked_by(search).conditions
         {'report': After(tools=('search',), count=1)}
         """
-        playbook = self.with_tools(tool)
-        return attrs.evolve(playbook, last=playbook.entries[-1].tool.name)
+        entries = with_entry(self.entries, self.name, tool, None)
+        return attrs.evolve(self, entries=entries, last=entries[-1].tool.name)
 
     def unlocked(self, condition: Condition) -> PlaybookTool:
         """Give the tool added last this condition (combined with AND if it has one).

@@ -16,7 +16,7 @@ from typing import Any, cast, get_origin
 import attrs
 
 from statetools.disclosure.machine import StateMachineTool
-from statetools.disclosure.playbook import AgentOptions, PlaybookTool
+from statetools.disclosure.playbook import AgentOptions, PlaybookTool, with_entry
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import StatetoolsError
 from statetools.models.resolve import parse as parse_model
@@ -101,19 +101,18 @@ def structure_entry(value: Any, _: Any) -> EntryForm:
 
 
 def build_playbook(form: PlaybookForm) -> PlaybookTool:
-    """The playbook a form describes, built with the PlaybookTool builder."""
-    playbook = PlaybookTool(form.name, form.description)
+    """The playbook a form describes, as the PlaybookTool builder builds it (each tool
+    added in constant time)."""
+    entries = PlaybookTool(form.name, form.description).entries
     problems: list[Invalid] = []
     for index, entry in enumerate(form.tools):
         try:
-            if entry.unlocked_by is None:
-                playbook = playbook.with_tools(entry.tool)
-            else:
-                playbook = playbook.with_tool(entry.tool).unlocked(entry.unlocked_by)
+            entries = with_entry(entries, form.name, entry.tool, entry.unlocked_by)
         except StatetoolsError as exc:
             problems.append(Invalid(exc.message, hint=exc.hint, at=("tools", index)))
     if problems:
         raise Several(problems)
+    playbook = PlaybookTool(form.name, form.description, entries=entries)
     return _agent(playbook, form.agent)  # type: ignore[no-any-return]
 
 

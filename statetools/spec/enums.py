@@ -24,7 +24,15 @@ class _StateEnumType(enum.EnumType):
     """Enum classes compared by name and members, not identity."""
 
     def _signature(cls) -> tuple[str, tuple[tuple[str, Any], ...]]:
-        return cls.__name__, tuple((member.name, member.value) for member in cls)  # type: ignore[var-annotated]
+        """Name and members, worked out once (an enum's members never change)."""
+        signature: tuple[str, tuple[tuple[str, Any], ...]] | None = cls.__dict__.get(
+            "_state_signature"
+        )
+        if signature is None:
+            members = tuple((member.name, member.value) for member in cls)  # type: ignore[var-annotated]
+            signature = (cls.__name__, members)
+            type.__setattr__(cls, "_state_signature", signature)
+        return signature
 
     def __eq__(cls, other: object) -> bool:
         if isinstance(other, _StateEnumType):

@@ -28,7 +28,7 @@ import attrs
 import yaml
 
 from statetools.errors import StatetoolsError
-from statetools.safeyaml import RefusedYaml, check_size, load_yaml
+from statetools.safeyaml import MAX_DEPTH, RefusedYaml, check_size, load_yaml
 from statetools.spec.problems import Invalid, Several, shorten
 from statetools.tools.calling import Arguments, Context
 from statetools.tools.result import ToolResult
@@ -209,6 +209,29 @@ def _one_tool(item: Any, source: str, location: str) -> SchemaOnlyTool:
     )
 
 
+def _quick_json(text: str) -> Any:
+    """``text`` read as JSON (most tools files are: much faster than reading it as
+    YAML), or None to read it as YAML: when it is not JSON, or nests deeper than the
+    YAML reader allows (which then says so in its own words).
+
+    >>> _quick_json('[{"name": "a"}]'), _quick_json("- name: a"), _quick_json("[" * 300 + "]" * 300)
+    ([{'name': 'a'}], None, None)
+    """
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    pending: list[tuple[Any, int]] = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, dict | list):
+            if depth > MAX_DEPTH - 8:  # near the limit: the YAML reader decides
+                return None
+            children = value.values() if isinstance(value, dict) else value
+            pending.extend((child, depth + 1) for child in children)
+    return data
+
+
 def load_tools_file(source: str, base_dir: Path) -> list[SchemaOnlyTool]:
     """The tools of an OpenAI-format tools file (JSON or YAML), as schema-only tools.
 
@@ -238,7 +261,9 @@ def load_tools_file(source: str, base_dir: Path) -> list[SchemaOnlyTool]:
         ) from exc
     try:
         check_size(len(text.encode("utf-8")), f"tools file {source!r}")
-        data = load_yaml(text)
+        data = _quick_json(text)
+        if data is None:
+            data = load_yaml(text)
     except RefusedYaml as exc:
         raise Invalid(exc.message, hint=exc.hint) from exc
     except yaml.YAMLError as exc:
@@ -254,9 +279,10 @@ def load_tools_file(source: str, base_dir: Path) -> list[SchemaOnlyTool]:
     tools: list[SchemaOnlyTool] = []
     problems: list[Invalid] = []
     seen: set[str] = set()
+    location = str(path.resolve())
     for index, item in enumerate(items):
         try:
-            tool = _one_tool(item, source, str(path.resolve()))
+            tool = _one_tool(item, source, location)
         except Invalid as exc:
             problems.append(Invalid(f"{source} tool #{index + 1}: {exc.message}", hint=exc.hint))
             continue
