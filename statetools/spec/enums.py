@@ -35,6 +35,8 @@ class _StateEnumType(enum.EnumType):
         return signature
 
     def __eq__(cls, other: object) -> bool:
+        if cls is other:
+            return True
         if isinstance(other, _StateEnumType):
             return cls._signature() == other._signature()
         return NotImplemented

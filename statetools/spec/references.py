@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import itertools
 import json
 import re
 import sys
@@ -221,15 +222,14 @@ def _quick_json(text: str) -> Any:
         data = json.loads(text)
     except (ValueError, RecursionError):
         return None
-    pending: list[tuple[Any, int]] = [(data, 1)]
-    while pending:
-        value, depth = pending.pop()
-        if isinstance(value, dict | list):
-            if depth > MAX_DEPTH - 8:  # near the limit: the YAML reader decides
-                return None
-            children = value.values() if isinstance(value, dict) else value
-            pending.extend((child, depth + 1) for child in children)
-    return data
+    brackets = _BRACKETS.findall(_JSON_STRING.sub("", text))
+    deepest = max(itertools.accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0)
+    return None if deepest > MAX_DEPTH - 8 else data  # near the limit: YAML decides
+
+
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKETS = re.compile(r"[\[\]{}]")
+_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 def load_tools_file(source: str, base_dir: Path) -> list[SchemaOnlyTool]:
