@@ -30,10 +30,10 @@ from statetools.cli_worker import add_worker_command
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.prompt_part import expandable_prompts
 from statetools.disclosure.scheduler import Scheduler
-from statetools.errors import StatetoolsError
-from statetools.loop.events import (
+from statetools.engine.events import (
     Trace,
 )
+from statetools.errors import StatetoolsError
 from statetools.review.check import DEFAULT_TOKEN_BUDGET
 from statetools.review.explore import (
     DEFAULT_MAX_STATES,

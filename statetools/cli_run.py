@@ -17,8 +17,8 @@ from typing import Any, TextIO
 from statetools.cli_output import Output, UsageError
 from statetools.cli_sessions import add_session_options, open_store
 from statetools.cli_transcript import Transcript, Watched
+from statetools.engine.result import LoopResult
 from statetools.errors import StatetoolsError
-from statetools.loop.result import LoopResult
 from statetools.loop.toolloop import ToolLoop
 from statetools.models.base import Model
 from statetools.models.scripted import ScriptedModel

@@ -6,7 +6,7 @@ from collections import deque
 from typing import Any, TextIO, cast
 
 from statetools.cli_output import Output
-from statetools.loop.events import (
+from statetools.engine.events import (
     ConversationRestarted,
     Event,
     IterationStarted,

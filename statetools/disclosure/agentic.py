@@ -30,7 +30,7 @@ class AgenticTool(BaseTool):
 
     The tools may include playbooks and state machines; they are disclosed inside the
     nested conversation by the same scheduler as at the top level. The nested run's
-    :class:`~statetools.loop.result.LoopResult` is kept as the result's ``value``.
+    :class:`~statetools.engine.result.LoopResult` is kept as the result's ``value``.
 
     The nested loop comes from :meth:`default_loop_factory` or, inside a run, from the
     run (``ToolCallContext.loop_factory``); :class:`statetools.SimpleAgenticTool` is the

@@ -17,9 +17,9 @@ from typing import Any
 import attrs
 
 from statetools.disclosure.state import DisclosureState
+from statetools.engine.events import Trace
+from statetools.engine.result import LoopResult
 from statetools.errors import SpecError, StatetoolsError
-from statetools.loop.events import Trace
-from statetools.loop.result import LoopResult
 from statetools.loop.sessions import SavedRun
 from statetools.messages import messages_from_json, messages_to_json
 from statetools.models.base import Usage

@@ -27,7 +27,7 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, TracerProvider
 
-from statetools.loop.events import (
+from statetools.engine.events import (
     CallBlocked,
     Event,
     IterationStarted,

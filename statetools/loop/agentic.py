@@ -16,7 +16,7 @@ class SimpleAgenticTool(AgenticTool):
 
     The tools may include playbooks and state machines; they are disclosed inside the
     nested conversation by the same scheduler as at the top level. The nested run's
-    :class:`~statetools.loop.result.LoopResult` is kept as the result's ``value``.
+    :class:`~statetools.engine.result.LoopResult` is kept as the result's ``value``.
 
     >>> from statetools.models import ScriptedModel
     >>> def search(query: str) -> str:

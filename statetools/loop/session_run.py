@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 import attrs
 
 from statetools.disclosure.state import DisclosureState
+from statetools.engine.result import LoopResult
 from statetools.errors import StatetoolsError
-from statetools.loop.result import LoopResult
 from statetools.loop.sessions import SavedRun, SessionStore, check_continuation
 from statetools.messages import Message
 

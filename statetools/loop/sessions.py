@@ -12,9 +12,10 @@ from typing import Protocol, runtime_checkable
 
 import attrs
 
+from statetools.engine.answers import pending_calls as pending_calls
+from statetools.engine.result import LoopResult
 from statetools.errors import StatetoolsError
-from statetools.loop.result import LoopResult
-from statetools.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+from statetools.messages import Message
 
 __all__ = ["SavedRun", "SessionStore", "check_continuation", "pending_calls"]
 
@@ -101,16 +102,3 @@ def check_continuation(
             path=f"session {session!r}",
             hint="pass the new user message as a string, or None to continue",
         )
-
-
-def pending_calls(messages: Sequence[Message]) -> list[ToolCall]:
-    """The calls of the latest model response that have no answer yet (a run that
-    stopped while it was answering them: they run again)."""
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if isinstance(message, AssistantMessage):
-            answered = {m.tool_call_id for m in messages[index + 1 :] if isinstance(m, ToolMessage)}
-            return [call for call in message.tool_calls if call.id not in answered]
-        if isinstance(message, UserMessage):
-            return []
-    return []

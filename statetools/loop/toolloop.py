@@ -3,30 +3,30 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
 from statetools.disclosure.bindings import Resolver
 from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Visibility
 from statetools.disclosure.state import DisclosureState
-from statetools.errors import RunAborted, RunError, StatetoolsError
-from statetools.loop.boundary import clean_message
-from statetools.loop.events import Listener
-from statetools.loop.prompt import place_prompt
-from statetools.loop.response import MAX_MISSES_IN_A_ROW as MAX_MISSES_IN_A_ROW
-from statetools.loop.result import LoopResult
-from statetools.loop.run import RUNNING, Run
+from statetools.engine import Conversation
+from statetools.engine.answers import MAX_MISSES_IN_A_ROW as MAX_MISSES_IN_A_ROW
+from statetools.engine.answers import MAX_RESTARTS as MAX_RESTARTS
+from statetools.engine.answers import RUNNING
+from statetools.engine.events import Event, Listener, StreamEvent
+from statetools.engine.result import LoopResult
+from statetools.engine.strategies import ToolInjectionStrategy, chain
+from statetools.errors import StatetoolsError
+from statetools.loop.host import drive
 from statetools.loop.session_run import Session
-from statetools.loop.sessions import SavedRun, SessionStore
-from statetools.loop.strategies import ToolInjectionStrategy, chain
+from statetools.loop.sessions import SessionStore
 from statetools.loop.streaming import RunStream
-from statetools.loop.turns import MAX_RESTARTS as MAX_RESTARTS
-from statetools.loop.turns import drive, go_on, start
-from statetools.messages import Message, SystemMessage, UserMessage
+from statetools.messages import Message
 from statetools.models.base import Model
 from statetools.tools.context import RUN_ID_KEY, RunEnd, ToolCallContext
 from statetools.tools.tool import check_timeout
@@ -176,11 +176,9 @@ class ToolLoop:
             asyncio.get_running_loop()
         except RuntimeError:
             ended: list[LoopResult] = []
-            coroutine = self._arun(
-                prompt, tools, output_type, context, state, ended, Session.of(session, store)
-            )
+            events = self._events(prompt, tools, output_type, context, state, session, store, ended)
             try:
-                return asyncio.run(coroutine)
+                return asyncio.run(RunStream(events, ended).drain())
             except KeyboardInterrupt as interrupt:
                 if ended and getattr(interrupt, "result", None) is None:
                     interrupt.result = ended[-1]  # type: ignore[attr-defined]
@@ -234,102 +232,86 @@ class ToolLoop:
         >>> [message.role for message in result.messages]
         ['user', 'assistant', 'tool', 'assistant']
         """
-        return await self._arun(
-            prompt, tools, output_type, context, state, None, Session.of(session, store)
-        )
+        ended: list[LoopResult] = []
+        events = self._events(prompt, tools, output_type, context, state, session, store, ended)
+        return await RunStream(events, ended).drain()
 
-    async def _arun(
+    async def _events(
         self,
         prompt: str | Sequence[Message] | None,
         tools: Sequence[Any],
         output_type: Any,
         context: Mapping[str, Any] | None,
         state: DisclosureState | None,
-        ended: list[LoopResult] | None,
-        session: Session | None = None,
-    ) -> LoopResult:
+        session_id: str | None,
+        store: SessionStore | None,
+        ended: list[LoopResult],
+        streaming: bool = False,
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """The run as its events, in order (with what the model streams when
+        ``streaming``); the result it ended with is appended to ``ended``."""
+        session = Session.of(session_id, store)
         saved = session.begin(prompt, state) if session is not None else None
         if saved is not None and prompt is None and saved.result.outcome != RUNNING:
-            return saved.result  # a finished session, asked for nothing new
-        if saved is not None:
-            messages = list(saved.result.messages)
-            state = saved.result.state
-            run_id = saved.run_id
-        elif prompt is None:
+            ended.append(saved.result)  # a finished session, asked for nothing new
+            return
+        if saved is None and prompt is None:
             raise StatetoolsError(
                 "a run needs a prompt",
                 path="ToolLoop.run",
                 hint="pass the user's text (prompt=None only continues a saved session)",
             )
-        else:
-            messages = self._initial_messages(prompt)
-            run_id = self.id_factory()
+        run_id = saved.run_id if saved is not None else self.id_factory()
         run_end = RunEnd()
         run_context = (
             ToolCallContext(context or {}, loop_factory=ToolLoop)
             .merge({RUN_ID_KEY: run_id})
             .with_run_end(run_end)
         )
+        heard: list[Event] = []
+        conversation: Conversation | None = None
         try:
-            return await self._run(
-                messages, tools, output_type, state, run_context, ended, session, saved, prompt
+            conversation = Conversation(
+                tools,
+                prompt if saved is None else None,
+                state=state,
+                so_far=saved.result if saved is not None else None,
+                output_type=output_type,
+                system_prompt=self.system_prompt,
+                max_iterations=self.max_iterations,
+                visibility=self.visibility,
+                strategies=(self.strategy,) if self.strategy is not None else (),
+                end_on_final_state=self.end_on_final_state,
+                chaining=self.chaining,
+                max_discovered_tools=self.max_discovered_tools,
+                instances=self.instances,
+                capabilities=self.model.capabilities,
+                context=run_context,
+                listeners=(heard.append, *self.listeners),
+                clock=self.clock,
+                check_design=self.check_design,
+                save=session.saver(run_id) if session is not None else None,
+                start=False,
             )
-        finally:
-            await run_end.aclose()
-
-    async def _run(
-        self,
-        messages: list[Message],
-        tools: Sequence[Any],
-        output_type: Any,
-        state: DisclosureState | None,
-        run_context: ToolCallContext,
-        ended: list[LoopResult] | None,
-        session: Session | None = None,
-        saved: SavedRun | None = None,
-        prompt: str | Sequence[Message] | None = None,
-    ) -> LoopResult:
-        run = Run(self, messages, tools, state, run_context)
-        run.prompt_index = place_prompt(run)
-        if self.check_design:
-            graph = run.scheduler.graph
-            for preflight in graph.preflights:
-                preflight(graph)
-        if saved is not None:
-            run.events = list(saved.result.trace.events)
-            run.usage = saved.result.usage
-            run.stop_reason = saved.result.stop_reason
-        if session is not None:
-            run.save = session.saver(str(run_context[RUN_ID_KEY]))
-        try:
             running = saved is not None and saved.result.outcome == RUNNING
-            if saved is not None and running and await go_on(run, saved, output_type, prompt):
-                assert run.ended is not None
-                return run.ended  # the run ended as the unbroken one did
-            if not running:  # a new run, not one cut short
-                start(run)
-            if saved is not None and isinstance(prompt, str):
-                run.messages.append(clean_message(UserMessage(prompt)))
-                run.checkpoint()
-            return await drive(run, output_type)
-        except RunError as error:
-            raise run.fail(error) from None
-        except Exception as exc:  # a listener, strategy, condition or guard failed
-            aborted = RunAborted(
-                f"the run stopped: {type(exc).__name__}: {exc}",
-                path=f"iteration {run.iterations}",
-                hint="the exception is the __cause__; its traceback shows the failing code",
+            events = drive(
+                conversation,
+                self.model,
+                heard,
+                tool_timeout=self.tool_timeout,
+                streaming=streaming,
+                saved=saved is not None,
+                running=running,
+                prompt=prompt,
             )
-            raise run.fail(aborted) from exc
-        except asyncio.CancelledError as cancelled:
-            run.stop(cancelled, "cancelled")
-            raise
-        except BaseException as interrupt:  # Ctrl-C, SystemExit, a framework's own exception
-            run.stop(interrupt, "interrupted")
-            raise
+            async with contextlib.aclosing(events):
+                async for event in events:
+                    yield event
         finally:
-            if ended is not None and run.ended is not None:
-                ended.append(run.ended)
+            if conversation is not None and conversation.record.ended is not None:
+                self.last_result = conversation.record.ended
+                ended.append(conversation.record.ended)
+            await run_end.aclose()
 
     def stream(
         self,
@@ -360,20 +342,8 @@ class ToolLoop:
         Hello!
         Hello!
         """
-        return RunStream(
-            lambda: self.arun(
-                prompt,
-                tools=tools,
-                output_type=output_type,
-                context=context,
-                state=state,
-                session=session,
-                store=store,
-            )
+        ended: list[LoopResult] = []
+        events = self._events(
+            prompt, tools, output_type, context, state, session, store, ended, True
         )
-
-    def _initial_messages(self, prompt: str | Sequence[Message]) -> list[Message]:
-        messages: list[Message] = [UserMessage(prompt)] if isinstance(prompt, str) else list(prompt)
-        if self.system_prompt and not any(isinstance(m, SystemMessage) for m in messages):
-            messages.insert(0, SystemMessage(self.system_prompt))
-        return [clean_message(message) for message in messages]
+        return RunStream(events, ended)

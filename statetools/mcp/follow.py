@@ -14,7 +14,7 @@ call the run's tools change with them (new ones added, dropped ones removed).
 
 from __future__ import annotations
 
-from statetools.loop.strategies import Injection, InjectionContext
+from statetools.engine.strategies import Injection, InjectionContext
 from statetools.mcp.convert import tool_name
 from statetools.mcp.tool import Server
 from statetools.tools.tool import BaseTool

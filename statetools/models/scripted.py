@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from statetools.errors import ProviderError, ScriptExhaustedError, SpecError
+from statetools.errors import ProviderError, ScriptExhaustedError, SpecError, StatetoolsError
 from statetools.messages import AssistantMessage, Message, ToolCall
 from statetools.models.base import ModelCapabilities, ModelRequest, ModelResponse, StopReason, Usage
 from statetools.wording import counted
@@ -129,6 +129,33 @@ class ScriptedModel:
         Flagged without dynamic tools, it refuses (like such a provider would) a request
         whose tools differ from the first request of the same conversation.
         """
+        value = self._step(request)
+        if inspect.isawaitable(value):
+            value = await value
+        return self._response(value)
+
+    def respond(self, request: ModelRequest) -> ModelResponse:
+        """:meth:`complete` without an event loop, for a conversation driven by hand
+        (see :class:`statetools.engine.Conversation`); a step that is a coroutine
+        function needs :meth:`complete`.
+
+        >>> from statetools.messages import UserMessage
+        >>> ScriptedModel(["Hello!"]).respond(ModelRequest((UserMessage("Hi"),))).message.content
+        'Hello!'
+        """
+        value = self._step(request)
+        if inspect.isawaitable(value):
+            if inspect.iscoroutine(value):
+                value.close()
+            raise StatetoolsError(
+                f"step {self._position} is asynchronous",
+                path="ScriptedModel.respond",
+                hint="await model.complete(request) for asynchronous steps",
+            )
+        return self._response(value)
+
+    def _step(self, request: ModelRequest) -> Any:
+        """Record ``request`` and take the next step (a function of it is called)."""
         self._check_static_tools(request)
         self.requests.append(request)
         if self._position >= len(self._steps):
@@ -144,12 +171,9 @@ class ScriptedModel:
         self._call_counter = sum(
             len(m.tool_calls) for m in request.messages if isinstance(m, AssistantMessage)
         )
-        value: Any = step
         if callable(step) and not isinstance(step, AssistantMessage | ModelResponse):
-            value = step(request)
-            if inspect.isawaitable(value):
-                value = await value
-        return self._response(value)
+            return step(request)
+        return step
 
     def _check_static_tools(self, request: ModelRequest) -> None:
         if self.capabilities.supports_dynamic_tools:

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 import attrs
 
-from statetools.loop.events import (
+from statetools.engine.events import (
     CallBlocked,
     Event,
     StateEntered,

@@ -20,8 +20,8 @@ from typing import Any, Literal
 import attrs
 import graphviz  # type: ignore[import-untyped]
 
+from statetools.engine.events import Event, Trace
 from statetools.errors import StatetoolsError
-from statetools.loop.events import Event, Trace
 from statetools.review.dot import dot_source
 from statetools.review.model import DesignView, as_graph
 from statetools.review.scene import build_scene

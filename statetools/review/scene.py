@@ -18,7 +18,7 @@ from statetools.disclosure.conditions import (
     InState,
     describe,
 )
-from statetools.loop.events import Event, Trace
+from statetools.engine.events import Event, Trace
 from statetools.review.marks import Marks, read_marks
 from statetools.review.marks import Step as Step
 from statetools.review.model import DesignView

@@ -15,8 +15,8 @@ from statetools.blackboard import Blackboard
 from statetools.disclosure.facades import FacadeRecall, unfolded_value
 from statetools.disclosure.scheduler import Scheduler
 from statetools.disclosure.state import DisclosureState
+from statetools.engine.answers import timed_out_message, timeout_of
 from statetools.errors import StatetoolsError
-from statetools.loop.calls import timed_out_message, timeout_of
 from statetools.messages import messages_from_json, messages_to_json
 from statetools.models.base import Model, ModelRequest, ToolDefinition
 from statetools.temporal.designs import LoadedDesign

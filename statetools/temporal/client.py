@@ -9,7 +9,7 @@ from typing import Any
 from temporalio.client import Client, WorkflowHandle
 
 from statetools.disclosure.state import DisclosureState
-from statetools.loop.events import Trace
+from statetools.engine.events import Trace
 from statetools.temporal.output import output_reference
 from statetools.temporal.payloads import SessionInput, SessionResult, SessionSettings
 from statetools.temporal.workflow import WORKFLOW_NAME

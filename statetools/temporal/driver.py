@@ -17,8 +17,8 @@ from statetools.disclosure.outcomes import Blocked
 from statetools.disclosure.prompt_part import prompt_text
 from statetools.disclosure.scheduler import Scheduler
 from statetools.disclosure.state import DisclosureState
-from statetools.loop.boundary import clean_message, clean_text
-from statetools.loop.events import (
+from statetools.engine.boundary import clean_message, clean_text
+from statetools.engine.events import (
     CallBlocked,
     Event,
     IterationStarted,

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from statetools.engine.output import OutputProblem, correction_message, parse_output
 from statetools.errors import OutputValidationError, SpecError
-from statetools.loop.output import OutputProblem, correction_message, parse_output
 from statetools.spec.problems import Invalid
 from statetools.spec.references import import_object, import_path_of
 from statetools.temporal.payloads import OutputCheck, OutputReading

@@ -12,8 +12,8 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.exceptions import TimeoutError as ActivityTimeout
 
 from statetools import errors
+from statetools.engine.answers import cut_off_message, refused_message, timeout_of
 from statetools.errors import ProviderError, StatetoolsError
-from statetools.loop.calls import cut_off_message, refused_message, timeout_of
 from statetools.loop.toolloop import MAX_MISSES_IN_A_ROW
 from statetools.messages import ToolCall
 from statetools.temporal.activities import MODEL_ACTIVITY, OUTPUT_ACTIVITY, TOOL_ACTIVITY

@@ -9,9 +9,9 @@ from typing import Any, Protocol, TypedDict, Unpack
 from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.scheduler import Visibility
 from statetools.disclosure.state import DisclosureState
-from statetools.loop.events import Listener
-from statetools.loop.result import LoopResult
-from statetools.loop.strategies import ToolInjectionStrategy
+from statetools.engine.events import Listener
+from statetools.engine.result import LoopResult
+from statetools.engine.strategies import ToolInjectionStrategy
 from statetools.loop.toolloop import ToolLoop
 from statetools.models.base import Model, ModelCapabilities
 from statetools.models.scripted import ScriptedModel, Step

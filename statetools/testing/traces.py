@@ -49,7 +49,7 @@ def format_trace(run: Any) -> str:
     generically as ``type: field=value, ...`` (every event has a ``type`` tag).
 
     >>> import statetools as st
-    >>> from statetools.loop.events import IterationStarted, RunFinished
+    >>> from statetools.engine.events import IterationStarted, RunFinished
     >>> trace = st.Trace((IterationStarted(1, ("b", "a")), RunFinished(0.5, 1, "answer")))
     >>> print(format_trace(trace))
     turn 1 | visible: a, b

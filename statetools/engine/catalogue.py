@@ -1,0 +1,136 @@
+"""The catalogue of a run: every tool the design can show, and what each result changed.
+
+Models that declare every tool and restrict them by other means (OpenAI's
+``allowed_tools``, Anthropic's deferred tools) need it; the loop keeps one per run for
+them (see ``ModelCapabilities.declares_all_tools``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from statetools.disclosure.scheduler import Scheduler
+from statetools.models.base import ToolCatalogue, ToolChange, ToolDefinition
+from statetools.tools.tool import BaseTool
+
+
+def definition(tool: BaseTool) -> ToolDefinition:
+    """What the model is shown of ``tool``: the tool's own definition, the same object
+    in every run, so adapters find what they built from it again."""
+    return tool.definition
+
+
+class CatalogueKeeper:
+    """Keeps the catalogue of one run: registered tools first, in registration order,
+    then tools that appear at run time, appended; and the changes by tool result.
+
+    A request costs what changed since the last one. The catalogue's ``tools`` and
+    ``run_time`` stay the same tuples until a tool is added, ``changes`` the same
+    mapping until a change is noted, and a request showing the same ``visible`` object
+    as the last one, with nothing noted since, gets the same catalogue: adapters reuse
+    what they built from them by identity.
+
+    >>> keeper = CatalogueKeeper(Scheduler.for_items([search, open_ticket]))  # doctest: +SKIP
+    >>> keeper.request(visible_definitions).names  # doctest: +SKIP
+    ['search', 'open_ticket']
+    """
+
+    def __init__(self, scheduler: Scheduler) -> None:
+        self._tools = {name: definition(e.tool) for name, e in scheduler.graph.entries.items()}
+        self._registered = len(self._tools)
+        self._initial: tuple[str, ...] | None = None
+        self._changes: dict[str, ToolChange] = {}
+        self._shown: tuple[str, ...] = ()
+        self._same: object = None
+        """The last names object noted that held what ``_shown`` holds."""
+        self._last_call: str | None = None
+        self._listed: tuple[tuple[ToolDefinition, ...], tuple[str, ...]] | None = None
+        """``tools`` and ``run_time`` of the catalogue, until a tool is added."""
+        self._changed: dict[str, ToolChange] | None = None
+        """``changes`` of the catalogue (a copy), until a change is noted."""
+        self._last: tuple[object, ToolCatalogue] | None = None
+        """The visible tools of the last request and its catalogue, until anything is
+        noted."""
+
+    def _note(self, call_id: str | None, now: tuple[str, ...]) -> None:
+        if now is self._shown or now is self._same:
+            return
+        before = set(self._shown)
+        added = tuple(name for name in now if name not in before)
+        after = set(now)
+        removed = tuple(name for name in self._shown if name not in after)
+        if not (added or removed):
+            self._same = now
+            return
+        self._shown, self._same, self._last = now, None, None
+        if call_id is None:
+            return
+        earlier = self._changes.get(call_id, ToolChange())
+        self._changes[call_id] = ToolChange(
+            (*earlier.added, *(n for n in added if n not in earlier.added)),
+            (*earlier.removed, *(n for n in removed if n not in earlier.removed)),
+        )
+        self._changed = None
+
+    def after_call(self, call_id: str, visible: Sequence[str]) -> None:
+        """Note the tools visible after the result of ``call_id``."""
+        if self._initial is not None:
+            self._note(call_id, tuple(visible))
+        self._last_call = call_id
+
+    def request(self, visible: Sequence[ToolDefinition]) -> ToolCatalogue:
+        """The catalogue for a request showing ``visible``. Tools seen for the first
+        time are appended; changes since the last result count for that result."""
+        last = self._last
+        if last is not None and last[0] is visible:
+            return last[1]
+        known = len(self._tools)
+        for tool in visible:
+            self._tools.setdefault(tool.name, tool)
+        if len(self._tools) != known:
+            self._listed = None
+        names = tuple(tool.name for tool in visible)
+        if self._initial is None:
+            self._initial = names
+            self._shown = names
+        else:
+            self._note(self._last_call, names)
+        if self._listed is None:
+            self._listed = (tuple(self._tools.values()), tuple(self._tools)[self._registered :])
+        if self._changed is None:
+            self._changed = dict(self._changes)
+        tools, run_time = self._listed
+        catalogue = ToolCatalogue(tools, self._initial, self._changed, run_time)
+        self._last = (visible, catalogue)
+        return catalogue
+
+    def snapshot(self) -> str:
+        """What the catalogue holds beyond the design, as JSON text (kept in
+        ``DisclosureState.catalogue``, so a resumed run sends the same catalogues)."""
+        added = [[t.name, t.description, t.input_schema] for t in self._tools.values()]
+        return json.dumps(
+            {
+                "initial": None if self._initial is None else list(self._initial),
+                "shown": list(self._shown),
+                "last_call": self._last_call,
+                "changes": [[k, list(c.added), list(c.removed)] for k, c in self._changes.items()],
+                "added": added[self._registered :],
+            },
+            sort_keys=True,
+        )
+
+    def restore(self, text: str) -> None:
+        """Take back what :meth:`snapshot` saved."""
+        data = json.loads(text)
+        self._listed = self._changed = self._last = self._same = None
+        for name, description, schema in data["added"]:
+            self._tools.setdefault(name, ToolDefinition(name, description, schema))
+        initial = data["initial"]
+        self._initial = None if initial is None else tuple(initial)
+        self._shown = tuple(data["shown"])
+        self._last_call = data["last_call"]
+        self._changes = {
+            call: ToolChange(tuple(added), tuple(removed))
+            for call, added, removed in data["changes"]
+        }

@@ -1,0 +1,560 @@
+"""Conversation: one run of the tool loop with no I/O, driven by a host.
+
+The host asks the model what :meth:`Conversation.next_request` says, hands the answer
+to :meth:`Conversation.take`, runs each call it gets back and hands the result to
+:meth:`Conversation.answer`, until :attr:`Conversation.finished`. Everything else (the
+history, the trace, the disclosure state, calls that may not run, the announcement of
+what a call opened, how the run ends) happens here, the same for every host: the
+asyncio loop, the Temporal workflow, and (through the same functions, one call at a
+time) the bridges and the MCP gateway. See docs/engine.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from statetools.blackboard import Blackboard
+from statetools.disclosure.bindings import Resolver
+from statetools.disclosure.chaining import Chaining
+from statetools.disclosure.facades import Replay
+from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Injected, Scheduler, Visibility
+from statetools.disclosure.state import DisclosureState
+from statetools.engine.answers import (
+    MAX_MISSES_IN_A_ROW,
+    Refusal,
+    admit,
+    cut_off_message,
+    injection_events,
+    latest_response,
+    pending_calls,
+    refused_message,
+    settle,
+)
+from statetools.engine.boundary import clean_message
+from statetools.engine.calls import Call, Calls
+from statetools.engine.events import (
+    CallBlocked,
+    Event,
+    IterationStarted,
+    Listener,
+    ModelResponded,
+    OutputRejected,
+    RunStarted,
+    ToolCalled,
+    ToolNotFound,
+    ToolStarted,
+)
+from statetools.engine.output import OutputProblem, correction_message, parse_output
+from statetools.engine.prompt import place_prompt, refresh_prompt
+from statetools.engine.record import RunRecord, disclosure_only, initial_messages
+from statetools.engine.result import LoopResult
+from statetools.engine.strategies import (
+    InjectionContext,
+    ToolInjectionStrategy,
+    chain,
+    restored_tool,
+)
+from statetools.errors import (
+    MaxIterationsExceeded,
+    OutputValidationError,
+    RunAborted,
+    RunError,
+    StatetoolsError,
+    ToolNotFoundError,
+)
+from statetools.messages import AssistantMessage, Message, ToolCall, UserMessage
+from statetools.models.base import ModelCapabilities, ModelRequest, ModelResponse
+from statetools.tools.context import RUN_ID_KEY, ToolCallContext
+from statetools.tools.result import ToolResult
+from statetools.tools.tool import BaseTool
+from statetools.wording import counted
+
+__all__ = ["Call", "Calls", "Conversation"]
+
+
+class Conversation:
+    """One run, sans I/O: what to ask the model, which calls to run, what to answer.
+
+    ``Conversation(items, prompt)`` starts a run: ``items`` as for ``tools=[...]``,
+    ``prompt`` the user's text or a whole history (``state``: an earlier
+    ``result.state`` to go on from); ``so_far=`` continues a saved run (a
+    :class:`~statetools.LoopResult`, see :meth:`resume`). The other options are
+    :class:`~statetools.ToolLoop`'s; ``capabilities`` are the model's; ``clock`` and
+    ``run_id`` are injectable, and ``listeners`` hear every event as it happens. A new
+    run reports ``RunStarted`` at once (with ``start=False``, when the host calls
+    :meth:`start`).
+
+    >>> from statetools.models import ScriptedModel
+    >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+    >>> model = ScriptedModel([("ping", {}), "The host is up."])
+    >>> conv = Conversation([ping], "Is the host up?", run_id="r1", clock=lambda: 0.0)
+    >>> while not conv.finished:
+    ...     for call in conv.take(model.respond(conv.next_request())):
+    ...         _ = conv.answer(call, call.tool.call(call.arguments, conv.context))
+    >>> conv.result.output, [m.role for m in conv.result.messages]
+    ('The host is up.', ['user', 'assistant', 'tool', 'assistant'])
+    """
+
+    def __init__(
+        self,
+        items: Sequence[Any],
+        prompt: str | Sequence[Message] | None = None,
+        *,
+        state: DisclosureState | None = None,
+        so_far: LoopResult | None = None,
+        output_type: Any = None,
+        system_prompt: str | None = None,
+        max_iterations: int = 20,
+        visibility: Visibility = "hidden",
+        strategies: Sequence[ToolInjectionStrategy] = (),
+        end_on_final_state: bool = False,
+        chaining: Sequence[Chaining] = (),
+        max_discovered_tools: int = DISCOVERY_LIMIT,
+        instances: Resolver | None = None,
+        capabilities: ModelCapabilities | None = None,
+        context: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        listeners: Sequence[Listener] = (),
+        clock: Callable[[], float] = time.perf_counter,
+        check_design: bool = True,
+        save: Callable[[LoopResult], None] | None = None,
+        replay: Replay | None = None,
+        start: bool = True,
+    ) -> None:
+        if max_iterations < 1:
+            raise StatetoolsError("max_iterations must be at least 1", path="Conversation")
+        if so_far is not None:
+            messages, state = list(so_far.messages), so_far.state
+        elif prompt is None:
+            raise StatetoolsError(
+                "a conversation needs a prompt",
+                path="Conversation",
+                hint="pass the user's text or a history; so_far= continues a saved run",
+            )
+        else:
+            messages = initial_messages(prompt, system_prompt)
+        self.output_type = output_type
+        self.max_iterations = max_iterations
+        self.end_on_final_state = end_on_final_state
+        capabilities = capabilities if capabilities is not None else ModelCapabilities()
+        self.capabilities = capabilities
+        self.strategy = chain(list(strategies))
+        self.blackboard = Blackboard()
+        base = context if isinstance(context, ToolCallContext) else ToolCallContext(context or {})
+        if RUN_ID_KEY not in base:
+            base = base.merge({RUN_ID_KEY: run_id if run_id is not None else uuid.uuid4().hex})
+        self.context = base.with_blackboard(self.blackboard)
+        """What the host passes to the tools it runs (``tool.acall(arguments, context)``)."""
+        self.scheduler = Scheduler.for_items(
+            (*items, *chaining) if chaining else items,
+            disclosure_only(state) if state is not None else None,
+            visibility=visibility,
+            blackboard=self.blackboard,
+            context=self.context,
+            discovery_limit=max_discovered_tools,
+            instances=instances,
+            restore=self._restored_tool if self.strategy is not None else None,
+            replay=replay,
+        )
+        self.record = RunRecord(
+            messages,
+            self.scheduler,
+            state=state,
+            so_far=so_far,
+            listeners=listeners,
+            clock=clock,
+            save=save,
+            catalogue=capabilities.declares_all_tools,
+        )
+        """The run so far: history, trace, counters, and how it ended."""
+        static = not capabilities.supports_dynamic_tools
+        self.prompt_index, restart = place_prompt(self.scheduler, messages, static)
+        """Where the system message of the run's sections is (see engine/prompt.py)."""
+        if restart:
+            self.record.conversation_tools = ()  # differs from any tool set: restart first
+        if check_design:
+            graph = self.scheduler.graph
+            for preflight in graph.preflights:
+                preflight(graph)
+        self._saved_ending = (
+            (so_far.state.ending, so_far.output)
+            if so_far is not None and so_far.state.ending is not None
+            else None
+        )
+        self._first = self.record.iterations
+        self._asked: tuple[bool, int, tuple[Any, ...]] | None = None
+        self._calls: Calls | None = None
+        if start and so_far is None:
+            self.start()
+
+    @property
+    def messages(self) -> list[Message]:
+        """The history so far (the record's own list).
+
+        >>> [m.content for m in Conversation([], "Hi", run_id="r1").messages]
+        ['Hi']
+        """
+        return self.record.messages
+
+    @property
+    def events(self) -> list[Event]:
+        """The trace so far (the record's own list).
+
+        >>> [e.type for e in Conversation([], "Hi", run_id="r1").events]
+        ['run_started']
+        """
+        return self.record.events
+
+    def _restored_tool(self, name: str) -> BaseTool | None:
+        strategy = self.strategy
+        return restored_tool([strategy], name) if strategy is not None else None
+
+    # what the host calls ----------------------------------------------------------------
+
+    @property
+    def finished(self) -> bool:
+        """Whether the run has ended (with its answer, or with an error).
+
+        >>> Conversation([], "Hi", run_id="r1").finished
+        False
+        """
+        return self.record.ended is not None
+
+    @property
+    def result(self) -> LoopResult:
+        """The run's :class:`~statetools.LoopResult`, as ``ToolLoop.run`` returns it.
+
+        >>> from statetools.models.base import ModelResponse
+        >>> conv = Conversation([], "Hi", run_id="r1", clock=lambda: 0.0)
+        >>> _ = conv.next_request()
+        >>> _ = conv.take(ModelResponse(AssistantMessage("Hello!")))
+        >>> conv.result.output, conv.result.outcome
+        ('Hello!', 'answer')
+        """
+        if self.record.ended is None:
+            raise StatetoolsError(
+                "the conversation has not finished",
+                path="Conversation.result",
+                hint="go on until conv.finished: next_request(), take(...), answer(...)",
+            )
+        return self.record.ended
+
+    def next_request(self) -> ModelRequest:
+        """What to send the model now: the history and the tools visible this turn.
+
+        Raises :class:`~statetools.MaxIterationsExceeded` (with ``.result``) once the
+        model was asked ``max_iterations`` times without an end.
+
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> request = Conversation([ping], "Is the host up?", run_id="r1").next_request()
+        >>> [m.content for m in request.messages], request.tool_names
+        (['Is the host up?'], ['ping'])
+        """
+        self._ready("next_request")
+        with self._failing():
+            if self.record.iterations - self._first >= self.max_iterations:
+                raise MaxIterationsExceeded(
+                    f"no final answer after {counted(self.max_iterations, 'model call')}",
+                    path="ToolLoop",
+                    hint="raise max_iterations, or check that the tools let the model finish",
+                )
+            self.record.emit_changes(self.scheduler.begin_turn())
+            definitions = self.scheduler.shown().definitions
+            self.record.emit(
+                IterationStarted(self.record.iterations + 1, self.scheduler.shown().names)
+            )
+            static = not self.capabilities.supports_dynamic_tools
+            conversation = (
+                self.record.conversation_for(definitions) if static else self.record.conversation
+            )
+            if conversation != self.record.conversation:  # a new conversation: sections read so far
+                refresh_prompt(self.scheduler, self.record.messages, self.prompt_index)
+            catalogue = (
+                self.record.catalogue.request(definitions) if self.record.catalogue else None
+            )
+            self._asked = (static, conversation, definitions)
+            return ModelRequest(tuple(self.record.messages), definitions, conversation, catalogue)
+
+    def take(self, response: ModelResponse) -> Calls:
+        """Take the model's answer to :meth:`next_request`: the calls to run, in order.
+
+        A final answer ends the run (read as ``output_type``; one that does not fit is
+        sent back once with what is wrong); a refusal ends it too. Calls of unknown or
+        locked tools are answered with guidance and never handed out.
+
+        >>> from statetools.models.base import ModelResponse
+        >>> conv = Conversation([], "Hi", run_id="r1")
+        >>> _ = conv.next_request()
+        >>> list(conv.take(ModelResponse(AssistantMessage("Hello!")))), conv.finished
+        ([], True)
+        """
+        self._ready("take")
+        if self._asked is None:
+            raise StatetoolsError(
+                "take() answers a request",
+                path="Conversation.take",
+                hint="call conv.next_request() and send it to the model first",
+            )
+        static, conversation, definitions = self._asked
+        self._asked = None
+        with self._failing():
+            self.record.iterations += 1
+            if static:  # the (new) conversation began with this request
+                self.record.conversation, self.record.conversation_tools = conversation, definitions
+                self.record.saved_tools_digest = None
+            self.record.usage += response.usage
+            self.record.stop_reason = response.stop_reason
+            message = clean_message(response.message)
+            assert isinstance(message, AssistantMessage)
+            self.record.messages.append(message)
+            self.record.ending = None
+            names = tuple(c.name for c in message.tool_calls)
+            self.record.emit(
+                ModelResponded(self.record.iterations, message.content, names, response.stop_reason)
+            )
+            self.record.checkpoint()
+            return self._respond(message, resumed=False)
+
+    def answer(
+        self, call: Call, result: ToolResult, *, duration: float | None = None
+    ) -> list[Event]:
+        """Answer ``call`` (handed out by :meth:`take`) with the tool's ``result``; returns
+        the events it caused. The scheduler sees the result (tools open or close, the
+        model is told ``[now available: ...]``); ``duration`` defaults to the clock's
+        time since the call was handed out.
+
+        >>> from statetools.models.base import ModelResponse
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> conv = Conversation([ping], "Is the host up?", run_id="r1", clock=lambda: 0.0)
+        >>> _ = conv.next_request()
+        >>> message = AssistantMessage("", (ToolCall("c1", "ping"),))
+        >>> call = next(conv.take(ModelResponse(message, stop_reason="tool_use")))
+        >>> [event.type for event in conv.answer(call, ToolResult.text("pong"))]
+        ['tool_called', 'tool_answered']
+        """
+        calls = self._calls
+        if calls is None or calls.current() is not call:
+            raise StatetoolsError(
+                f"call {call.id!r} is not waiting for an answer",
+                path="Conversation.answer",
+                hint="answer the calls take() hands out, each once, in order",
+            )
+        start = len(self.record.events)
+        with self._failing():
+            elapsed = self.record.clock() - call.started if duration is None else duration
+            arguments = dict(call.arguments)
+            self.record.emit(
+                ToolCalled(
+                    self.record.iterations, call.id, call.name, arguments, result.kind, elapsed
+                )
+            )
+            settled = settle(self.scheduler, call.call, result)
+            self.record.emit_changes(settled.changes)
+            self._apply_strategies(call.call, result)
+            if call.tool.metadata.return_direct and not result.is_error:
+                self.record.reach(
+                    "return_direct", result.value if result.has_value else result.text
+                )
+            if self.end_on_final_state and settled.changes.final_reached:
+                self.record.reach("final_state", result.text)
+            self.record.reply(call.call, settled.text, result.is_error)
+            calls.advance()
+        return self.record.events[start:]
+
+    # sessions and other hosts ---------------------------------------------------------------
+
+    def start(self) -> None:
+        """Report that a run starts (``RunStarted``), with the tools visible now: a new
+        conversation does it itself; a host continuing a saved one calls it.
+
+        >>> conv = Conversation([], "Hi", run_id="r1", clock=lambda: 0.0)
+        >>> conv.events[0]
+        RunStarted(run_id='r1', at=0.0, tools=(), type='run_started')
+        """
+        with self._failing():
+            names = self.scheduler.shown().names
+            run_id = str(self.context[RUN_ID_KEY])
+            self.record.emit(RunStarted(run_id, self.record.clock(), names))
+
+    def resume(self) -> Calls:
+        """Take again the latest response of a saved run that stopped while taking it:
+        calls with no saved answer are handed out again (saved ones never run twice),
+        and an ending already reached still ends the run.
+
+        >>> conv = Conversation([], so_far=saved.result)  # doctest: +SKIP
+        >>> calls = conv.resume()  # doctest: +SKIP
+        """
+        self._ready("resume")
+        with self._failing():
+            self.record.ending = self._saved_ending
+            latest = latest_response(self.record.messages)
+            if latest is None:
+                return self._respond(None, resumed=True)
+            return self._respond(latest, resumed=True)
+
+    def restart(self) -> None:
+        """After a run ended, start the next one in the same conversation (a new user
+        message follows): ``RunStarted`` again.
+
+        >>> conv.restart()  # doctest: +SKIP
+        """
+        record = self.record
+        record.ended, record.reported, record.ending, record.failure = None, None, None, None
+        self.start()
+
+    def add_user_message(self, text: str) -> None:
+        """Add the user's next message; the next request counts anew to ``max_iterations``.
+
+        >>> conv = Conversation([], "Hi", run_id="r1")
+        >>> conv.add_user_message("And now?")
+        >>> [m.content for m in conv.messages]
+        ['Hi', 'And now?']
+        """
+        self.record.messages.append(clean_message(UserMessage(text)))
+        self._first = self.record.iterations
+        self.record.checkpoint()
+
+    # inside -----------------------------------------------------------------------------
+
+    def _ready(self, step: str) -> None:
+        if self.record.ended is not None:
+            raise StatetoolsError(
+                "the conversation has finished",
+                path=f"Conversation.{step}",
+                hint="read conv.result; add_user_message() and restart() go on",
+            )
+        if self._calls is not None and self._calls.current() is not None:
+            current = self._calls.current()
+            assert current is not None
+            raise StatetoolsError(
+                f"call {current.id!r} ({current.name}) has no answer yet",
+                path=f"Conversation.{step}",
+                hint="answer every call first: conv.answer(call, result)",
+            )
+
+    @contextlib.contextmanager
+    def _failing(self) -> Iterator[None]:
+        """Errors that end the run carry the run so far as ``.result``."""
+        try:
+            yield
+        except RunError as error:
+            if error is self.record.failure:
+                raise
+            raise self.record.fail(error) from None
+        except StatetoolsError:
+            raise
+        except Exception as exc:  # a listener, strategy, condition or guard failed
+            aborted = RunAborted(
+                f"the run stopped: {type(exc).__name__}: {exc}",
+                path=f"iteration {self.record.iterations}",
+                hint="the exception is the __cause__; its traceback shows the failing code",
+            )
+            raise self.record.fail(aborted) from exc
+
+    def _respond(self, message: AssistantMessage | None, resumed: bool) -> Calls:
+        """Act on ``message``, the latest response (already in the history): the calls
+        to run. ``resumed``: a continued session takes again the response its last run
+        stopped in; where that run would have ended with an error (the answer still
+        does not fit ``output_type``, too many unknown tools), it asks the model again."""
+        open_calls = pending_calls(self.record.messages)
+        calls = self._calls = Calls(open_calls, self._open, lambda: self._after_calls(resumed))
+        if message is None:
+            return calls
+        if self.record.stop_reason == "refusal":
+            for call in open_calls:
+                self.record.reply(call, refused_message(call.name), True)
+            plain = self.output_type is None or self.output_type is str
+            self.record.finish(message.content if plain else None, "refusal")
+        elif self.record.stop_reason == "max_tokens" and message.tool_calls:
+            for call in open_calls:  # their arguments may be cut off too
+                self.record.reply(call, cut_off_message(call.name), True)
+        elif not message.tool_calls:
+            self._final_answer(message, resumed)
+        else:
+            calls.advance()
+        return calls
+
+    def _after_calls(self, resumed: bool) -> None:
+        """Every call of the response is answered: the run ends when one reached an
+        ending; too many unknown tools in a row end it with an error."""
+        if self.record.misses >= MAX_MISSES_IN_A_ROW:
+            if resumed:
+                return
+            raise ToolNotFoundError(
+                f"the model called tools that do not exist {self.record.misses} times in a row",
+                path=f"iteration {self.record.iterations}",
+                hint="check the tool names in the prompt and the model's instructions",
+            )
+        if self.record.ending is not None:
+            outcome, output = self.record.ending
+            self.record.finish(output, outcome)
+
+    def _final_answer(self, message: AssistantMessage, resumed: bool) -> None:
+        try:
+            output = parse_output(message.content, self.output_type)
+        except OutputProblem as problem:
+            if self.record.output_corrected:
+                if resumed:
+                    return
+                name = getattr(self.output_type, "__name__", self.output_type)
+                raise OutputValidationError(
+                    f"the final answer is not a valid {name}: {problem}",
+                    path="output",
+                    hint="make the type easier to produce, or say more in the prompt",
+                ) from None
+            self.record.output_corrected = True
+            text = correction_message(problem, self.output_type)
+            self.record.emit(OutputRejected(self.record.iterations, text))
+            self.record.messages.append(UserMessage(text))
+            self.record.checkpoint()
+            return
+        self.record.finish(output, "answer")
+
+    def _open(self, call: ToolCall) -> Call | None:
+        """The call to hand out, or None once a call that may not run is answered."""
+        admitted = admit(self.scheduler, call.name)
+        if isinstance(admitted, Refusal):
+            if admitted.blocked:
+                self.record.misses = 0
+                self.record.emit(
+                    CallBlocked(self.record.iterations, call.id, call.name, admitted.text)
+                )
+            else:
+                self.record.misses += 1
+                self.record.emit(ToolNotFound(self.record.iterations, call.id, call.name))
+            self.record.reply(call, admitted.text, True)
+            return None
+        self.record.misses = 0
+        self.record.emit(ToolStarted(self.record.iterations, call.id, call.name))
+        return Call(call, admitted, self.record.clock())
+
+    def _apply_strategies(self, call: ToolCall, result: ToolResult) -> None:
+        strategy = self.strategy
+        if strategy is None:
+            return
+        injection = strategy.evaluate(
+            InjectionContext(
+                messages=tuple(self.record.messages),
+                tools=self.scheduler.shown().tools,
+                call=call,
+                result=result,
+                iteration=self.record.iterations,
+                blackboard=self.blackboard,
+            )
+        )
+        if not injection:
+            return
+        removed = self.scheduler.remove(injection.remove)
+        added, skipped = self.scheduler.add(injection.add)
+        injected = Injected(
+            type(strategy).__name__,
+            added=tuple(added),
+            removed=tuple(removed),
+            skipped=tuple(skipped),
+        )
+        for event in injection_events(self.record.iterations, injected):
+            self.record.emit(event)
