@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PAGES = [
     "loop.md",
+    "engine.md",
     "playbooks.md",
     "state-machines.md",
     "search.md",

@@ -36,6 +36,7 @@ import pytest
 
 PACKAGES = [
     "statetools",
+    "statetools.engine",
     "statetools.models",
     "statetools.mcp",
     "statetools.sections",

@@ -129,14 +129,13 @@ class RunRecord:
 
     def reply(self, call: ToolCall, text: str, is_error: bool) -> None:
         """Append the one tool message answering ``call`` with ``text`` and report it
-        (for an answer that is no tool result: a cut-off or refused response's calls).
+            (for an answer that is no tool result: a cut-off or refused response's calls).
 
         >>> from statetools.engine import Conversation
-        >>> from statetools.engine import Conversation
-    >>> record = Conversation([], "Hi", run_id="r1").record
+        >>> record = Conversation([], "Hi", run_id="r1").record
         >>> record.reply(ToolCall("c1", "ping"), "not run", True)
         >>> record.messages[-1].content, record.events[-1].type
-        ('not run', 'tool_answered')
+            ('not run', 'tool_answered')
         """
         text = clean_text(text)
         self.messages.append(ToolMessage(call.id, call.name, text, is_error))
@@ -147,15 +146,14 @@ class RunRecord:
 
     def emit(self, event: Event) -> None:
         """Keep ``event`` in the trace and tell every listener; a listener that fails
-        does not keep the event from the others (the first failure is raised once all
-        were told).
+            does not keep the event from the others (the first failure is raised once all
+            were told).
 
         >>> heard = []
         >>> from statetools.engine import Conversation
-        >>> from statetools.engine import Conversation
-    >>> record = Conversation([], "Hi", run_id="r1", listeners=[heard.append]).record
+        >>> record = Conversation([], "Hi", run_id="r1", listeners=[heard.append]).record
         >>> [event.type for event in heard]
-        ['run_started']
+            ['run_started']
         """
         self.events.append(event)
         failure: Exception | None = None
@@ -172,11 +170,10 @@ class RunRecord:
         """Report what a call or a new turn changed (unlocked tools, states entered...).
 
         >>> from statetools.engine import Conversation
-        >>> from statetools.engine import Conversation
-    >>> record = Conversation([], "Hi", run_id="r1").record
+        >>> record = Conversation([], "Hi", run_id="r1").record
         >>> record.emit_changes(Changes(unlocked=("analyze",)))
         >>> record.events[-1].type
-        'tools_unlocked'
+            'tools_unlocked'
         """
         for event in change_events(self.iterations, changes):
             self.emit(event)
@@ -193,13 +190,14 @@ class RunRecord:
 
     def reach(self, outcome: str, output: Any) -> None:
         """A call of the latest response ends the run once every call is answered: the
-        first ``return_direct`` result wins, over a final state reached before it too.
+            first ``return_direct`` result wins, over a final state reached before it too.
 
         >>> from statetools.engine import Conversation
-        >>> from statetools.engine import Conversation
-    >>> record = Conversation([], "Hi", run_id="r1").record
-        >>> record.reach("final_state", "done"); record.reach("return_direct", 42); record.ending
-        ('return_direct', 42)
+        >>> record = Conversation([], "Hi", run_id="r1").record
+        >>> record.reach("final_state", "done")
+        >>> record.reach("return_direct", 42)
+        >>> record.ending
+            ('return_direct', 42)
         """
         if self.ending is None or (outcome == "return_direct" and self.ending[0] != outcome):
             self.ending = (outcome, output)
@@ -250,10 +248,9 @@ class RunRecord:
         """End the run with ``output`` (``RunFinished`` with ``outcome``); saved.
 
         >>> from statetools.engine import Conversation
-        >>> from statetools.engine import Conversation
-    >>> record = Conversation([], "Hi", run_id="r1", clock=lambda: 0.0).record
+        >>> record = Conversation([], "Hi", run_id="r1", clock=lambda: 0.0).record
         >>> record.finish("done", "answer").output, record.ended is not None
-        ('done', True)
+            ('done', True)
         """
         event = RunFinished(self.clock(), self.iterations, outcome)
         self.reported = event  # reported once, even if a listener fails on it
@@ -265,15 +262,14 @@ class RunRecord:
 
     def fail(self, error: RunError) -> RunError:
         """End the run with ``error``: answer the calls the run did not get to, tell the
-        listeners (``RunFinished`` with the error's name as outcome) and attach the run
-        so far to ``error`` as ``.result``.
+            listeners (``RunFinished`` with the error's name as outcome) and attach the run
+            so far to ``error`` as ``.result``.
 
         >>> from statetools.errors import MaxIterationsExceeded
         >>> from statetools.engine import Conversation
-        >>> from statetools.engine import Conversation
-    >>> record = Conversation([], "Hi", run_id="r1", clock=lambda: 0.0).record
+        >>> record = Conversation([], "Hi", run_id="r1", clock=lambda: 0.0).record
         >>> record.fail(MaxIterationsExceeded("no end")).result.outcome
-        'MaxIterationsExceeded'
+            'MaxIterationsExceeded'
         """
         outcome = type(error).__name__
         self._end(outcome, str(error))
@@ -283,14 +279,13 @@ class RunRecord:
 
     def stop(self, exc: BaseException, outcome: str) -> None:
         """The run is being cancelled or interrupted by ``exc``: answer the open calls,
-        tell the listeners, and attach the run so far to ``exc`` as ``exc.result``.
+            tell the listeners, and attach the run so far to ``exc`` as ``exc.result``.
 
         >>> from statetools.engine import Conversation
-        >>> from statetools.engine import Conversation
-    >>> record = Conversation([], "Hi", run_id="r1", clock=lambda: 0.0).record
+        >>> record = Conversation([], "Hi", run_id="r1", clock=lambda: 0.0).record
         >>> stopped = KeyboardInterrupt()
         >>> record.stop(stopped, "interrupted"); stopped.result.outcome
-        'interrupted'
+            'interrupted'
         """
         self._end(outcome, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
         exc.result = self.ended = self.so_far(None, outcome)  # type: ignore[attr-defined]
