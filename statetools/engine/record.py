@@ -135,7 +135,7 @@ class RunRecord:
         >>> record = Conversation([], "Hi", run_id="r1").record
         >>> record.reply(ToolCall("c1", "ping"), "not run", True)
         >>> record.messages[-1].content, record.events[-1].type
-            ('not run', 'tool_answered')
+        ('not run', 'tool_answered')
         """
         text = clean_text(text)
         self.messages.append(ToolMessage(call.id, call.name, text, is_error))
@@ -153,7 +153,7 @@ class RunRecord:
         >>> from statetools.engine import Conversation
         >>> record = Conversation([], "Hi", run_id="r1", listeners=[heard.append]).record
         >>> [event.type for event in heard]
-            ['run_started']
+        ['run_started']
         """
         self.events.append(event)
         failure: Exception | None = None
@@ -173,7 +173,7 @@ class RunRecord:
         >>> record = Conversation([], "Hi", run_id="r1").record
         >>> record.emit_changes(Changes(unlocked=("analyze",)))
         >>> record.events[-1].type
-            'tools_unlocked'
+        'tools_unlocked'
         """
         for event in change_events(self.iterations, changes):
             self.emit(event)
@@ -197,7 +197,7 @@ class RunRecord:
         >>> record.reach("final_state", "done")
         >>> record.reach("return_direct", 42)
         >>> record.ending
-            ('return_direct', 42)
+        ('return_direct', 42)
         """
         if self.ending is None or (outcome == "return_direct" and self.ending[0] != outcome):
             self.ending = (outcome, output)
@@ -250,7 +250,7 @@ class RunRecord:
         >>> from statetools.engine import Conversation
         >>> record = Conversation([], "Hi", run_id="r1", clock=lambda: 0.0).record
         >>> record.finish("done", "answer").output, record.ended is not None
-            ('done', True)
+        ('done', True)
         """
         event = RunFinished(self.clock(), self.iterations, outcome)
         self.reported = event  # reported once, even if a listener fails on it
@@ -269,7 +269,7 @@ class RunRecord:
         >>> from statetools.engine import Conversation
         >>> record = Conversation([], "Hi", run_id="r1", clock=lambda: 0.0).record
         >>> record.fail(MaxIterationsExceeded("no end")).result.outcome
-            'MaxIterationsExceeded'
+        'MaxIterationsExceeded'
         """
         outcome = type(error).__name__
         self._end(outcome, str(error))
@@ -285,7 +285,7 @@ class RunRecord:
         >>> record = Conversation([], "Hi", run_id="r1", clock=lambda: 0.0).record
         >>> stopped = KeyboardInterrupt()
         >>> record.stop(stopped, "interrupted"); stopped.result.outcome
-            'interrupted'
+        'interrupted'
         """
         self._end(outcome, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
         exc.result = self.ended = self.so_far(None, outcome)  # type: ignore[attr-defined]
