@@ -19,11 +19,11 @@ from typing import Any, Generic, TypeGuard, TypeVar
 import attrs
 
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
-from statetools.disclosure.scheduler import Blocked, Changes, Scheduler
+from statetools.disclosure.scheduler import Changes, Scheduler
 from statetools.disclosure.shown import Shown
 from statetools.disclosure.state import DisclosureState
+from statetools.engine.answers import Refusal, admit, settle
 from statetools.errors import DefinitionError
-from statetools.loop.run import unknown_tool_message
 from statetools.messages import ToolCall
 from statetools.tools.calling import failure
 from statetools.tools.result import ToolResult
@@ -333,22 +333,17 @@ class BridgeRun:
 
     def _runnable(self, call: ToolCall) -> BaseTool | Answer:
         """The tool to run for ``call``, or the refusal when it may not run now."""
-        resolved = self.scheduler.resolve(call.name)
-        if resolved is None:
-            text = unknown_tool_message(call.name, self.scheduler.shown().names)
-            return Answer(text, True, False)
-        if isinstance(resolved, Blocked):
-            return Answer(resolved.reason, True, False, blocked=resolved.reason)
-        return resolved
+        admitted = admit(self.scheduler, call.name)
+        if isinstance(admitted, Refusal):
+            blocked = admitted.text if admitted.blocked else None
+            return Answer(admitted.text, True, False, blocked=blocked)
+        return admitted
 
     def _ran(self, call: ToolCall, result: ToolResult) -> Answer:
         """Record ``call`` that ran with ``result``; the answer carries the announcement."""
-        changes = self.scheduler.record(call, result)
+        settled = settle(self.scheduler, call, result)
         self.version += 1
-        text = result.text
-        if changes.announcement:
-            text = f"{text}\n{changes.announcement}"
-        return Answer(text, result.is_error, True, changes)
+        return Answer(settled.text, result.is_error, True, settled.changes)
 
     def snapshot(self) -> DisclosureState:
         """The run's disclosure state, serializable (``.to_json()``).

@@ -45,9 +45,8 @@ from agents.tool import Tool
 from agents.tool_context import ToolContext
 
 from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.scheduler import Blocked
+from statetools.engine.answers import Refusal, admit
 from statetools.integrations.bridge import BridgeRun, compile_items, registered_tools
-from statetools.loop.run import unknown_tool_message
 from statetools.messages import ToolCall
 from statetools.tools.calling import parse_arguments
 from statetools.tools.tool import BaseTool
@@ -218,18 +217,16 @@ class StatetoolsTools:
 
     def _guard(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
         run = self.run_of(data.context)
-        resolved = run.scheduler.resolve(data.context.tool_name)
-        if isinstance(resolved, Blocked):
-            return ToolGuardrailFunctionOutput.reject_content(resolved.reason)
+        admitted = admit(run.scheduler, data.context.tool_name)
+        if isinstance(admitted, Refusal) and admitted.blocked:
+            return ToolGuardrailFunctionOutput.reject_content(admitted.text)
         return _ALLOW
 
     def _not_found(self, args: ToolErrorFormatterArgs[Any]) -> str | None:
         if args.kind != "tool_not_found":
             return None
         run = self.run_of(args.run_context)
-        resolved = run.scheduler.resolve(args.tool_name)
-        if resolved is None:
-            return unknown_tool_message(args.tool_name, run.scheduler.shown().names)
-        if isinstance(resolved, Blocked):
-            return resolved.reason
+        admitted = admit(run.scheduler, args.tool_name)
+        if isinstance(admitted, Refusal):
+            return admitted.text
         return f"Tool '{args.tool_name}' was not offered in this request; it is available now."

@@ -48,9 +48,9 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from statetools.blackboard import Blackboard
 from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.scheduler import Blocked, Scheduler
+from statetools.disclosure.scheduler import Scheduler
 from statetools.disclosure.shown import Shown
-from statetools.loop.run import unknown_tool_message
+from statetools.engine.answers import Refusal, admit, settle
 from statetools.mcp.convert import wire_content
 from statetools.messages import ToolCall
 from statetools.tools.calling import failure
@@ -124,20 +124,18 @@ class _Session:
         async with self.lock:
             before = self.names()
             self.scheduler.begin_turn()
-            resolved = self.scheduler.resolve(name)
-            if resolved is None:
-                result = ToolResult.error(unknown_tool_message(name, before))
-            elif isinstance(resolved, Blocked):
-                result = ToolResult.error(resolved.reason)
+            admitted = admit(self.scheduler, name)
+            if isinstance(admitted, Refusal):
+                result = ToolResult.error(admitted.text)
             else:
                 try:
-                    result = await resolved.acall(dict(arguments), self.context)
+                    result = await admitted.acall(dict(arguments), self.context)
                 except Exception as exc:
                     result = failure(name, exc)
                 call = ToolCall(f"mcp_{next(self.calls)}", name, dict(arguments))
-                changes = self.scheduler.record(call, result)
-                if changes.announcement:
-                    result = result.with_text(f"{result.text}\n{changes.announcement}")
+                settled = settle(self.scheduler, call, result)
+                if settled.changes.announcement:
+                    result = result.with_text(settled.text)
             return result, self.names() != before
 
 
