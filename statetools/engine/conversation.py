@@ -11,61 +11,36 @@ time) the bridges and the MCP gateway. See docs/engine.md.
 
 from __future__ import annotations
 
-import contextlib
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from statetools.blackboard import Blackboard
 from statetools.disclosure.bindings import Resolver
 from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.facades import Replay
-from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Injected, Scheduler, Visibility
+from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Scheduler, Visibility
 from statetools.disclosure.state import DisclosureState
-from statetools.engine.answers import (
-    MAX_MISSES_IN_A_ROW,
-    Refusal,
-    admit,
-    cut_off_message,
-    injection_events,
-    latest_response,
-    pending_calls,
-    refused_message,
-    settle,
-)
+from statetools.engine.answers import latest_response, pending_calls
 from statetools.engine.boundary import clean_message
 from statetools.engine.calls import Call, Calls
-from statetools.engine.events import (
-    CallBlocked,
-    Event,
-    IterationStarted,
-    Listener,
-    ModelResponded,
-    OutputRejected,
-    RunStarted,
-    ToolCalled,
-    ToolNotFound,
-    ToolStarted,
-)
-from statetools.engine.output import OutputProblem, correction_message, parse_output
+from statetools.engine.events import Event, Listener, RunStarted
 from statetools.engine.prompt import place_prompt, refresh_prompt
 from statetools.engine.record import RunRecord, disclosure_only, initial_messages
 from statetools.engine.result import LoopResult
-from statetools.engine.strategies import (
-    InjectionContext,
-    ToolInjectionStrategy,
-    chain,
-    restored_tool,
+from statetools.engine.steps import (
+    answer_unrun,
+    apply_strategy,
+    begin_turn,
+    close_call,
+    end_of_response,
+    final_answer,
+    open_call,
+    responded,
 )
-from statetools.errors import (
-    MaxIterationsExceeded,
-    OutputValidationError,
-    RunAborted,
-    RunError,
-    StatetoolsError,
-    ToolNotFoundError,
-)
+from statetools.engine.strategies import ToolInjectionStrategy, chain, restored_tool
+from statetools.errors import MaxIterationsExceeded, StatetoolsError
 from statetools.messages import AssistantMessage, Message, ToolCall, UserMessage
 from statetools.models.base import ModelCapabilities, ModelRequest, ModelResponse
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
@@ -164,7 +139,9 @@ class Conversation:
             messages,
             self.scheduler,
             state=state,
-            so_far=so_far,
+            events=so_far.trace.events if so_far is not None else (),
+            usage=so_far.usage if so_far is not None else None,
+            stop_reason=so_far.stop_reason if so_far is not None else None,
             listeners=listeners,
             clock=clock,
             save=save,
@@ -255,18 +232,14 @@ class Conversation:
         (['Is the host up?'], ['ping'])
         """
         self._ready("next_request")
-        with self._failing():
+        with self.record.failing():
             if self.record.iterations - self._first >= self.max_iterations:
                 raise MaxIterationsExceeded(
                     f"no final answer after {counted(self.max_iterations, 'model call')}",
                     path="ToolLoop",
                     hint="raise max_iterations, or check that the tools let the model finish",
                 )
-            self.record.emit_changes(self.scheduler.begin_turn())
-            definitions = self.scheduler.shown().definitions
-            self.record.emit(
-                IterationStarted(self.record.iterations + 1, self.scheduler.shown().names)
-            )
+            definitions = begin_turn(self.record).definitions
             static = not self.capabilities.supports_dynamic_tools
             conversation = (
                 self.record.conversation_for(definitions) if static else self.record.conversation
@@ -301,22 +274,11 @@ class Conversation:
             )
         static, conversation, definitions = self._asked
         self._asked = None
-        with self._failing():
-            self.record.iterations += 1
+        with self.record.failing():
             if static:  # the (new) conversation began with this request
                 self.record.conversation, self.record.conversation_tools = conversation, definitions
                 self.record.saved_tools_digest = None
-            self.record.usage += response.usage
-            self.record.stop_reason = response.stop_reason
-            message = clean_message(response.message)
-            assert isinstance(message, AssistantMessage)
-            self.record.messages.append(message)
-            self.record.ending = None
-            names = tuple(c.name for c in message.tool_calls)
-            self.record.emit(
-                ModelResponded(self.record.iterations, message.content, names, response.stop_reason)
-            )
-            self.record.checkpoint()
+            message = responded(self.record, response)
             return self._respond(message, resumed=False)
 
     def answer(
@@ -344,24 +306,15 @@ class Conversation:
                 hint="answer the calls take() hands out, each once, in order",
             )
         start = len(self.record.events)
-        with self._failing():
-            elapsed = self.record.clock() - call.started if duration is None else duration
-            arguments = dict(call.arguments)
-            self.record.emit(
-                ToolCalled(
-                    self.record.iterations, call.id, call.name, arguments, result.kind, elapsed
-                )
+        with self.record.failing():
+            close_call(
+                self.record,
+                call,
+                result,
+                duration=duration,
+                end_on_final_state=self.end_on_final_state,
+                after=self._apply_strategies if self.strategy is not None else None,
             )
-            settled = settle(self.scheduler, call.call, result)
-            self.record.emit_changes(settled.changes)
-            self._apply_strategies(call.call, result)
-            if call.tool.metadata.return_direct and not result.is_error:
-                self.record.reach(
-                    "return_direct", result.value if result.has_value else result.text
-                )
-            if self.end_on_final_state and settled.changes.final_reached:
-                self.record.reach("final_state", result.text)
-            self.record.reply(call.call, settled.text, result.is_error)
             calls.advance()
         return self.record.events[start:]
 
@@ -375,7 +328,7 @@ class Conversation:
         >>> conv.events[0]
         RunStarted(run_id='r1', at=0.0, tools=(), type='run_started')
         """
-        with self._failing():
+        with self.record.failing():
             names = self.scheduler.shown().names
             run_id = str(self.context[RUN_ID_KEY])
             self.record.emit(RunStarted(run_id, self.record.clock(), names))
@@ -389,7 +342,7 @@ class Conversation:
         >>> calls = conv.resume()  # doctest: +SKIP
         """
         self._ready("resume")
-        with self._failing():
+        with self.record.failing():
             self.record.ending = self._saved_ending
             latest = latest_response(self.record.messages)
             if latest is None:
@@ -436,125 +389,32 @@ class Conversation:
                 hint="answer every call first: conv.answer(call, result)",
             )
 
-    @contextlib.contextmanager
-    def _failing(self) -> Iterator[None]:
-        """Errors that end the run carry the run so far as ``.result``."""
-        try:
-            yield
-        except RunError as error:
-            if error is self.record.failure:
-                raise
-            raise self.record.fail(error) from None
-        except StatetoolsError:
-            raise
-        except Exception as exc:  # a listener, strategy, condition or guard failed
-            aborted = RunAborted(
-                f"the run stopped: {type(exc).__name__}: {exc}",
-                path=f"iteration {self.record.iterations}",
-                hint="the exception is the __cause__; its traceback shows the failing code",
-            )
-            raise self.record.fail(aborted) from exc
-
     def _respond(self, message: AssistantMessage | None, resumed: bool) -> Calls:
         """Act on ``message``, the latest response (already in the history): the calls
         to run. ``resumed``: a continued session takes again the response its last run
         stopped in; where that run would have ended with an error (the answer still
         does not fit ``output_type``, too many unknown tools), it asks the model again."""
-        open_calls = pending_calls(self.record.messages)
-        calls = self._calls = Calls(open_calls, self._open, lambda: self._after_calls(resumed))
+        record = self.record
+        open_calls = pending_calls(record.messages)
+        calls = self._calls = Calls(
+            open_calls,
+            lambda call: open_call(record, call),
+            lambda: end_of_response(record, resumed),
+        )
         if message is None:
             return calls
-        if self.record.stop_reason == "refusal":
-            for call in open_calls:
-                self.record.reply(call, refused_message(call.name), True)
+        if record.stop_reason == "refusal":
+            answer_unrun(record, open_calls, "refusal")
             plain = self.output_type is None or self.output_type is str
-            self.record.finish(message.content if plain else None, "refusal")
-        elif self.record.stop_reason == "max_tokens" and message.tool_calls:
-            for call in open_calls:  # their arguments may be cut off too
-                self.record.reply(call, cut_off_message(call.name), True)
+            record.finish(message.content if plain else None, "refusal")
+        elif record.stop_reason == "max_tokens" and message.tool_calls:
+            answer_unrun(record, open_calls, "max_tokens")
         elif not message.tool_calls:
-            self._final_answer(message, resumed)
+            final_answer(record, message.content, self.output_type, resumed)
         else:
             calls.advance()
         return calls
 
-    def _after_calls(self, resumed: bool) -> None:
-        """Every call of the response is answered: the run ends when one reached an
-        ending; too many unknown tools in a row end it with an error."""
-        if self.record.misses >= MAX_MISSES_IN_A_ROW:
-            if resumed:
-                return
-            raise ToolNotFoundError(
-                f"the model called tools that do not exist {self.record.misses} times in a row",
-                path=f"iteration {self.record.iterations}",
-                hint="check the tool names in the prompt and the model's instructions",
-            )
-        if self.record.ending is not None:
-            outcome, output = self.record.ending
-            self.record.finish(output, outcome)
-
-    def _final_answer(self, message: AssistantMessage, resumed: bool) -> None:
-        try:
-            output = parse_output(message.content, self.output_type)
-        except OutputProblem as problem:
-            if self.record.output_corrected:
-                if resumed:
-                    return
-                name = getattr(self.output_type, "__name__", self.output_type)
-                raise OutputValidationError(
-                    f"the final answer is not a valid {name}: {problem}",
-                    path="output",
-                    hint="make the type easier to produce, or say more in the prompt",
-                ) from None
-            self.record.output_corrected = True
-            text = correction_message(problem, self.output_type)
-            self.record.emit(OutputRejected(self.record.iterations, text))
-            self.record.messages.append(UserMessage(text))
-            self.record.checkpoint()
-            return
-        self.record.finish(output, "answer")
-
-    def _open(self, call: ToolCall) -> Call | None:
-        """The call to hand out, or None once a call that may not run is answered."""
-        admitted = admit(self.scheduler, call.name)
-        if isinstance(admitted, Refusal):
-            if admitted.blocked:
-                self.record.misses = 0
-                self.record.emit(
-                    CallBlocked(self.record.iterations, call.id, call.name, admitted.text)
-                )
-            else:
-                self.record.misses += 1
-                self.record.emit(ToolNotFound(self.record.iterations, call.id, call.name))
-            self.record.reply(call, admitted.text, True)
-            return None
-        self.record.misses = 0
-        self.record.emit(ToolStarted(self.record.iterations, call.id, call.name))
-        return Call(call, admitted, self.record.clock())
-
     def _apply_strategies(self, call: ToolCall, result: ToolResult) -> None:
-        strategy = self.strategy
-        if strategy is None:
-            return
-        injection = strategy.evaluate(
-            InjectionContext(
-                messages=tuple(self.record.messages),
-                tools=self.scheduler.shown().tools,
-                call=call,
-                result=result,
-                iteration=self.record.iterations,
-                blackboard=self.blackboard,
-            )
-        )
-        if not injection:
-            return
-        removed = self.scheduler.remove(injection.remove)
-        added, skipped = self.scheduler.add(injection.add)
-        injected = Injected(
-            type(strategy).__name__,
-            added=tuple(added),
-            removed=tuple(removed),
-            skipped=tuple(skipped),
-        )
-        for event in injection_events(self.record.iterations, injected):
-            self.record.emit(event)
+        if self.strategy is not None:
+            apply_strategy(self.record, self.strategy, self.blackboard, call, result)

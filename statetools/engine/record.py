@@ -7,8 +7,9 @@ run stops outside the conversation (a provider failed, the task was cancelled).
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -34,7 +35,7 @@ from statetools.engine.events import (
     Trace,
 )
 from statetools.engine.result import LoopResult
-from statetools.errors import RestartLimitExceeded, RunError
+from statetools.errors import RestartLimitExceeded, RunAborted, RunError
 from statetools.messages import Message, SystemMessage, ToolCall, ToolMessage, UserMessage
 from statetools.models.base import ToolDefinition, Usage
 
@@ -88,11 +89,13 @@ class RunRecord:
         scheduler: Scheduler,
         *,
         state: DisclosureState | None,
-        so_far: LoopResult | None,
-        listeners: Sequence[Listener],
+        events: Sequence[Event] = (),
+        usage: Usage | None = None,
+        stop_reason: str | None = None,
+        listeners: Sequence[Listener] = (),
         clock: Callable[[], float],
-        save: Callable[[LoopResult], None] | None,
-        catalogue: bool,
+        save: Callable[[LoopResult], None] | None = None,
+        catalogue: bool = False,
     ) -> None:
         self.messages = messages
         self.scheduler = scheduler
@@ -100,9 +103,9 @@ class RunRecord:
         self.clock = clock
         self.save = save
         """Saves the run so far after every step (a session's store), or None."""
-        self.events: list[Event] = list(so_far.trace.events) if so_far is not None else []
-        self.usage = so_far.usage if so_far is not None else Usage()
-        self.stop_reason = so_far.stop_reason if so_far is not None else None
+        self.events: list[Event] = list(events)
+        self.usage = usage if usage is not None else Usage()
+        self.stop_reason = stop_reason
         """The stop reason of the latest model response."""
         self.iterations = state.iteration if state is not None else 0
         self.misses = state.unknown_calls_in_a_row if state is not None else 0
@@ -259,6 +262,35 @@ class RunRecord:
         if self.save is not None:
             self.save(result)
         return result
+
+    @contextlib.contextmanager
+    def failing(self) -> Iterator[None]:
+        """Errors raised inside end the run and carry the run so far as ``.result``;
+        any other exception (a listener, a strategy, a condition failed) becomes
+        :class:`RunAborted`, with it as the ``__cause__``.
+
+        >>> from statetools.engine import Conversation
+        >>> record = Conversation([], "Hi", run_id="r1", clock=lambda: 0.0).record
+        >>> try:
+        ...     with record.failing():
+        ...         raise KeyError("x")
+        ... except RunAborted as error:
+        ...     print(error.result.outcome)
+        RunAborted
+        """
+        try:
+            yield
+        except RunError as error:
+            if error is self.failure:
+                raise
+            raise self.fail(error) from None
+        except Exception as exc:
+            aborted = RunAborted(
+                f"the run stopped: {type(exc).__name__}: {exc}",
+                path=f"iteration {self.iterations}",
+                hint="the exception is the __cause__; its traceback shows the failing code",
+            )
+            raise self.fail(aborted) from exc
 
     def fail(self, error: RunError) -> RunError:
         """End the run with ``error``: answer the calls the run did not get to, tell the

@@ -11,37 +11,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
-import attrs
-
-from statetools.disclosure.outcomes import Blocked
 from statetools.disclosure.prompt_part import prompt_text
 from statetools.disclosure.scheduler import Scheduler
 from statetools.disclosure.state import DisclosureState
-from statetools.engine.boundary import clean_message, clean_text
-from statetools.engine.events import (
-    CallBlocked,
-    Event,
-    IterationStarted,
-    ModelResponded,
-    OutputRejected,
-    RunFinished,
-    RunStarted,
-    ToolAnswered,
-    ToolCalled,
-    ToolNotFound,
-    ToolStarted,
-    Trace,
-)
-from statetools.loop.run import change_events, unknown_tool_message
+from statetools.engine import Call, RunRecord
+from statetools.engine.boundary import clean_message
+from statetools.engine.events import RunFinished, RunStarted, Trace
+from statetools.engine.record import disclosure_only
+from statetools.engine.steps import begin_turn, close_call, open_call, reject_output, responded
 from statetools.messages import (
     AssistantMessage,
     SystemMessage,
     ToolCall,
-    ToolMessage,
     UserMessage,
     messages_from_json,
     messages_to_json,
 )
+from statetools.models.base import ModelResponse, StopReason, Usage
 from statetools.temporal.designs import LoadedDesign
 from statetools.temporal.payloads import ModelAnswer, ModelCall, SessionInput, ToolOutcome
 from statetools.temporal.unfolds import UnfoldBook, unfolds_in_workflow
@@ -72,33 +58,29 @@ class SessionDriver:
     ) -> None:
         self.design = loaded.reference
         state = DisclosureState.from_json(session.state) if session.state else None
-        self.messages = messages_from_json(session.messages)
-        self.misses = state.unknown_calls_in_a_row if state is not None else 0
-        self.output_corrected = state.output_corrected if state is not None else False
-        """The model was told once that its final answer did not fit the output type."""
-        self.iterations = state.iteration if state is not None else 0
-        if state is not None:
-            state = attrs.evolve(state, unknown_calls_in_a_row=0, output_corrected=False)
         self.context = ToolCallContext(loaded.context())
         self.unfolds = UnfoldBook(loaded.graph, session.unfolds)
-        self.scheduler = Scheduler(
+        scheduler = Scheduler(
             loaded.graph,
-            state,
+            disclosure_only(state) if state is not None else None,
             visibility="declared" if session.settings.visibility == "declared" else "hidden",
             context=self.context,
             replay=self.unfolds.replay,
         )
+        self.run = RunRecord(
+            messages_from_json(session.messages),
+            scheduler,
+            state=state,
+            events=Trace.from_json(session.trace).events,
+            clock=clock,
+        )
+        """The session's history, trace and counters, written by the engine's steps."""
         design = loaded.design
         self.system_prompt = session.settings.system_prompt or (
             design.system_prompt if design is not None else None
         )
-        self.events: list[Event] = list(Trace.from_json(session.trace).events)
         self.run_id = run_id
-        self.clock = clock
         self.end_on_final_state = session.settings.end_on_final_state
-        self.ending: tuple[str, Any] | None = None
-        """How the current turn ends once its calls are all answered (``return_direct``
-        or ``final_state``) and its output, as a local run notes it."""
 
     def add_user_message(self, text: str) -> None:
         """Start on a user message: a new run in the trace. The session's first
@@ -109,18 +91,19 @@ class SessionDriver:
         >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
         >>> driver = SessionDriver(loaded, SessionInput("net"))
         >>> driver.add_user_message("Is the host up?")
-        >>> [m.role for m in driver.messages], driver.events[-1].tools
+        >>> [m.role for m in driver.run.messages], driver.run.events[-1].tools
         (['user'], ('ping',))
         """
-        if not self.messages:
+        record = self.run
+        if not record.messages:
             if self.system_prompt:
-                self.messages.append(clean_message(SystemMessage(self.system_prompt)))
-            graph = self.scheduler.graph
-            sections = prompt_text(graph, self.scheduler.snapshot().unfolds)
+                record.messages.append(clean_message(SystemMessage(self.system_prompt)))
+            scheduler = record.scheduler
+            sections = prompt_text(scheduler.graph, scheduler.snapshot().unfolds)
             if sections is not None:
-                self.messages.append(SystemMessage(sections))
-        self.messages.append(clean_message(UserMessage(text)))
-        self.events.append(RunStarted(self.run_id, self.clock(), self.scheduler.shown().names))
+                record.messages.append(SystemMessage(sections))
+        record.messages.append(clean_message(UserMessage(text)))
+        record.emit(RunStarted(self.run_id, record.clock(), record.scheduler.shown().names))
 
     def finish(self, outcome: str, error: str | None = None) -> None:
         """The run of the current user message ended with ``outcome`` (and ``error``,
@@ -131,10 +114,11 @@ class SessionDriver:
         >>> driver = SessionDriver(loaded, SessionInput("net"))
         >>> driver.add_user_message("Hi")
         >>> driver.finish("answered")
-        >>> driver.events[-1].outcome
+        >>> driver.run.events[-1].outcome
         'answered'
         """
-        self.events.append(RunFinished(self.clock(), self.iterations, outcome, error))
+        record = self.run
+        record.emit(RunFinished(record.clock(), record.iterations, outcome, error))
 
     def request(self) -> ModelCall:
         """The next model call: the history and the tools visible this turn.
@@ -147,14 +131,11 @@ class SessionDriver:
         >>> call.messages, [tool["name"] for tool in call.tools]
         ([{'content': 'Is the host up?', 'role': 'user'}], ['ping'])
         """
-        self.events.extend(change_events(self.iterations, self.scheduler.begin_turn()))
-        shown = self.scheduler.shown()
-        self.events.append(IterationStarted(self.iterations + 1, shown.names))
         tools = [
             {"name": d.name, "description": d.description, "input_schema": dict(d.input_schema)}
-            for d in shown.definitions
+            for d in begin_turn(self.run).definitions
         ]
-        return ModelCall(self.design, messages_to_json(self.messages), tools)
+        return ModelCall(self.design, messages_to_json(self.run.messages), tools)
 
     def take(self, answer: ModelAnswer) -> AssistantMessage:
         """Add the model's answer to the history.
@@ -164,20 +145,13 @@ class SessionDriver:
         >>> driver = SessionDriver(loaded, SessionInput("net"))
         >>> driver.add_user_message("Hi")
         >>> answer = ModelAnswer({"role": "assistant", "content": "Hello!"}, "end_turn", [0, 0, 0])
-        >>> driver.take(answer).content, driver.iterations
+        >>> driver.take(answer).content, driver.run.iterations
         ('Hello!', 1)
         """
-        self.iterations += 1
         (message,) = messages_from_json([answer.message])
-        message = clean_message(message)
         assert isinstance(message, AssistantMessage)
-        self.messages.append(message)
-        names = tuple(call.name for call in message.tool_calls)
-        self.events.append(
-            ModelResponded(self.iterations, message.content, names, answer.stop_reason)
-        )
-        self.ending = None
-        return message
+        stop = cast(StopReason, answer.stop_reason)
+        return responded(self.run, ModelResponse(message, Usage(*answer.usage), stop))
 
     def resolve(self, call: ToolCall) -> BaseTool | None:
         """The tool to run for ``call`` (it runs next: the trace says it started, as a
@@ -191,23 +165,11 @@ class SessionDriver:
         'ping'
         >>> driver.resolve(ToolCall("c2", "pong", {})) is None  # answered already
         True
-        >>> driver.messages[-1].content
+        >>> driver.run.messages[-1].content
         "Tool 'pong' does not exist. Did you mean 'ping'? Available tools: ping."
         """
-        resolved = self.scheduler.resolve(call.name)
-        if resolved is None:
-            self.misses += 1
-            self.events.append(ToolNotFound(self.iterations, call.id, call.name))
-            names = self.scheduler.shown().names
-            self.answer(call, unknown_tool_message(call.name, names), True)
-            return None
-        self.misses = 0
-        if isinstance(resolved, Blocked):
-            self.events.append(CallBlocked(self.iterations, call.id, call.name, resolved.reason))
-            self.answer(call, resolved.reason, True)
-            return None
-        self.events.append(ToolStarted(self.iterations, call.id, call.name))
-        return resolved
+        opened = open_call(self.run, call)
+        return None if opened is None else opened.tool
 
     def answer(self, call: ToolCall, text: str, is_error: bool) -> None:
         """Answer ``call`` with ``text``.
@@ -216,12 +178,10 @@ class SessionDriver:
         >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
         >>> driver = SessionDriver(loaded, SessionInput("net"))
         >>> driver.answer(ToolCall("c1", "ping", {}), "pong", False)
-        >>> driver.messages[-1].content, driver.messages[-1].tool_call_id
+        >>> driver.run.messages[-1].content, driver.run.messages[-1].tool_call_id
         ('pong', 'c1')
         """
-        text = clean_text(text)
-        self.messages.append(ToolMessage(call.id, call.name, text, is_error))
-        self.events.append(ToolAnswered(self.iterations, call.id, call.name, text, is_error))
+        self.run.reply(call, text, is_error)
 
     def runs_here(self, call: ToolCall, tool: BaseTool) -> bool:
         """Whether ``call`` is answered in the workflow: arguments that are not JSON,
@@ -235,7 +195,7 @@ class SessionDriver:
         False
         """
         return call.invalid_arguments is not None or unfolds_in_workflow(
-            tool, call, self.scheduler.graph
+            tool, call, self.run.scheduler.graph
         )
 
     async def run_here(self, call: ToolCall, tool: BaseTool) -> ToolResult:
@@ -269,7 +229,7 @@ class SessionDriver:
         >>> call = ToolCall("c1", "ping", {})
         >>> driver.record(call, ping, ToolOutcome("pong", is_error=False)).text
         'pong'
-        >>> driver.messages[-1].content, dict(driver.state().call_counts)
+        >>> driver.run.messages[-1].content, dict(driver.state().call_counts)
         ('pong', {'ping': 1})
         """
         if isinstance(outcome, ToolResult):
@@ -283,27 +243,15 @@ class SessionDriver:
                 has_value=outcome.has_value,
             )
             kind, duration = cast(OutcomeKind, outcome.kind), outcome.duration
-        arguments = dict(call.arguments)
-        self.events.append(
-            ToolCalled(self.iterations, call.id, call.name, arguments, kind, duration)
+        close_call(
+            self.run,
+            Call(call, tool),
+            result,
+            duration=duration,
+            kind=kind,
+            end_on_final_state=self.end_on_final_state,
         )
-        changes = self.scheduler.record(call, result)
-        self.events.extend(change_events(self.iterations, changes))
-        if tool.metadata.return_direct and not result.is_error:
-            self._reach("return_direct", result.value if result.has_value else result.text)
-        if self.end_on_final_state and changes.final_reached:
-            self._reach("final_state", result.text)
-        text = result.text
-        if changes.announcement:
-            text = f"{text}\n{changes.announcement}"
-        self.answer(call, text, result.is_error)
         return result
-
-    def _reach(self, outcome: str, output: Any) -> None:
-        """The first ``return_direct`` result wins, over a final state reached before
-        it too (as in a local run)."""
-        if self.ending is None or (outcome == "return_direct" and self.ending[0] != outcome):
-            self.ending = (outcome, output)
 
     def correct(self, text: str) -> None:
         """The final answer did not fit the output type: tell the model ``text``.
@@ -312,12 +260,10 @@ class SessionDriver:
         >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
         >>> driver = SessionDriver(loaded, SessionInput("net"))
         >>> driver.correct("Answer with a number.")
-        >>> driver.output_corrected, driver.messages[-1].content
+        >>> driver.run.output_corrected, driver.run.messages[-1].content
         (True, 'Answer with a number.')
         """
-        self.output_corrected = True
-        self.events.append(OutputRejected(self.iterations, text))
-        self.messages.append(UserMessage(text))
+        reject_output(self.run, text)
 
     def state(self) -> DisclosureState:
         """The disclosure state now, the loop's counters included.
@@ -328,12 +274,7 @@ class SessionDriver:
         >>> driver.state().iteration, driver.state().unknown_calls_in_a_row
         (0, 0)
         """
-        self.scheduler.iteration = self.iterations
-        return attrs.evolve(
-            self.scheduler.snapshot(),
-            unknown_calls_in_a_row=self.misses,
-            output_corrected=self.output_corrected,
-        )
+        return self.run.state()
 
     def visible(self) -> list[str]:
         """The names of the tools the model would see now.
@@ -344,7 +285,7 @@ class SessionDriver:
         >>> driver.visible()
         ['ping']
         """
-        return list(self.scheduler.shown().names)
+        return list(self.run.scheduler.shown().names)
 
     def messages_json(self) -> list[dict[str, Any]]:
         """The history as JSON.
@@ -356,7 +297,7 @@ class SessionDriver:
         >>> driver.messages_json()
         [{'content': 'Hi', 'role': 'user'}]
         """
-        return messages_to_json(self.messages)
+        return messages_to_json(self.run.messages)
 
     def trace_json(self) -> list[dict[str, Any]]:
         """The trace as JSON (``statetools.Trace.from_json`` reads it).
@@ -368,7 +309,7 @@ class SessionDriver:
         >>> [event["type"] for event in driver.trace_json()]
         ['run_started']
         """
-        return Trace(tuple(self.events)).to_json()
+        return Trace(tuple(self.run.events)).to_json()
 
 
 def call_payload(call: ToolCall) -> dict[str, Any]:

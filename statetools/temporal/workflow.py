@@ -12,7 +12,8 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.exceptions import TimeoutError as ActivityTimeout
 
 from statetools import errors
-from statetools.engine.answers import cut_off_message, refused_message, timeout_of
+from statetools.engine.answers import timeout_of
+from statetools.engine.steps import answer_unrun
 from statetools.errors import ProviderError, StatetoolsError
 from statetools.loop.toolloop import MAX_MISSES_IN_A_ROW
 from statetools.messages import ToolCall
@@ -158,27 +159,25 @@ class SessionWorkflow:
         message = driver.take(reply)
         session.usage = [a + b for a, b in zip(session.usage, reply.usage, strict=True)]
         if reply.stop_reason == "refusal":
-            for call in message.tool_calls:
-                driver.answer(call, refused_message(call.name), True)
+            answer_unrun(driver.run, message.tool_calls, "refusal")
             plain = session.output_type in (None, TEXT_OUTPUT)  # as ToolLoop's refusal
             return message.content if plain else None, "refusal"
         if reply.stop_reason == "max_tokens" and message.tool_calls:
-            for call in message.tool_calls:
-                driver.answer(call, cut_off_message(call.name), True)
+            answer_unrun(driver.run, message.tool_calls, "max_tokens")
             return None
         if not message.tool_calls:
             return await self._final_answer(session, driver, message.content)
         for call in message.tool_calls:
             await self._call(session, driver, call)
-        if driver.misses >= MAX_MISSES_IN_A_ROW:
+        if driver.run.misses >= MAX_MISSES_IN_A_ROW:
             raise self._ending(
                 driver,
                 "ToolNotFoundError",
-                f"the model called tools that do not exist {driver.misses} times in a row",
+                f"the model called tools that do not exist {driver.run.misses} times in a row",
             )
-        if driver.ending is None:
+        if driver.run.ending is None:
             return None
-        outcome, output = driver.ending
+        outcome, output = driver.run.ending
         return output, outcome
 
     async def _final_answer(
@@ -204,7 +203,7 @@ class SessionWorkflow:
             raise self._ending(driver, cause.type or "StatetoolsError", cause.message) from None
         if reading.ok:
             return reading.value, "answer"
-        if driver.output_corrected:
+        if driver.run.output_corrected:
             raise self._ending(driver, "OutputValidationError", reading.error)
         driver.correct(reading.correction)
         return None
@@ -274,7 +273,7 @@ class SessionWorkflow:
             list(session.answers),
             driver.messages_json(),
             driver.state().to_json(),
-            driver.iterations,
+            driver.run.iterations,
             session.runs,
             list(session.usage),
             driver.trace_json(),
