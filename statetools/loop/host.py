@@ -112,25 +112,36 @@ async def _streamed(
                 await task
 
 
-async def _ask(
-    model: Model, request: ModelRequest, iteration: int, streaming: bool
-) -> AsyncGenerator[StreamEvent | ModelResponse | _Asked, None]:
+def _provider_error(model: Model, exc: Exception) -> ProviderError:
+    return ProviderError(
+        f"the model failed: {type(exc).__name__}: {exc}",
+        path=type(model).__name__,
+        hint="the exception is the __cause__",
+    )
+
+
+async def _complete(model: Model, request: ModelRequest) -> ModelResponse:
     """Ask the model; a failure that is not ours is a :class:`ProviderError`."""
     try:
-        if not streaming:
-            yield await model.complete(request)
-            return
+        return await model.complete(request)
+    except StatetoolsError:
+        raise
+    except Exception as exc:
+        raise _provider_error(model, exc) from exc
+
+
+async def _stream(
+    model: Model, request: ModelRequest, iteration: int
+) -> AsyncGenerator[StreamEvent | ModelResponse | _Asked, None]:
+    """:func:`_complete`, streaming what the model sends as it arrives."""
+    try:
         async with contextlib.aclosing(_streamed(model, request, iteration)) as items:
             async for item in items:
                 yield item
     except StatetoolsError:
         raise
     except Exception as exc:
-        raise ProviderError(
-            f"the model failed: {type(exc).__name__}: {exc}",
-            path=type(model).__name__,
-            hint="the exception is the __cause__",
-        ) from exc
+        raise _provider_error(model, exc) from exc
 
 
 async def run_call(
@@ -160,6 +171,8 @@ async def run_call(
 
 
 def _taken(heard: list[Event]) -> list[Event]:
+    if not heard:
+        return heard
     taken = heard[:]
     heard.clear()
     return taken
@@ -214,19 +227,22 @@ async def drive(
         while not conversation.finished:
             request = conversation.next_request()
             response: ModelResponse | None = None
-            iteration = record.iterations + 1
-            async with contextlib.aclosing(_ask(model, request, iteration, streaming)) as items:
-                async for item in items:
-                    for event in _taken(heard):  # the turn's events, once the model is asked
-                        waiting = True
-                        yield event
-                    waiting = False
-                    if isinstance(item, ModelResponse):
-                        response = item
-                    elif not isinstance(item, _Asked):
-                        waiting = True
-                        yield item
+            if not streaming:
+                response = await _complete(model, request)
+            else:
+                iteration = record.iterations + 1
+                async with contextlib.aclosing(_stream(model, request, iteration)) as items:
+                    async for item in items:
+                        for event in _taken(heard):  # the turn's events, once it is asked
+                            waiting = True
+                            yield event
                         waiting = False
+                        if isinstance(item, ModelResponse):
+                            response = item
+                        elif not isinstance(item, _Asked):
+                            waiting = True
+                            yield item
+                            waiting = False
             assert response is not None
             for call in conversation.take(response):
                 for event in _taken(heard):

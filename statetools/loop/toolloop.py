@@ -287,7 +287,7 @@ class ToolLoop:
                 instances=self.instances,
                 capabilities=self.model.capabilities,
                 context=run_context,
-                listeners=(heard.append, *self.listeners),
+                listeners=(heard.append, *self.listeners) if streaming else self.listeners,
                 clock=self.clock,
                 check_design=self.check_design,
                 save=session.saver(run_id) if session is not None else None,
