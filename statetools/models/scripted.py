@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from statetools.errors import ProviderError, ScriptExhaustedError, SpecError, StatetoolsError
+from statetools.errors import ProviderError, ScriptExhaustedError, SpecError
 from statetools.messages import AssistantMessage, Message, ToolCall
 from statetools.models.base import ModelCapabilities, ModelRequest, ModelResponse, StopReason, Usage
 from statetools.wording import counted
@@ -147,7 +147,7 @@ class ScriptedModel:
         if inspect.isawaitable(value):
             if inspect.iscoroutine(value):
                 value.close()
-            raise StatetoolsError(
+            raise SpecError(
                 f"step {self._position} is asynchronous",
                 path="ScriptedModel.respond",
                 hint="await model.complete(request) for asynchronous steps",
