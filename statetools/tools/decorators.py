@@ -10,6 +10,7 @@ import attrs
 
 from statetools.errors import DefinitionError
 from statetools.tools.docstrings import description_of
+from statetools.tools.foreign import foreign_tool
 from statetools.tools.tool import BaseTool, Tool, ToolMetadata, check_timeout, check_tool_name
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -125,9 +126,10 @@ def _first_parameter(fn: Callable[..., Any]) -> str | None:
 
 def tool_from(obj: Any) -> BaseTool:
     """``obj`` as a tool: tools pass through; ``@llm_tool`` functions and plain functions
-    (described by their docstring) are converted with ``Tool.from_function``. Objects of
-    ``@unfolding_tools`` classes become facades one layer up, in
-    :func:`statetools.as_tool`.
+    (described by their docstring) are converted with ``Tool.from_function``; tools of
+    LangChain, pydantic-ai and openai-agents are used as they are (see
+    :mod:`statetools.tools.foreign`). Objects of ``@unfolding_tools`` classes become
+    facades one layer up, in :func:`statetools.as_tool`.
 
     >>> def now() -> str:
     ...     '''The current time.'''
@@ -137,6 +139,9 @@ def tool_from(obj: Any) -> BaseTool:
     """
     if isinstance(obj, BaseTool):
         return obj
+    converted = foreign_tool(obj)
+    if converted is not None:
+        return converted
     spec = tool_spec(obj)
     if spec is not None and inspect.isfunction(obj) and _first_parameter(obj) in ("self", "cls"):
         raise DefinitionError(
@@ -149,8 +154,9 @@ def tool_from(obj: Any) -> BaseTool:
         return Tool.from_function(obj)
     raise DefinitionError(
         f"{obj!r} is not a tool",
-        hint="pass Tool objects, functions, or objects' methods marked with @llm_tool "
-        "(use tools_from_instance(obj) for a whole object)",
+        hint="pass Tool objects, functions, objects' methods marked with @llm_tool "
+        "(use tools_from_instance(obj) for a whole object), or tools of LangChain, "
+        "pydantic-ai or openai-agents",
     )
 
 

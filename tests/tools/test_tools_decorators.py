@@ -175,8 +175,9 @@ def test_as_tool_refuses_other_things() -> None:
     with pytest.raises(st.DefinitionError) as caught:
         st.as_tool(42)
     assert str(caught.value) == (
-        "42 is not a tool Hint: pass Tool objects, functions, or objects' methods marked "
-        "with @llm_tool (use tools_from_instance(obj) for a whole object)"
+        "42 is not a tool Hint: pass Tool objects, functions, objects' methods marked "
+        "with @llm_tool (use tools_from_instance(obj) for a whole object), or tools of "
+        "LangChain, pydantic-ai or openai-agents"
     )
 
 

@@ -19,6 +19,7 @@ MODULES = [
     "context",
     "decorators",
     "docstrings",
+    "foreign",
     "result",
     "schema",
     "signature",
