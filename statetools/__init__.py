@@ -131,8 +131,8 @@ _LAZY = {
 review and spec packages) loads on first use, so that ``import statetools`` stays light
 for a program that only runs a loop."""
 
-_SUBPACKAGES = ("mcp", "testing")
-"""``st.mcp`` (and the ``mcp`` SDK) and ``st.testing`` import on first use."""
+_SUBPACKAGES = ("mcp", "search", "testing")
+"""``st.mcp`` (and the ``mcp`` SDK), ``st.search`` and ``st.testing`` import on first use."""
 
 
 def __getattr__(name: str) -> Any:
@@ -258,6 +258,7 @@ __all__ = [
     "load_design",
     "load_playbook",
     "models",
+    "search",
     "testing",
     "tools_from_instance",
     "tools_from_module",

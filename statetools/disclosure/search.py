@@ -1,15 +1,17 @@
 """Search facades: the model searches a large group of tools and only the matches open.
 
 A search facade (``UnfoldingTool.searchable``) takes ``query`` (words) and/or ``names``
-(exact tool names). It ranks every tool below it with BM25 over the tool's name (split
-at camelCase and snake_case), description and parameter names, lists the best matches
-and opens only those, after the tools already shown. The facade itself stays visible,
+(exact tool names). It ranks every tool below it with its ranker (BM25 by default; see
+:mod:`statetools.search`) over what a model would match of each tool (its name split
+into words, description, parameters, category, the facades it sits in, example values
+and keywords), lists the best matches and opens only those, after the tools already
+shown. The facade itself stays visible,
 so the model can search again. Inside a run the scheduler passes a ``locked`` function:
 matches that a condition, a state or an enclosing facade keeps locked are listed with
 what to do first, and not opened.
 
-The BM25 index (``bm25s``, imported when first needed) is built on the first query and
-kept with the facade definition, never rebuilt per turn.
+The ranker's index is built on the first query and kept with the facade definition,
+never rebuilt per turn.
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ import attrs
 
 from statetools.disclosure.facade_arguments import fitting, ignored_note, taken
 from statetools.disclosure.unfold_call import Facade, Unfolded
-from statetools.errors import DefinitionError
+from statetools.errors import DefinitionError, SpecError
+from statetools.search.choice import ranker_for
+from statetools.search.documents import Document, document_for
+from statetools.search.ranker import Ranker
 from statetools.tools.calling import Arguments, Context, parse_arguments
 from statetools.tools.result import ToolResult
 from statetools.tools.schema import InputSchema, JsonSchema, Parameter
@@ -32,7 +37,15 @@ from statetools.tools.tool import BaseTool
 from statetools.tools.validation import argument_problems
 from statetools.tools.wrappers import WrapperTool
 
-__all__ = ["SearchCall", "SearchIndex", "SearchOptions", "Locked", "run_search", "search_schema"]
+__all__ = [
+    "Keywords",
+    "Locked",
+    "SearchCall",
+    "SearchIndex",
+    "SearchOptions",
+    "run_search",
+    "search_schema",
+]
 
 Locked = Callable[[str], str | None]
 """Why a tool found by a search may not open now (None when it may)."""
@@ -50,15 +63,62 @@ def _positive(_instance: object, _attribute: object, value: int) -> None:
         )
 
 
+Keywords = tuple[tuple[str, tuple[str, ...]], ...]
+"""Other words per tool name: ``((name, (word, ...)), ...)``."""
+
+
+def _keywords(value: Any) -> Keywords:
+    if not value:
+        return ()
+    pairs = value.items() if isinstance(value, Mapping) else value
+    result: list[tuple[str, tuple[str, ...]]] = []
+    for name, extra in pairs:
+        if isinstance(extra, str) or not all(isinstance(word, str) for word in extra):
+            raise DefinitionError(
+                f"keywords of {name} must be a list of words, got {extra!r}",
+                path="search",
+                hint='write keywords={"create_issue": ["bug", "ticket"]}',
+            )
+        result.append((str(name), tuple(extra)))
+    return tuple(result)
+
+
+def _ranker(_instance: object, _attribute: object, value: Any) -> None:
+    ranker_for(value, where="search")  # raises when it names no ranker, or one not installed
+
+
 @attrs.frozen
 class SearchOptions:
-    """How a search facade searches: ``max_results`` matches at most per query.
+    """How a search facade searches: ``max_results`` matches at most per query, the
+    ``ranker`` ("bm25", "embeddings", "hybrid" or a :class:`~statetools.search.Ranker`)
+    and ``keywords``, other words the model may use for some tools (tool name -> words).
 
-    >>> SearchOptions().max_results
-    5
+    >>> SearchOptions().max_results, SearchOptions().ranker
+    (5, 'bm25')
     """
 
     max_results: int = attrs.field(default=5, validator=_positive)
+    ranker: Any = attrs.field(default="bm25", validator=_ranker)
+    keywords: Any = attrs.field(default=(), converter=_keywords)
+
+    def to_data(self, where: str) -> dict[str, Any]:
+        """The options as a design's ``search:`` mapping (a Ranker object has none).
+
+        >>> SearchOptions(3, "hybrid", {"a": ["b"]}).to_data("facade 'f'")
+        {'max_results': 3, 'ranker': 'hybrid', 'keywords': {'a': ['b']}}
+        """
+        if not isinstance(self.ranker, str):
+            raise SpecError(
+                "a search facade with a Ranker object cannot be written to YAML",
+                path=where,
+                hint="name the ranker (bm25, embeddings, hybrid) to write the design",
+            )
+        data: dict[str, Any] = {"max_results": self.max_results}
+        if self.ranker != "bm25":
+            data["ranker"] = self.ranker
+        if self.keywords:
+            data["keywords"] = {name: list(extra) for name, extra in self.keywords}
+        return data
 
 
 def search_schema() -> JsonSchema:
@@ -73,14 +133,32 @@ def search_schema() -> JsonSchema:
     )
 
 
-def _document(tool: BaseTool) -> list[str]:
-    properties = (tool.input_schema or {}).get("properties") or {}
-    name = words(tool.name)
-    return [*name, *name, *words(tool.description), *words(" ".join(properties))]
+def facade_paths(facade: Any, is_facade: Callable[[BaseTool], bool]) -> dict[str, tuple[str, ...]]:
+    """The facades (and in-loop playbooks and machines) each tool below ``facade`` sits
+    in, outermost first, ``facade`` itself left out.
+
+    >>> inner = UnfoldingTool.of("issues", "Issue tools", [Tool.create("a", "A", lambda: 1)])
+    >>> facade_paths(UnfoldingTool.of("f", "F", [inner]), lambda t: isinstance(t, UnfoldingTool))
+    {'issues': (), 'a': ('issues',)}
+    """
+    paths: dict[str, tuple[str, ...]] = {}
+
+    def walk(node: Any, path: tuple[str, ...]) -> None:
+        groups = [(path, node.inner)]
+        groups += [((*path, member.name), member.tools) for member in getattr(node, "members", ())]
+        for where, tools in groups:
+            for tool in tools:
+                paths.setdefault(tool.name, where)
+                if is_facade(tool):
+                    walk(tool, (*where, tool.name))
+
+    walk(facade, ())
+    return paths
 
 
 class SearchIndex:
-    """BM25 ranking over tools; the index is built on the first query, once.
+    """The ranking of a search facade's tools; the ranker indexes them on the first
+    query, once.
 
     >>> index = SearchIndex([Tool.create("create_issue", "Open an issue", lambda: 1),
     ...                      Tool.create("list_commits", "Commits of a branch", lambda: 1)])
@@ -88,44 +166,63 @@ class SearchIndex:
     ['create_issue']
     """
 
-    def __init__(self, tools: Sequence[BaseTool]) -> None:
+    def __init__(
+        self,
+        tools: Sequence[BaseTool],
+        ranker: str | Ranker = "bm25",
+        *,
+        paths: Mapping[str, Sequence[str]] | None = None,
+        keywords: Keywords = (),
+    ) -> None:
         self.tools = tuple(tools)
         self._by_name = {tool.name: tool for tool in self.tools}
-        self._retriever: Any = None
+        self.ranker = ranker_for(ranker, where="search")
+        self._paths = dict(paths or {})
+        self._keywords = dict(keywords)
+        unknown = [name for name in self._keywords if name not in self._by_name]
+        if unknown:
+            raise DefinitionError(
+                f"keywords for tools it does not hold: {', '.join(unknown)}",
+                path="search",
+                hint="give keywords only for tools below the search facade",
+            )
+        self._retriever: Ranker | None = None
         self._lock = threading.Lock()
 
     def tool(self, name: str) -> BaseTool | None:
         """The tool called ``name``, if it is in the index."""
         return self._by_name.get(name)
 
-    def _built(self) -> Any:
+    def documents(self) -> list[Document]:
+        """What the ranker indexes: one document per tool, in definition order."""
+        return [
+            document_for(
+                tool,
+                path=self._paths.get(tool.name, ()),
+                keywords=self._keywords.get(tool.name, ()),
+            )
+            for tool in self.tools
+        ]
+
+    def _built(self) -> Ranker:
         if self._retriever is None:
             with self._lock:
                 if self._retriever is None:
-                    import bm25s  # type: ignore[import-untyped]  # lazily: keeps the import fast
-
-                    retriever = bm25s.BM25()
-                    retriever.index(
-                        [_document(t) or ["_"] for t in self.tools], show_progress=False
-                    )
-                    self._retriever = retriever
+                    self.ranker.index(self.documents())
+                    self._retriever = self.ranker
         return self._retriever
 
     @property
     def built(self) -> bool:
-        """Whether the BM25 index exists yet."""
+        """Whether the ranker has indexed the tools yet."""
         return self._retriever is not None
 
-    def rank(self, query: str) -> list[tuple[BaseTool, float]]:
-        """Tools matching ``query``, best first (ties in definition order)."""
-        terms = words(query)
-        if not terms or not self.tools:
+    def rank(self, query: str, k: int | None = None) -> list[tuple[BaseTool, float]]:
+        """The ``k`` (default: all) tools best matching ``query``, best first."""
+        if not query.strip() or not self.tools:
             return []
-        scores = self._built().get_scores(terms)
-        ranked = sorted(
-            (-float(score), position) for position, score in enumerate(scores) if score > 0
-        )
-        return [(self.tools[position], -score) for score, position in ranked]
+        ranked = self._built().rank(query, k if k is not None else len(self.tools))
+        return [(self._by_name[name], score) for name, score in ranked if name in self._by_name]
 
     def closest(self, text: str, *, by_word: bool = True) -> list[str]:
         """Up to three tool names that look like ``text`` (a name, or with ``by_word`` a
@@ -243,7 +340,8 @@ async def run_search(
         )
     found: list[BaseTool | str] = [index.tool(name) or name for name in names]
     if query:
-        ranked = [tool for tool, _ in index.rank(query) if tool not in found]
+        wanted = facade.search.max_results + len(found)
+        ranked = [tool for tool, _ in index.rank(query, wanted) if tool not in found]
         if not ranked and not names:
             closest = index.closest(query)
             hint = f" Closest names: {', '.join(closest)}." if closest else ""

@@ -30,6 +30,7 @@ from statetools.disclosure.facade_contents import below, check_members, check_na
 from statetools.disclosure.search import (
     SearchIndex,
     SearchOptions,
+    facade_paths,
     run_search,
     search_schema,
     select_names,
@@ -119,7 +120,16 @@ class UnfoldingTool(BaseTool):
             object.__setattr__(self, "input_schema", schema)
         if self.search is not None:
             object.__setattr__(self, "input_schema", search_schema())
-        object.__setattr__(self, "search_index", SearchIndex(everything))
+        if self.search is not None:
+            index = SearchIndex(
+                everything,
+                self.search.ranker,
+                paths=facade_paths(self, _is_facade),
+                keywords=self.search.keywords,
+            )
+        else:
+            index = SearchIndex(())
+        object.__setattr__(self, "search_index", index)
         object.__setattr__(self, "validator", make_validator(self.input_schema))
 
     # building ---------------------------------------------------------------------
@@ -219,13 +229,18 @@ class UnfoldingTool(BaseTool):
         *,
         max_results: int = 5,
         usage_notes: str | None = None,
+        ranker: Any = "bm25",
+        keywords: Mapping[str, Sequence[str]] | None = None,
     ) -> UnfoldingTool:
         """A facade the model searches: its arguments are ``query`` (words) and/or
         ``names`` (exact tool names). A call lists the best ``max_results`` matches
-        (BM25 over names, descriptions and parameter names) and opens only those,
-        after the tools already shown; the facade stays visible. ``inner`` may hold
-        tools, functions, facades (their tools are found too) and in-loop playbooks and
-        state machines (their tools still obey their conditions and states).
+        and opens only those, after the tools already shown; the facade stays visible.
+        ``inner`` may hold tools, functions, facades (their tools are found too) and
+        in-loop playbooks and state machines (their tools still obey their conditions
+        and states). ``ranker`` orders the tools: ``"bm25"`` (words), ``"embeddings"``
+        (meaning, with :func:`statetools.search.local_embedder`), ``"hybrid"`` (both) or
+        any :class:`statetools.search.Ranker`; ``keywords`` gives other words for some
+        tools (name -> words). See docs/search.md.
 
         >>> def create_issue(title: str) -> str:
         ...     '''Open a new issue.'''
@@ -249,7 +264,7 @@ class UnfoldingTool(BaseTool):
             description=description,
             inner=tuple(tools),
             members=tuple(members),
-            search=SearchOptions(max_results),
+            search=SearchOptions(max_results, ranker, keywords),
             usage_notes=usage_notes,
         )
 

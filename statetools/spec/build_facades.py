@@ -118,6 +118,8 @@ def _search_facade(form: FacadeForm) -> UnfoldingTool:
         form.tools,
         max_results=form.search.max_results,
         usage_notes=form.usage_notes,
+        ranker=form.search.ranker,
+        keywords=dict(form.search.keywords),
     )
 
 

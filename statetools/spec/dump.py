@@ -274,7 +274,7 @@ class _Writer:
         if facade.exclusive:
             data["exclusive"] = True
         if facade.search is not None:
-            data["search"] = {"max_results": facade.search.max_results}
+            data["search"] = facade.search.to_data(f"facade '{facade.name}'")
         data["tools"] = [self.tool(tool) for tool in facade.inner]
         if facade.category_parameter is not None:
             members = [set(names) for _, names in facade.categories]

@@ -243,7 +243,7 @@ class Stage(enum.Enum):
     OPEN = "open"
 
 
-def locked_design() -> st.UnfoldingTool:
+def locked_design(**search: Any) -> st.UnfoldingTool:
     get_issue = tool("get_issue", "Get an issue of a repository.")
     comment = tool("add_issue_comment", "Add a comment to an issue.")
     playbook = (
@@ -263,7 +263,7 @@ def locked_design() -> st.UnfoldingTool:
         .in_state(Stage.OPEN)
         .with_tool(tool("close_issue", "Close the issue."))
     )
-    return st.UnfoldingTool.searchable("find", "Find tools", [playbook, guarded, machine])
+    return st.UnfoldingTool.searchable("find", "Find tools", [playbook, guarded, machine], **search)
 
 
 def test_locked_matches_are_listed_with_guidance_and_not_opened() -> None:
@@ -280,13 +280,13 @@ def test_locked_matches_are_listed_with_guidance_and_not_opened() -> None:
 
     assert texts[0] == (
         'Tools matching "issue", best first:\n'
-        "- close_issue (locked): Close the issue. Tool 'close_issue' is not available in "
-        "state DRAFT (it is available in: OPEN).\n"
         "- get_issue: Get an issue of a repository.\n"
+        "- add_issue_comment (locked): Add a comment to an issue. Call first: get_issue.\n"
         "- lock_issue (locked): The lock_issue tool. Tool 'issue_admin' is locked. "
         "Call first: get_issue.\n"
+        "- close_issue (locked): Close the issue. Tool 'close_issue' is not available in "
+        "state DRAFT (it is available in: OPEN).\n"
         "- issue_admin (locked): Open issue admin tools. Call first: get_issue.\n"
-        "- add_issue_comment (locked): Add a comment to an issue. Call first: get_issue.\n"
         "Tools now available: get_issue."
     )
     assert texts[1] == (

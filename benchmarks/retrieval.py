@@ -1,0 +1,256 @@
+"""Search from the user's own words: recall@k of each ranker on the shared catalogues.
+
+The query is what the user wrote (a BFCL turn, a tau-bench task's instruction); a turn
+is found at k when every ground-truth tool of the turn is among the first k results
+of the search facade's index (``searchable(..., ranker=...)``). The GitHub server has
+no user tasks: each tool is searched with the first sentence of its own description.
+
+Held out: BFCL tasks whose number is a multiple of 4 are the development tasks (any
+choice made while building the search was tried on them only); the table reports the
+other 150 tasks. tau-bench and GitHub were never used to tune.
+
+The 2,000-tool BFCL catalogue adds to the 130 multi-turn tools the functions of BFCL's
+single-turn categories, read from ``--bfcl-data`` (a folder with BFCL's
+``BFCL_v4_*.json`` data files; they are not among the shared catalogues). Without it
+that row is left out.
+
+    python benchmarks/retrieval.py [--write] [--bfcl-data DIR] [--dev]
+
+Timing runs on one core (BLAS threads set to 1, the process pinned to one CPU).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _report import machine_line, write_section
+
+import statetools as st
+from statetools.search import (
+    BM25Ranker,
+    EmbeddingRanker,
+    HybridRanker,
+    Ranker,
+    local_embedder,
+)
+
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_name] = "1"  # numpy loads later (on the first search): one core
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "catalogues"
+KS = (3, 5, 10)
+Turn = tuple[str, frozenset[str]]
+
+
+def _tool(function: dict[str, Any], category: str | None = None) -> st.Tool:
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", function["name"])[:64]
+    schema = function.get("parameters") or {"type": "object", "properties": {}}
+    if schema.get("type") != "object":
+        schema = {"type": "object", "properties": schema.get("properties") or {}}
+    return st.Tool.create(
+        name,
+        function.get("description") or name,
+        lambda **_: "",
+        schema=schema,
+        metadata={"category": category} if category else None,
+    )
+
+
+def _functions(path: Path) -> list[dict[str, Any]]:
+    data = json.loads(path.read_text())
+    return [item.get("function", item) for item in data]
+
+
+def bfcl(shared: Path) -> tuple[list[st.Tool], list[tuple[int, Turn]]]:
+    """The 130 BFCL multi-turn tools (category: their API class) and every turn."""
+    classes = json.loads((shared / "bfcl" / "bfcl_multi_turn_tools_by_class.json").read_text())
+    tools: dict[str, st.Tool] = {}
+    for class_name, entry in classes["classes"].items():
+        for item in entry["tools"]:
+            tool = _tool(item["function"], class_name)
+            tools.setdefault(tool.name, tool)
+    tasks = json.loads((shared / "bfcl" / "bfcl_tasks_multi_turn_base.json").read_text())
+    turns: list[tuple[int, Turn]] = []
+    for number, task in enumerate(tasks["tasks"]):
+        for messages, truth in zip(task["question_turns"], task["ground_truth"], strict=False):
+            words = " ".join(m["content"] for m in messages if m.get("role") == "user")
+            names = frozenset(call["name"] for call in truth)
+            if words.strip() and names:
+                turns.append((number, (words, names)))
+    return list(tools.values()), turns
+
+
+def bfcl_distractors(folder: Path, taken: set[str]) -> list[st.Tool]:
+    """The functions of BFCL's single-turn data files, each name once."""
+    tools: dict[str, st.Tool] = {}
+    for path in sorted(folder.glob("BFCL_v4_*.json")):
+        if "multi_turn" in path.name or "memory" in path.name or "web_search" in path.name:
+            continue
+        for line in path.read_text().splitlines():
+            if not line.strip():
+                continue
+            for function in json.loads(line).get("function", []):
+                try:
+                    tool = _tool(function)
+                except st.StatetoolsError:
+                    continue
+                if tool.name not in taken and tool.name not in tools:
+                    tools[tool.name] = tool
+    return list(tools.values())
+
+
+def tau(shared: Path, domain: str) -> tuple[list[st.Tool], list[Turn]]:
+    """A tau-bench domain's tools and one turn per test task (its instruction)."""
+    tools = [_tool(f) for f in _functions(shared / "tau_bench" / f"{domain}_tools.openai.json")]
+    tasks = json.loads((shared / "tau_bench" / f"{domain}_tasks_test.json").read_text())
+    known = {tool.name for tool in tools}
+    turns = []
+    for task in tasks["tasks"]:
+        names = frozenset(a["name"] for a in task["actions"] if a["name"] in known)
+        if names:
+            turns.append((task["instruction"], names))
+    return tools, turns
+
+
+def github(shared: Path) -> tuple[list[st.Tool], list[Turn]]:
+    """The GitHub server's tools; each searched by its description's first sentence."""
+    path = shared / "github_mcp" / "github_mcp_tools.openai.json"
+    tools = [_tool(f) for f in _functions(path)]
+    turns = [(st.tools.summary.first_sentence(t.description), frozenset([t.name])) for t in tools]
+    return tools, turns
+
+
+class CachedEmbed:
+    """The local embedder with its vectors kept by text, so that the hybrid ranker
+    reuses the vectors the embeddings ranker computed (its index time is the sum)."""
+
+    def __init__(self) -> None:
+        self.embed = local_embedder()
+        self.vectors: dict[str, Any] = {}
+
+    def __call__(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        missing = [text for text in dict.fromkeys(texts) if text not in self.vectors]
+        if missing:
+            self.vectors.update(zip(missing, self.embed(missing), strict=True))
+        return np.stack([self.vectors[text] for text in texts])
+
+
+def measure(
+    tools: Sequence[st.Tool], turns: Sequence[Turn], ranker: Ranker
+) -> tuple[dict[int, float], float, float, float]:
+    """recall@k per k, ms per query, s per 1,000 tools indexed, mean share found @5."""
+    facade = st.UnfoldingTool.searchable("find_tools", "Find tools", list(tools), ranker=ranker)
+    index = facade.search_index
+    started = time.perf_counter()
+    index._built()
+    indexing = time.perf_counter() - started
+    found = dict.fromkeys(KS, 0)
+    share = 0.0
+    times = []
+    for words, names in turns:
+        started = time.perf_counter()
+        ranked = [tool.name for tool, _ in index.rank(words, max(KS))]
+        times.append(time.perf_counter() - started)
+        for k in KS:
+            found[k] += names <= set(ranked[:k])
+        share += len(names & set(ranked[:5])) / len(names)
+    n = len(turns)
+    return (
+        {k: found[k] / n for k in KS},
+        statistics.median(times) * 1000,
+        indexing / len(tools) * 1000,
+        share / n,
+    )
+
+
+def rankers(cache: CachedEmbed) -> dict[str, Callable[[], Ranker]]:
+    return {
+        "bm25": BM25Ranker,
+        "embeddings": lambda: EmbeddingRanker(cache),
+        "hybrid": lambda: HybridRanker(BM25Ranker(), EmbeddingRanker(cache)),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--write", action="store_true", help="write the table to RESULTS.md")
+    parser.add_argument("--shared", type=Path, default=SHARED, help="the shared catalogues")
+    parser.add_argument("--bfcl-data", type=Path, help="BFCL's data folder (2,000-tool row)")
+    parser.add_argument("--dev", action="store_true", help="the development tasks instead")
+    args = parser.parse_args(argv)
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+    bfcl_tools, bfcl_turns = bfcl(args.shared)
+    chosen = [turn for number, turn in bfcl_turns if (number % 4 == 0) == args.dev]
+    catalogues: list[tuple[str, list[st.Tool], list[Turn]]] = [
+        (f"BFCL multi-turn classes ({len(bfcl_tools)} tools)", bfcl_tools, chosen)
+    ]
+    if args.bfcl_data is not None:
+        extra = bfcl_distractors(args.bfcl_data, {t.name for t in bfcl_tools})
+        everything = bfcl_tools + extra
+        catalogues.append((f"BFCL, whole ({len(everything)} tools)", everything, chosen))
+    if not args.dev:
+        for domain in ("retail", "airline"):
+            tools, turns = tau(args.shared, domain)
+            catalogues.append((f"tau-bench {domain} ({len(tools)} tools)", tools, turns))
+        tools, turns = github(args.shared)
+        catalogues.append((f"GitHub server, own descriptions ({len(tools)} tools)", tools, turns))
+
+    cache = CachedEmbed()
+    rows = []
+    for title, tools, turns in catalogues:
+        for name, make in rankers(cache).items():
+            recall, per_query, per_thousand, share = measure(tools, turns, make())
+            row = (
+                f"| {title} | {len(turns)} | {name} | "
+                + " | ".join(f"{recall[k]:.2f}" for k in KS)
+                + f" | {share:.2f} | {per_query:.1f} | {per_thousand:.1f} |"
+            )
+            print(row, flush=True)
+            rows.append(row)
+    body = "\n".join(
+        [
+            "## Search from the user's own words: recall@k per ranker",
+            "",
+            "A turn counts at k when every ground-truth tool of the turn is among the first k",
+            "results of a search facade searched with the user's words of that turn (tau-bench:",
+            "the task's instruction; GitHub: each tool's own first sentence, as `check` does).",
+            "'share@5' is the mean share of a turn's tools in the first 5. BFCL rows report the",
+            "150 held-out tasks (the 50 with a number divisible by 4 were used while building).",
+            "embeddings and hybrid use `st.search.local_embedder()` (all-MiniLM-L6-v2 on numpy).",
+            "Times on one core: median ms per query (query embedding included), seconds to",
+            "index 1,000 tools (embedding every tool's text; hybrid's index reuses the vectors",
+            "the embeddings row computed, so its figure is only the BM25 part).",
+            "",
+            "| catalogue | turns | ranker | @3 | @5 | @10 | share@5 | ms/query | s/1,000 tools |",
+            "|---|---|---|---|---|---|---|---|---|",
+            *rows,
+            "",
+            machine_line(),
+            "",
+            "`python benchmarks/retrieval.py --write --bfcl-data DIR` (DIR: BFCL's"
+            " `bfcl_eval/data` folder).",
+        ]
+    )
+    if args.write and not args.dev:
+        write_section("retrieval", body)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+"""Search rankers: how a search facade orders its tools for the model's words.
+
+A :class:`Ranker` indexes the text of every tool below a search facade once (on the
+first query) and ranks them for each query. :class:`BM25Ranker` matches words,
+:class:`EmbeddingRanker` matches meaning with any embedding function, and
+:class:`HybridRanker` fuses several rankings. :func:`local_embedder` is an offline
+embedding model (the ``statetools[embeddings]`` extra).
+
+>>> ranker = BM25Ranker()
+>>> ranker.index([Document("create_issue", "create issue Open a bug report"),
+...               Document("list_commits", "list commits History of a branch")])
+>>> [name for name, _ in ranker.rank("report a bug", 5)]
+['create_issue']
+"""
+
+from statetools.search.bm25 import BM25Ranker
+from statetools.search.choice import RANKER_NAMES, ranker_for
+from statetools.search.documents import Document, document_for, document_text
+from statetools.search.embedding import Embed, EmbeddingRanker
+from statetools.search.fusion import HybridRanker
+from statetools.search.local import local_embedder
+from statetools.search.ranker import Ranker
+
+__all__ = [
+    "RANKER_NAMES",
+    "BM25Ranker",
+    "Document",
+    "Embed",
+    "EmbeddingRanker",
+    "HybridRanker",
+    "Ranker",
+    "document_for",
+    "document_text",
+    "local_embedder",
+    "ranker_for",
+]

@@ -1,0 +1,53 @@
+"""Which ranker a search facade's ``ranker=`` argument stands for.
+
+>>> type(ranker_for("bm25")).__name__
+'BM25Ranker'
+"""
+
+from __future__ import annotations
+
+from statetools.errors import DefinitionError
+from statetools.search.bm25 import BM25Ranker
+from statetools.search.embedding import EmbeddingRanker
+from statetools.search.fusion import HybridRanker
+from statetools.search.local import local_embedder
+from statetools.search.ranker import Ranker
+
+__all__ = ["RANKER_NAMES", "ranker_for"]
+
+RANKER_NAMES = ("bm25", "embeddings", "hybrid")
+"""The rankers a search facade names with a string."""
+
+
+def ranker_for(choice: str | Ranker, *, where: str = "search") -> Ranker:
+    """The ranker ``choice`` stands for: ``"bm25"`` (words), ``"embeddings"`` (meaning,
+    with :func:`~statetools.search.local_embedder`), ``"hybrid"`` (both, fused) or a
+    :class:`Ranker` of your own, used as it is.
+
+    >>> ranker_for("bm25").__class__.__name__
+    'BM25Ranker'
+    >>> ranker_for("fuzzy")
+    Traceback (most recent call last):
+    ...
+    statetools.errors.DefinitionError: search: unknown ranker 'fuzzy' ...
+    """
+    if isinstance(choice, str):
+        if choice == "bm25":
+            return BM25Ranker()
+        if choice == "embeddings":
+            return EmbeddingRanker(local_embedder())
+        if choice == "hybrid":
+            return HybridRanker(BM25Ranker(), EmbeddingRanker(local_embedder()))
+        raise DefinitionError(
+            f"unknown ranker {choice!r}",
+            path=where,
+            hint="ranker is one of bm25, embeddings, hybrid, or a Ranker object",
+        )
+    if isinstance(choice, Ranker):
+        return choice
+    raise DefinitionError(
+        f"ranker must be a name or a Ranker, got {type(choice).__name__}",
+        path=where,
+        hint="pass 'bm25', 'embeddings', 'hybrid', or an object with index(docs) and "
+        "rank(query, k)",
+    )

@@ -1,0 +1,123 @@
+"""What a search indexes of each tool: the words a model would use to ask for it.
+
+:func:`document_text` joins a tool's name split into words, its description, its
+parameters' names and descriptions, its category, the facades it sits in, the values
+its schema gives as examples (enum, examples, default) and any keywords given for it.
+
+>>> from statetools import Tool
+>>> tool = Tool.create("createIssue", "Open an issue.", lambda title: title)
+>>> document_text(tool, path=("github",), keywords=("bug",))
+'create issue. Open an issue. title. in github. bug'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from statetools.tools.summary import words
+from statetools.tools.tool import BaseTool
+
+__all__ = ["Document", "document_for", "document_text"]
+
+
+@attrs.frozen
+class Document:
+    """One thing a ranker ranks: a ``name`` (what :meth:`Ranker.rank` returns), the
+    ``text`` it is found by, and ``terms``, the shorter text a word-matching ranker
+    reads (name, description, parameter names, category, path and keywords: parameter
+    descriptions and example values repeat the same words across many tools).
+
+    >>> Document("create_issue", "create issue. Open an issue").terms
+    'create issue. Open an issue'
+    """
+
+    name: str
+    text: str
+    terms: str = attrs.field()
+
+    @terms.default
+    def _terms(self) -> str:
+        return self.text
+
+
+def _parameters(schema: Mapping[str, Any], described: bool = True) -> list[str]:
+    properties = schema.get("properties") or {}
+    parts: list[str] = []
+    for name, spec in properties.items():
+        parts.append(" ".join(words(name)) or name)
+        if described and isinstance(spec, Mapping) and isinstance(spec.get("description"), str):
+            parts.append(spec["description"])
+    return parts
+
+
+def _example_values(schema: Mapping[str, Any]) -> list[str]:
+    """The example values the schema itself gives (``enum``, ``examples``, ``default``):
+    the tool author's words. Values made up from a parameter's name alone would be the
+    same for every tool with that parameter, so they are left out."""
+    values: list[Any] = []
+    for spec in (schema.get("properties") or {}).values():
+        if isinstance(spec, Mapping):
+            values.extend(spec.get("enum") or ())
+            values.extend(spec.get("examples") or ())
+            values.append(spec.get("default"))
+            items = spec.get("items")
+            if isinstance(items, Mapping):
+                values.extend(items.get("enum") or ())
+    return list(dict.fromkeys(v for v in _strings(values) if v.strip() and not v.isdigit()))
+
+
+def _strings(values: Iterable[Any]) -> Iterable[str]:
+    for value in values:
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, Mapping):
+            yield from _strings(value.values())
+        elif isinstance(value, list | tuple):
+            yield from _strings(value)
+
+
+def document_text(
+    tool: BaseTool,
+    *,
+    path: Sequence[str] = (),
+    keywords: Sequence[str] = (),
+    full: bool = True,
+) -> str:
+    """The text a search finds ``tool`` by (``path``: the facades it sits in, outermost
+    first; ``keywords``: other words for it; ``full=False``: without parameter
+    descriptions and example values, as :attr:`Document.terms`).
+
+    >>> from statetools import Tool
+    >>> document_text(Tool.create("ls", "List files.", lambda path="/home": path))
+    'ls. List files. path. /home'
+    """
+    schema = tool.input_schema or {}
+    parts = [" ".join(words(tool.name)) or tool.name, tool.description.strip()]
+    parts.extend(_parameters(schema, described=full))
+    if tool.metadata.category:
+        parts.append(tool.metadata.category)
+    if path:
+        parts.append("in " + " ".join(" ".join(words(step)) or step for step in path))
+    if full:
+        parts.extend(_example_values(schema))
+    parts.extend(keywords)
+    return ". ".join(part.rstrip(". ") for part in parts if part.strip())
+
+
+def document_for(
+    tool: BaseTool, *, path: Sequence[str] = (), keywords: Sequence[str] = ()
+) -> Document:
+    """The :class:`Document` of ``tool``: its full text and its terms.
+
+    >>> from statetools import Tool
+    >>> document_for(Tool.create("ls", "List files.", lambda path="/home": path)).terms
+    'ls. List files. path'
+    """
+    return Document(
+        tool.name,
+        document_text(tool, path=path, keywords=keywords),
+        document_text(tool, path=path, keywords=keywords, full=False),
+    )

@@ -1,0 +1,87 @@
+"""Ranking by meaning: any embedding function, cosine similarity (numpy).
+
+``embed`` takes a list of texts and returns one vector per text (a list of lists, a
+numpy array...): an OpenAI or Voyage embeddings client wrapped in a function,
+sentence-transformers' ``model.encode``, fastembed, or :func:`local_embedder`.
+
+>>> def embed(texts):  # a toy embedding: counts of a few letters
+...     return [[text.count(c) + 0.1 for c in "aeiou"] for text in texts]
+>>> ranker = EmbeddingRanker(embed)
+>>> ranker.index([Document("aa", "aaaa"), Document("oo", "oooo")])
+>>> ranker.rank("ooo", 1)
+[('oo', 0.99...)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from statetools.errors import StatetoolsError
+from statetools.search.documents import Document
+
+__all__ = ["Embed", "EmbeddingRanker"]
+
+Embed = Callable[[list[str]], Any]
+"""An embedding function: a list of texts to one vector per text (same length)."""
+
+
+class EmbeddingRanker:
+    """Ranks by the cosine similarity of the query's vector and each document's vector
+    (the documents are embedded once, in :meth:`index`; each query once per call).
+    Documents scoring ``min_score`` or less are left out.
+
+    >>> ranker = EmbeddingRanker(lambda texts: [[len(t), 1.0] for t in texts])
+    >>> ranker.index([Document("short", "ab"), Document("long", "abcdefghij")])
+    >>> [name for name, _ in ranker.rank("abcdefghi", 1)]
+    ['long']
+    """
+
+    def __init__(self, embed: Embed, *, min_score: float = 0.0) -> None:
+        self.embed = embed
+        self.min_score = min_score
+        self._names: list[str] = []
+        self._vectors: Any = None
+
+    def _vectors_of(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        try:
+            vectors = np.asarray(self.embed(texts), dtype=np.float32)
+        except (TypeError, ValueError) as exc:
+            raise StatetoolsError(
+                f"the embedding function did not return vectors: {exc}",
+                path="EmbeddingRanker",
+                hint="embed(texts) returns one list of numbers per text, all of one length",
+            ) from exc
+        if vectors.ndim != 2 or vectors.shape[0] != len(texts):
+            raise StatetoolsError(
+                f"the embedding function returned shape {vectors.shape} for {len(texts)} texts",
+                path="EmbeddingRanker",
+                hint="embed(texts) returns one vector per text, all of one length",
+            )
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1.0, norms)
+
+    def index(self, docs: Sequence[Document]) -> None:
+        """Embed every document's text (one call of ``embed``)."""
+        self._names = [doc.name for doc in docs]
+        self._vectors = self._vectors_of([doc.text for doc in docs]) if docs else None
+
+    def rank(self, query: str, k: int) -> list[tuple[str, float]]:
+        """The ``k`` documents closest to ``query`` in meaning (ties in index order)."""
+        import numpy as np
+
+        if not query.strip() or self._vectors is None:
+            return []
+        scores = self._vectors @ self._vectors_of([query])[0]
+        if k < len(scores):
+            top = np.argpartition(-scores, k - 1)[:k]
+        else:
+            top = np.arange(len(scores))
+        ranked = sorted(top.tolist(), key=lambda position: (-float(scores[position]), position))
+        return [
+            (self._names[position], float(scores[position]))
+            for position in ranked
+            if scores[position] > self.min_score
+        ]
