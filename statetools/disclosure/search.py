@@ -24,6 +24,7 @@ from typing import Any, Protocol, cast
 import attrs
 
 from statetools.disclosure.facade_arguments import fitting, ignored_note, taken
+from statetools.disclosure.search_groups import groups_line
 from statetools.disclosure.unfold_call import Facade, Unfolded
 from statetools.errors import DefinitionError, SpecError
 from statetools.search.choice import ranker_for
@@ -193,6 +194,10 @@ class SearchIndex:
         """The tool called ``name``, if it is in the index."""
         return self._by_name.get(name)
 
+    def path_of(self, name: str) -> tuple[str, ...]:
+        """The groups below the facade that ``name`` sits in, outermost first."""
+        return tuple(self._paths.get(name, ()))
+
     def documents(self) -> list[Document]:
         """What the ranker indexes: one document per tool, in definition order."""
         return [
@@ -281,6 +286,21 @@ def select_names(facade: SearchFacade, arguments: Mapping[str, Any]) -> Unfolded
     return Unfolded(facade.name, tuple(t for t in tools if t is not None), {"names": names})
 
 
+def nothing_found(index: SearchIndex, query: str) -> str:
+    """What a search that found nothing says: the closest names, and the groups below
+    the facade (or the categories of its tools), so the next request can find it."""
+    closest = index.closest(query)
+    hint = f" Closest names: {', '.join(closest)}." if closest else ""
+    groups = groups_line(index)
+    if groups.startswith("Groups:"):
+        return (
+            f'No tool matches "{query}".{hint} {groups} '
+            "Try other words, or names for a group or tool."
+        )
+    groups = f" {groups}" if groups else ""
+    return f'No tool matches "{query}".{hint}{groups} Try other words.'
+
+
 def _line(tool: BaseTool, reason: str | None) -> str:
     summary = first_sentence(tool.description)
     if reason is None:
@@ -343,9 +363,7 @@ async def run_search(
         wanted = facade.search.max_results + len(found)
         ranked = [tool for tool, _ in index.rank(query, wanted) if tool not in found]
         if not ranked and not names:
-            closest = index.closest(query)
-            hint = f" Closest names: {', '.join(closest)}." if closest else ""
-            text = f'No tool matches "{query}".{hint} Try other words.'
+            text = nothing_found(index, query)
             return ToolResult.text(f"{note}\n{text}" if note else text)
         found.extend(ranked[: facade.search.max_results])
     lines: list[str] = []

@@ -18,7 +18,7 @@ from typing import Any
 
 from statetools.disclosure.conditions import After, Condition, InState
 from statetools.errors import StatetoolsError
-from statetools.review import machine_rules, section_rules
+from statetools.review import machine_rules, search_rules, section_rules
 from statetools.review.context import RuleContext
 from statetools.review.findings import Finding, Report, resolve_codes
 from statetools.review.model import (
@@ -302,4 +302,5 @@ _CHECKS: dict[str, Callable[[RuleContext], Iterator[Finding]]] = {
     "ST015": section_rules.unreachable_section_tools,
     "ST016": section_rules.empty_summaries,
     "ST017": section_rules.duplicate_keys,
+    "ST018": search_rules.hard_to_find,
 }

@@ -93,6 +93,12 @@ RULES: tuple[Rule, ...] = (
         "error",
         "two sections have the same key among their siblings",
     ),
+    Rule(
+        "ST018",
+        "hard-to-find-tool",
+        "warning",
+        "a search facade does not find a tool in its first results by its own description",
+    ),
 )
 """Every rule :func:`~statetools.review.check.check` applies, in code order.
 

@@ -3,8 +3,9 @@
 A :class:`Ranker` indexes the text of every tool below a search facade once (on the
 first query) and ranks them for each query. :class:`BM25Ranker` matches words,
 :class:`EmbeddingRanker` matches meaning with any embedding function, and
-:class:`HybridRanker` fuses several rankings. :func:`local_embedder` is an offline
-embedding model (the ``statetools[embeddings]`` extra).
+:class:`HybridRanker` fuses several rankings, and :class:`CoUsageRanker` moves up the
+tools that recorded runs used with the best matches. :func:`local_embedder` is an
+offline embedding model (the ``statetools[embeddings]`` extra).
 
 >>> ranker = BM25Ranker()
 >>> ranker.index([Document("create_issue", "create issue Open a bug report"),
@@ -20,15 +21,18 @@ from statetools.search.embedding import Embed, EmbeddingRanker
 from statetools.search.fusion import HybridRanker
 from statetools.search.local import local_embedder
 from statetools.search.ranker import Ranker
+from statetools.search.usage import CoUsageRanker, calls_of
 
 __all__ = [
     "RANKER_NAMES",
     "BM25Ranker",
+    "CoUsageRanker",
     "Document",
     "Embed",
     "EmbeddingRanker",
     "HybridRanker",
     "Ranker",
+    "calls_of",
     "document_for",
     "document_text",
     "local_embedder",
