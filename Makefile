@@ -56,6 +56,10 @@ bench: setup
 	$(PY) benchmarks/bridges.py --write
 	$(PY) benchmarks/temporal_sessions.py --write
 	$(PY) benchmarks/skills_review.py --write
+	$(PY) benchmarks/import_time.py --write
+	$(PY) benchmarks/compile.py --write
+	$(PY) benchmarks/gateway_sessions.py --write
+	$(PY) benchmarks/gateway_http.py --write
 
 # The checks, on the newest versions of every dependency that pyproject.toml allows
 # (a fresh venv resolves them). When they fail, .ci/deps.py names the packages whose

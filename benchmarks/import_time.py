@@ -49,8 +49,8 @@ print(json.dumps({{"cpu": cpu, "modules": loaded}}))
 
 def measure(package: str) -> tuple[float, list[str]]:
     """CPU seconds of ``import package`` in a fresh interpreter, and the modules it loaded."""
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    out = subprocess.run(
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    out = subprocess.run(  # bytecode is written on the first import and read after
         [sys.executable, "-c", PROBE.format(package=package)],
         capture_output=True,
         text=True,

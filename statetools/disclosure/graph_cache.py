@@ -17,6 +17,7 @@ machines, facades), chaining rules and plain functions. A list with anything els
 
 from __future__ import annotations
 
+import operator
 import threading
 import types
 from collections import OrderedDict
@@ -62,22 +63,43 @@ def _frozen(item: Any) -> bool:
     return False
 
 
+def _key(items: Sequence[Any]) -> tuple[tuple[Any, ...], tuple[int, ...]]:
+    """The items to compare and their ids: the items themselves when none is a list
+    (the common case: checked at C speed), else every leaf of the lists."""
+    top = tuple(items)
+    if any(issubclass(kind, list | tuple) for kind in set(map(type, top))):
+        top = tuple(_leaves(top))
+    return top, tuple(map(id, top))
+
+
+def kept(items: Sequence[Any]) -> DisclosureGraph | None:
+    """The graph kept for these very items, or None.
+
+    >>> ping = Tool.create("ping", "Ping", lambda: "pong")
+    >>> kept([ping]) is None, kept([ping]) is compiled([ping])
+    (True, False)
+    """
+    leaves, key = _key(items)
+    with _lock:
+        found = _graphs.get(key)
+        if found is not None and all(map(operator.is_, found[0], leaves)):
+            _graphs.move_to_end(key)
+            return found[1]
+    return None
+
+
 def compiled(items: Sequence[Any]) -> DisclosureGraph:
     """The graph of ``items`` (as :func:`disclosure_graph` compiles it), the same
     object again when the same items were compiled recently."""
-    leaves = tuple(_leaves(items))
-    if not all(_frozen(item) for item in leaves):
-        return disclosure_graph(*items)
-    key = tuple(map(id, leaves))
-    with _lock:
-        kept = _graphs.get(key)
-        if kept is not None and all(a is b for a, b in zip(kept[0], leaves, strict=True)):
-            _graphs.move_to_end(key)
-            return kept[1]
+    graph = kept(items)
+    if graph is not None:
+        return graph
+    leaves, key = _key(items)
     graph = disclosure_graph(*items)
-    with _lock:
-        _graphs[key] = (leaves, graph)  # the leaves stay alive, so their ids stay theirs
-        _graphs.move_to_end(key)
-        while len(_graphs) > KEPT:
-            _graphs.popitem(last=False)
+    if all(_frozen(item) for item in _leaves(leaves)):
+        with _lock:
+            _graphs[key] = (leaves, graph)  # the leaves stay alive, so their ids stay theirs
+            _graphs.move_to_end(key)
+            while len(_graphs) > KEPT:
+                _graphs.popitem(last=False)
     return graph

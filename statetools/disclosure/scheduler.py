@@ -21,7 +21,7 @@ from statetools.blackboard import Blackboard
 from statetools.disclosure.bindings import Bindings, Resolver
 from statetools.disclosure.facades import Facades, Replay
 from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.graph_cache import compiled
+from statetools.disclosure.graph_cache import compiled, kept
 from statetools.disclosure.locks import Locks
 from statetools.disclosure.outcomes import (
     NOTHING_CHANGED,
@@ -185,6 +185,9 @@ class Scheduler(Recording):
         """
         if len(items) == 1 and isinstance(items[0], DisclosureGraph):
             return cls(items[0], state, **options)
+        graph = kept(items)  # the same items as a recent run: their graph, at once
+        if graph is not None:
+            return cls(graph, state, **options)
         if any(isinstance(item, DisclosureGraph) for item in items):
             raise DefinitionError(
                 "a prebuilt DisclosureGraph cannot be combined with other tools",

@@ -42,7 +42,11 @@ class _StateEnumType(enum.EnumType):
         return NotImplemented
 
     def __hash__(cls) -> int:
-        return hash(cls._signature())
+        cached: int | None = cls.__dict__.get("_state_hash")
+        if cached is None:  # worked out once: hashing every member each time is slow
+            cached = hash(cls._signature())
+            type.__setattr__(cls, "_state_hash", cached)
+        return cached
 
 
 class StateEnum(enum.Enum, metaclass=_StateEnumType):
