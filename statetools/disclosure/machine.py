@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
@@ -43,10 +42,21 @@ def _names(names: Any) -> Appendable[str]:
     return Appendable.of(names)
 
 
-@functools.lru_cache(maxsize=256)
+_NAMES: dict[int, tuple[type[enum.Enum], tuple[str, ...], frozenset[str]]] = {}
+"""Member names of the enums machines were built with, by the enum's id (the enum is
+kept, so the id stays its own; an enum class may define its own equality and hash,
+which this never calls)."""
+
+
 def _names_of(states: type[enum.Enum]) -> tuple[tuple[str, ...], frozenset[str]]:
     """The member names of an enum, in order and as a set (enums never change)."""
+    found = _NAMES.get(id(states))
+    if found is not None and found[0] is states:
+        return found[1], found[2]
     names = tuple(member.name for member in states)
+    if len(_NAMES) >= 256:
+        _NAMES.clear()
+    _NAMES[id(states)] = (states, names, frozenset(names))
     return names, frozenset(names)
 
 
