@@ -7,8 +7,10 @@ The ``openai`` package is an optional extra: ``pip install statetools[openai]``.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, cast
+
+import attrs
 
 from statetools.errors import ProviderError
 from statetools.messages import AssistantMessage, Message, SystemMessage, ToolCall, UserMessage
@@ -22,6 +24,7 @@ from statetools.models.base import (
     ToolDefinition,
     Usage,
 )
+from statetools.models.text_calls import calls_in_text
 from statetools.tools.tool import parse_arguments
 
 if TYPE_CHECKING:
@@ -98,27 +101,96 @@ def openai_tool(tool: ToolDefinition) -> dict[str, Any]:
     }
 
 
+def _arguments(raw: Any) -> Any:
+    """The arguments of a call as sent, unwrapped once when a server encoded the JSON
+    text twice (a JSON string holding the object)."""
+    if isinstance(raw, str) and raw.strip().startswith('"'):
+        try:
+            inner = json.loads(raw)
+        except ValueError:
+            return raw
+        if isinstance(inner, str) and inner.strip().startswith("{"):
+            return inner
+    return raw  # a str, or an object from a server that sends arguments decoded
+
+
 def _tool_call(call: Any) -> ToolCall:
+    call_id = getattr(call, "id", None) or ""
     function = getattr(call, "function", None)
     if function is None:  # a custom (free-text) tool call; we only offer function tools
         name = str(getattr(getattr(call, "custom", None), "name", "unknown"))
         return ToolCall(
-            id=call.id,
+            id=call_id,
             name=name,
             invalid_arguments=f"Invalid call of tool '{name}': call it as a function "
             "with one JSON object of arguments.",
         )
-    parsed = parse_arguments(function.name, function.arguments)
+    name = str(getattr(function, "name", None) or "")
+    parsed = parse_arguments(name, _arguments(getattr(function, "arguments", None)))
     if isinstance(parsed, str):
-        return ToolCall(id=call.id, name=function.name, invalid_arguments=parsed)
-    return ToolCall(id=call.id, name=function.name, arguments=parsed)
+        return ToolCall(id=call_id, name=name, invalid_arguments=parsed)
+    return ToolCall(id=call_id, name=name, arguments=parsed)
 
 
-def from_openai_completion(completion: ChatCompletion) -> ModelResponse:
+def _used_ids(messages: Sequence[Message]) -> set[str]:
+    return {
+        call.id
+        for message in messages
+        if isinstance(message, AssistantMessage)
+        for call in message.tool_calls
+    }
+
+
+def _fresh_ids(used: set[str]) -> Iterator[str]:
+    """Ids ``call_1``, ``call_2``, ... that are not in ``used`` (which grows with them)."""
+    number = 0
+    while True:
+        number += 1
+        candidate = f"call_{number}"
+        if candidate not in used:
+            used.add(candidate)
+            yield candidate
+
+
+def settle_calls(
+    calls: Sequence[ToolCall], content: str, request: ModelRequest
+) -> tuple[tuple[ToolCall, ...], str]:
+    """The calls of a response as the loop needs them, whatever the server sent.
+
+    Every call gets an id no earlier call of the conversation has (servers that omit
+    ids, or send the same id every time, get ``call_1``, ``call_2``, ...); when the
+    server put no call in ``tool_calls`` but the model wrote calls as JSON in its text
+    and the request offered tools, those become the calls (see
+    :mod:`~statetools.models.text_calls`), and the text keeps only what surrounds them.
+
+    >>> request = ModelRequest((UserMessage("hi"),), (ToolDefinition("ping", "Ping.", {}),))
+    >>> settle_calls([], '```json\\n{"name": "ping", "arguments": {}}\\n```', request)
+    ((ToolCall(id='call_1', name='ping', arguments={}, invalid_arguments=None),), '')
+    """
+    used = _used_ids(request.messages)
+    fresh = _fresh_ids(used)
+    if not calls and request.tools and content:
+        found = calls_in_text(content, ids=fresh)
+        if found.calls:
+            return tuple(found.calls), found.rest
+    settled: list[ToolCall] = []
+    for call in calls:
+        if not call.id or call.id in used:
+            call = attrs.evolve(call, id=next(fresh))
+        used.add(call.id)
+        settled.append(call)
+    return tuple(settled), content
+
+
+def from_openai_completion(
+    completion: ChatCompletion, request: ModelRequest | None = None
+) -> ModelResponse:
     """Our ModelResponse for a Chat Completions response (first choice).
 
     Arguments that are not a JSON object become a call with ``invalid_arguments``.
-    ``usage.input_tokens`` counts all prompt tokens, cached ones included.
+    ``usage.input_tokens`` counts all prompt tokens, cached ones included (all zero
+    when the server reports no usage). With the ``request`` it answers, the calls are
+    settled as :func:`settle_calls` says (unique ids, calls written in the text).
 
     >>> from openai.types.chat import ChatCompletion
     >>> completion = ChatCompletion.model_validate({
@@ -139,19 +211,21 @@ def from_openai_completion(completion: ChatCompletion) -> ModelResponse:
     choice = completion.choices[0]
     message = choice.message
     calls = tuple(_tool_call(call) for call in message.tool_calls or ())
-    content = message.content or ""
+    content = message.content if isinstance(message.content, str) else ""
     stop = _STOP_REASONS.get(str(choice.finish_reason), "other")
     if not content and message.refusal:
         content, stop = message.refusal, "refusal"
+    elif request is not None:
+        calls, content = settle_calls(calls, content, request)
     if calls and stop == "end_turn":  # some compatible servers say "stop" with tool calls
         stop = "tool_use"
     usage = Usage()
     if completion.usage is not None:
-        details = completion.usage.prompt_tokens_details
+        details = getattr(completion.usage, "prompt_tokens_details", None)
         usage = Usage(
-            input_tokens=completion.usage.prompt_tokens,
-            output_tokens=completion.usage.completion_tokens,
-            cached_input_tokens=(details.cached_tokens or 0) if details is not None else 0,
+            input_tokens=getattr(completion.usage, "prompt_tokens", None) or 0,
+            output_tokens=getattr(completion.usage, "completion_tokens", None) or 0,
+            cached_input_tokens=getattr(details, "cached_tokens", None) or 0,
         )
     return ModelResponse(AssistantMessage(content, calls), usage, stop)
 
@@ -227,7 +301,7 @@ class OpenAIChatModel(OpenAIModel):
             )
         except self._sdk.OpenAIError as exc:
             raise self._failure(exc) from exc
-        return from_openai_completion(completion)
+        return from_openai_completion(completion, request)
 
     async def stream(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
         """Send ``request`` with ``stream: true`` (usage included): text deltas and
@@ -272,4 +346,4 @@ class OpenAIChatModel(OpenAIModel):
                 path=self.where,
                 hint="check that the server implements Chat Completions streaming",
             )
-        return from_openai_completion(cast(Any, state.current_completion_snapshot))
+        return from_openai_completion(cast(Any, state.current_completion_snapshot), request)
