@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO, cast
 
+from statetools.cli_eval import add_eval_command
 from statetools.cli_mcp import add_mcp_commands
 from statetools.cli_output import Output, UsageError
 from statetools.cli_run import add_run_options, run_design
@@ -327,6 +328,7 @@ def _parser() -> argparse.ArgumentParser:
     add_mcp_commands(commands)
     add_sessions_command(commands)
     add_worker_command(commands)
+    add_eval_command(commands)
     return parser
 
 

@@ -18,7 +18,9 @@ search  0
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import os
 import shutil
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
@@ -181,3 +183,52 @@ def plain_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=False)).rstrip()
 
     return "\n".join([fmt(headers), fmt(["-" * w for w in widths]), *(fmt(r) for r in rows)])
+
+
+def model_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options for the model's adapter from ``--base-url``, ``--api-key`` and
+    ``--api-key-env`` (a local server that needs no key gets a placeholder one).
+
+    >>> model_options(argparse.Namespace(base_url="http://127.0.0.1:8080/v1",
+    ...                                  api_key=None, api_key_env=None))
+    {'base_url': 'http://127.0.0.1:8080/v1', 'api_key': 'none'}
+    """
+    options: dict[str, Any] = {}
+    if getattr(args, "base_url", None):
+        options["base_url"] = args.base_url
+    key = getattr(args, "api_key", None)
+    variable = getattr(args, "api_key_env", None)
+    if variable:
+        key = os.environ.get(variable)
+        if not key:
+            raise UsageError(
+                f"the environment variable {variable} is not set",
+                hint=f"export {variable}=... or pass another --api-key-env",
+            )
+    if key:
+        options["api_key"] = key
+    elif "base_url" in options:
+        options["api_key"] = "none"  # local servers take any key; the SDK wants one
+    return options
+
+
+def add_model_options(sub: argparse.ArgumentParser) -> None:
+    """``--base-url``, ``--api-key`` and ``--api-key-env`` (see :func:`model_options`).
+
+    >>> sub = argparse.ArgumentParser()
+    >>> add_model_options(sub)
+    >>> sub.parse_args(["--base-url", "http://127.0.0.1:8080/v1"]).base_url
+    'http://127.0.0.1:8080/v1'
+    """
+    sub.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the provider's URL, or a local OpenAI-compatible server's "
+        "(llama-server, vLLM, Ollama: http://127.0.0.1:8080/v1) with openai-chat:NAME",
+    )
+    sub.add_argument(
+        "--api-key",
+        metavar="KEY",
+        help="the provider's API key (default: OPENAI_API_KEY or ANTHROPIC_API_KEY)",
+    )
+    sub.add_argument("--api-key-env", metavar="VAR", help="read the API key from this variable")

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from statetools.cli_output import Output, UsageError
+from statetools.cli_output import Output, UsageError, add_model_options, model_options
 from statetools.cli_sessions import add_session_options, open_store
 from statetools.cli_transcript import Transcript, Watched
 from statetools.engine.result import LoopResult
@@ -29,11 +29,11 @@ from statetools.wording import counted
 __all__ = ["add_run_options", "run_design"]
 
 
-def _model(spec: str, api_key: str | None, disclosure: str | None = None) -> Model:
+def _model(spec: str, args: argparse.Namespace, disclosure: str | None = None) -> Model:
     """The model of ``--model``; a missing key's hint speaks of what a CLI user can do."""
-    from statetools.models.resolve import resolve
+    from statetools.models.resolve import parse, resolve
 
-    options: dict[str, Any] = {"api_key": api_key} if api_key else {}
+    options: dict[str, Any] = {} if parse(spec)[0] == "scripted" else model_options(args)
     if disclosure:
         options["disclosure"] = disclosure
     try:
@@ -57,7 +57,7 @@ def _preflight(design: Design) -> None:
 def run_design(design: Design, args: argparse.Namespace, out: TextIO) -> int:
     """``statetools run``: run ``design`` in a tool loop and print the transcript."""
     if args.model:
-        model: Model = _model(args.model, args.api_key, args.disclosure)
+        model: Model = _model(args.model, args, args.disclosure)
     elif args.disclosure:
         raise UsageError(
             "--disclosure chooses how a provider's model gets the tools",
@@ -146,11 +146,7 @@ def add_run_options(sub: argparse.ArgumentParser) -> None:
         help="openai:NAME (Responses API), openai-chat:NAME (Chat Completions), "
         "anthropic:NAME or scripted:PATH (default: the file's script)",
     )
-    sub.add_argument(
-        "--api-key",
-        metavar="KEY",
-        help="the provider's API key (default: OPENAI_API_KEY or ANTHROPIC_API_KEY)",
-    )
+    add_model_options(sub)
     sub.add_argument(
         "--disclosure",
         choices=("tools", "allowed_tools", "deferred"),

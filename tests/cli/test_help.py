@@ -36,6 +36,7 @@ def test_the_commands() -> None:
         "mcp list",
         "sessions",
         "worker",
+        "eval",
     ]
 
 

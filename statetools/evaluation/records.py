@@ -1,0 +1,182 @@
+"""What one run of one task under one condition produced, and the journal that keeps
+every finished run on disk as it comes, so an interrupted evaluation continues.
+
+The journal is JSON Lines: a header naming the model, then one line per finished run.
+A line cut short by an interruption is ignored; a run that had not finished when the
+evaluation stopped runs again from its start.
+
+>>> record = RunRecord("flat", "t1", 0, success=True, requests=2)
+>>> RunRecord.from_json(record.to_json()) == record
+True
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+import attrs
+
+from statetools.errors import StatetoolsError
+
+__all__ = ["Journal", "RunRecord"]
+
+JOURNAL_VERSION = 1
+
+
+@attrs.frozen(kw_only=True)
+class RunRecord:
+    """One task run under one condition (one repeat): whether it succeeded and what it
+    cost. Token counts are the provider's (``usage_reported`` says in how many of the
+    ``requests`` it reported any); ``tool_tokens`` counts the tool definitions sent,
+    summed over the requests (o200k tokens of the OpenAI wire form).
+
+    >>> RunRecord("flat", "t1", 0, success=False, reason="no call").key
+    ('flat', 't1', 0)
+    """
+
+    condition: str = attrs.field(kw_only=False)
+    task: str = attrs.field(kw_only=False)
+    repeat: int = attrs.field(kw_only=False)
+    success: bool = False
+    reason: str = ""
+    """Why the task failed ('' when it succeeded)."""
+    requests: int = 0
+    tool_tokens: int = 0
+    first_tool_tokens: int = 0
+    """Tool-definition tokens of the first request."""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    usage_reported: int = 0
+    calls: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+    """The calls that ran, in order: (name, arguments)."""
+    blocked: int = 0
+    """Calls of locked tools (answered with guidance, not run)."""
+    unknown: int = 0
+    """Calls of tools that do not exist."""
+    tool_errors: int = 0
+    """Calls that ran and returned an error (invalid arguments included)."""
+    searches: int = 0
+    search_misses: int = 0
+    """Searches that opened none of the tools the task expects."""
+    never_found: tuple[str, ...] = ()
+    """Expected tools that no request ever showed."""
+    error: str | None = None
+    """The kind of error that ended the run (the exception's class name), if any."""
+    error_message: str = ""
+    output: str = ""
+    wall: float = 0.0
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        """(condition, task, repeat): what identifies the run in a journal."""
+        return self.condition, self.task, self.repeat
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as JSON data."""
+        data = attrs.asdict(self, recurse=False)
+        data["calls"] = [[name, dict(arguments)] for name, arguments in self.calls]
+        data["never_found"] = list(self.never_found)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RunRecord:
+        """A record read back from :meth:`to_json` data."""
+        values = dict(data)
+        values["calls"] = tuple((str(n), dict(a)) for n, a in values.get("calls") or ())
+        values["never_found"] = tuple(values.get("never_found") or ())
+        known = {field.name for field in attrs.fields(cls)}
+        return cls(**{key: value for key, value in values.items() if key in known})
+
+
+class Journal:
+    """The runs of an evaluation, appended to a JSON Lines file as they finish.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.jsonl"
+    >>> with Journal.open(path, model="openai-chat:m") as journal:
+    ...     journal.add(RunRecord("flat", "t1", 0, success=True))
+    >>> sorted(Journal.open(path, model="openai-chat:m").done)
+    [('flat', 't1', 0)]
+    """
+
+    def __init__(self, path: Path | None, model: str, records: Iterable[RunRecord] = ()) -> None:
+        self.path = path
+        self.model = model
+        self.done: dict[tuple[str, str, int], RunRecord] = {r.key: r for r in records}
+        self._file: TextIO | None = None
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None, *, model: str) -> Journal:
+        """The journal at ``path`` (None: kept in memory only), with the runs it already
+        holds; a journal written for another model is refused."""
+        if path is None:
+            return cls(None, model)
+        path = Path(path)
+        records: list[RunRecord] = []
+        if path.exists():
+            lines = path.read_text(encoding="utf-8").splitlines()
+            header = _line(lines[0]) if lines else None
+            if header is not None and header.get("model") != model:
+                raise StatetoolsError(
+                    f"the journal {path} holds runs of model {header.get('model')!r}, "
+                    f"not {model!r}",
+                    path=str(path),
+                    hint="give another --out (or journal=...), or delete the file to start over",
+                )
+            for line in lines[1:]:
+                data = _line(line)
+                if data is not None and isinstance(data.get("run"), Mapping):
+                    records.append(RunRecord.from_json(data["run"]))
+        journal = cls(path, model, records)
+        journal._start(write_header=not path.exists() or path.stat().st_size == 0)
+        return journal
+
+    def _start(self, *, write_header: bool) -> None:
+        assert self.path is not None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("rb+" if self.path.exists() else "wb") as raw:
+            raw.seek(0, os.SEEK_END)
+            if raw.tell():  # a line cut short by an interruption ends here
+                raw.seek(-1, os.SEEK_END)
+                if raw.read(1) != b"\n":
+                    raw.write(b"\n")
+        self._file = self.path.open("a", encoding="utf-8")
+        if write_header:
+            self._write({"statetools_eval": JOURNAL_VERSION, "model": self.model})
+
+    def _write(self, data: Mapping[str, Any]) -> None:
+        if self._file is None:
+            return
+        self._file.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def add(self, record: RunRecord) -> None:
+        """Keep a finished run (written to disk at once)."""
+        self.done[record.key] = record
+        self._write({"run": record.to_json()})
+
+    def close(self) -> None:
+        """Close the file."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _line(text: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
