@@ -101,6 +101,8 @@ if TYPE_CHECKING:
     from statetools import testing as testing
     from statetools.durable import SessionInfo as SessionInfo
     from statetools.durable import SqliteStore as SqliteStore
+    from statetools.evaluation import EvalReport as EvalReport
+    from statetools.evaluation import evaluate as evaluate
     from statetools.review import Diagram as Diagram
     from statetools.review import Exploration as Exploration
     from statetools.review import Finding as Finding
@@ -126,6 +128,7 @@ _LAZY = {
     "render": "statetools.review",
     **dict.fromkeys(("Section", "Sections", "load_skills"), "statetools.sections"),
     **dict.fromkeys(("Design", "dump_playbook", "load_design", "load_playbook"), "statetools.spec"),
+    **dict.fromkeys(("EvalReport", "evaluate"), "statetools.evaluation"),
 }
 """Names whose module (and what it imports: ``sqlite3``, networkx, graphviz, YAML, the
 review and spec packages) loads on first use, so that ``import statetools`` stays light
@@ -156,6 +159,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "EvalReport",
+    "evaluate",
     "Section",
     "Sections",
     "load_skills",

@@ -44,6 +44,7 @@ PACKAGES = [
     "statetools.review",
     "statetools.spec",
     "statetools.durable",
+    "statetools.evaluation",
     "statetools.temporal",
     "statetools.integrations.langchain",
     "statetools.integrations.openai_agents",

@@ -11,12 +11,12 @@ condition (flat, and each design) and returns an :class:`EvalReport`; the comman
 """
 
 from statetools.evaluation.canned import CannedResults, CannedTool
-from statetools.evaluation.matching import AnyOf
+from statetools.evaluation.matching import AnyOfValues
 from statetools.evaluation.records import Journal, RunRecord
 from statetools.evaluation.report import EvalReport
 from statetools.evaluation.runner import (
     FLAT,
-    Condition,
+    EvalCondition,
     Progress,
     evaluate,
     evaluate_async,
@@ -28,10 +28,10 @@ from statetools.evaluation.tasks import ExpectedCall, Task, TaskSuite, load_task
 
 __all__ = [
     "FLAT",
-    "AnyOf",
+    "AnyOfValues",
     "CannedResults",
     "CannedTool",
-    "Condition",
+    "EvalCondition",
     "ConditionSummary",
     "EvalReport",
     "ExpectedCall",

@@ -69,7 +69,11 @@ class CannedResults:
     default: Answer = Answer("OK")
 
     def answer(self, name: str, arguments: Mapping[str, Any]) -> Answer:
-        """The answer to a call of ``name`` with ``arguments``."""
+        """The answer to a call of ``name`` with ``arguments``.
+
+        >>> parse_results({"ping": "pong"}, "r").answer("ping", {})
+        Answer(text='pong', is_error=False)
+        """
         rule = self.rules.get(name)
         if rule is None:
             return self.default
@@ -155,7 +159,14 @@ class CannedTool(BaseTool):
     """
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
-        """The canned answer, or an error naming what is wrong with the arguments."""
+        """The canned answer, or an error naming what is wrong with the arguments.
+
+        >>> import asyncio
+        >>> tool = CannedTool(name="get", description="Get", input_schema={
+        ...     "type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]})
+        >>> asyncio.run(tool.acall({})).text
+        "Invalid arguments for tool 'get': missing required argument 'id'. Call it again with corrected arguments."
+        """  # noqa: E501
         parsed = parse_arguments(self.name, arguments)
         if isinstance(parsed, str):
             return ToolResult.error(parsed)

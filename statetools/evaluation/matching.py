@@ -11,26 +11,30 @@ from typing import Any
 
 import attrs
 
-__all__ = ["AnyOf", "arguments_match", "expected_value"]
+__all__ = ["AnyOfValues", "arguments_match", "expected_value"]
 
 
 @attrs.frozen
-class AnyOf:
+class AnyOfValues:
     """An expected argument that may take any of several values.
 
-    >>> AnyOf(("#W1", "W1")).matches("W1")
+    >>> AnyOfValues(("#W1", "W1")).matches("W1")
     True
     """
 
     values: tuple[Any, ...]
 
     def matches(self, value: Any) -> bool:
-        """Whether ``value`` equals one of the values."""
+        """Whether ``value`` equals one of the values.
+
+        >>> AnyOfValues((1, 2)).matches(3)
+        False
+        """
         return any(_equal(value, wanted) for wanted in self.values)
 
 
 def _equal(value: Any, wanted: Any) -> bool:
-    if isinstance(wanted, AnyOf):
+    if isinstance(wanted, AnyOfValues):
         return wanted.matches(value)
     if isinstance(wanted, Mapping):
         return isinstance(value, Mapping) and all(
@@ -51,7 +55,7 @@ def arguments_match(arguments: Mapping[str, Any], wanted: Mapping[str, Any]) -> 
     """Whether every argument named in ``wanted`` has a matching value in ``arguments``
     (arguments not named are not checked; nested objects match the same way).
 
-    >>> arguments_match({"id": "7", "note": "x"}, {"id": AnyOf(("7", "#7"))})
+    >>> arguments_match({"id": "7", "note": "x"}, {"id": AnyOfValues(("7", "#7"))})
     True
     """
     return all(key in arguments and _equal(arguments[key], item) for key, item in wanted.items())
@@ -59,14 +63,14 @@ def arguments_match(arguments: Mapping[str, Any], wanted: Mapping[str, Any]) -> 
 
 def expected_value(data: Any) -> Any:
     """An expected value as written in a task file: ``{any_of: [...]}`` becomes
-    :class:`AnyOf`, recursively.
+    :class:`AnyOfValues`, recursively.
 
     >>> expected_value({"any_of": [1, 2]})
-    AnyOf(values=(1, 2))
+    AnyOfValues(values=(1, 2))
     """
     if isinstance(data, Mapping):
         if set(data) == {"any_of"} and isinstance(data["any_of"], list):
-            return AnyOf(tuple(expected_value(item) for item in data["any_of"]))
+            return AnyOfValues(tuple(expected_value(item) for item in data["any_of"]))
         return {str(key): expected_value(item) for key, item in data.items()}
     if isinstance(data, list):
         return [expected_value(item) for item in data]

@@ -73,11 +73,19 @@ class RunRecord:
 
     @property
     def key(self) -> tuple[str, str, int]:
-        """(condition, task, repeat): what identifies the run in a journal."""
+        """(condition, task, repeat): what identifies the run in a journal.
+
+        >>> RunRecord("machine", "t2", 1).key
+        ('machine', 't2', 1)
+        """
         return self.condition, self.task, self.repeat
 
     def to_json(self) -> dict[str, Any]:
-        """The record as JSON data."""
+        """The record as JSON data.
+
+        >>> RunRecord("flat", "t1", 0, calls=(("ping", {}),)).to_json()["calls"]
+        [['ping', {}]]
+        """
         data = attrs.asdict(self, recurse=False)
         data["calls"] = [[name, dict(arguments)] for name, arguments in self.calls]
         data["never_found"] = list(self.never_found)
@@ -85,7 +93,11 @@ class RunRecord:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunRecord:
-        """A record read back from :meth:`to_json` data."""
+        """A record read back from :meth:`to_json` data.
+
+        >>> RunRecord.from_json({"condition": "flat", "task": "t1", "repeat": 0}).success
+        False
+        """
         values = dict(data)
         values["calls"] = tuple((str(n), dict(a)) for n, a in values.get("calls") or ())
         values["never_found"] = tuple(values.get("never_found") or ())
@@ -113,7 +125,11 @@ class Journal:
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None, *, model: str) -> Journal:
         """The journal at ``path`` (None: kept in memory only), with the runs it already
-        holds; a journal written for another model is refused."""
+        holds; a journal written for another model is refused.
+
+        >>> Journal.open(None, model="openai-chat:m").done
+        {}
+        """
         if path is None:
             return cls(None, model)
         path = Path(path)
@@ -157,12 +173,21 @@ class Journal:
         os.fsync(self._file.fileno())
 
     def add(self, record: RunRecord) -> None:
-        """Keep a finished run (written to disk at once)."""
+        """Keep a finished run (written to disk at once).
+
+        >>> journal = Journal.open(None, model="m")
+        >>> journal.add(RunRecord("flat", "t1", 0))
+        >>> list(journal.done)
+        [('flat', 't1', 0)]
+        """
         self.done[record.key] = record
         self._write({"run": record.to_json()})
 
     def close(self) -> None:
-        """Close the file."""
+        """Close the file.
+
+        >>> Journal.open(None, model="m").close()
+        """
         if self._file is not None:
             self._file.close()
             self._file = None

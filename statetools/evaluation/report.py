@@ -38,7 +38,11 @@ class EvalReport:
     records: tuple[RunRecord, ...]
 
     def summary(self, condition: str) -> ConditionSummary:
-        """The summed runs of one condition."""
+        """The summed runs of one condition.
+
+        >>> EvalReport("m", ("flat",), ("t1",), 1, ()).summary("flat").successes
+        0
+        """
         if condition not in self.conditions:
             raise KeyError(condition)
         return ConditionSummary.of(
@@ -70,7 +74,11 @@ class EvalReport:
         }
 
     def dumps(self) -> str:
-        """:meth:`to_json` as indented JSON text."""
+        """:meth:`to_json` as indented JSON text.
+
+        >>> EvalReport("m", ("flat",), ("t1",), 1, ()).dumps().splitlines()[1]
+        ' "model": "m",'
+        """
         return json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n"
 
     def rows(self) -> list[list[str]]:
@@ -132,7 +140,11 @@ class EvalReport:
 
     def svg(self) -> str:
         """A plot of success rate (with its interval) against prompt tokens per run,
-        one point per condition, as SVG text (see :func:`~statetools.evaluation.plot.plot_svg`)."""
+        one point per condition, as SVG text (see :func:`~statetools.evaluation.plot.plot_svg`).
+
+        >>> EvalReport("m", ("flat",), ("t1",), 1, ()).svg().startswith("<svg")
+        True
+        """
         return plot_svg(self.summaries, title=f"{self.model}: {len(self.tasks)} tasks")
 
 

@@ -41,7 +41,7 @@ from statetools.tools.tool import BaseTool
 
 __all__ = [
     "FLAT",
-    "Condition",
+    "EvalCondition",
     "Progress",
     "evaluate",
     "evaluate_async",
@@ -50,19 +50,23 @@ __all__ = [
 ]
 
 FLAT = "flat"
-"""The name of the condition that shows every tool of the catalogue in every request."""
+"""The name of the condition that shows every tool of the catalogue in every request.
+
+>>> EvalReport("m", (FLAT, "machine"), (), 1, ()).conditions[0]
+'flat'
+"""
 
 DesignLike = str | os.PathLike[str] | Design | Sequence[Any] | None
 """A design: a file, a loaded Design, a list of tools and definitions, or None (flat)."""
 
 
 @attrs.frozen
-class Condition:
+class EvalCondition:
     """One way of giving the model the tools: its name, what goes in ``tools=[...]``,
     an extra system prompt, and the facade names that search (their calls are
     searches).
 
-    >>> Condition("flat", ()).searching
+    >>> EvalCondition("flat", ()).searching
     frozenset()
     """
 
@@ -75,7 +79,11 @@ class Condition:
 @attrs.frozen
 class Progress:
     """Where an evaluation is: runs finished (``done`` of ``total``), the one that just
-    finished, and how many were already in the journal when it started."""
+    finished, and how many were already in the journal when it started.
+
+    >>> Progress(3, 10, None, resumed=2).done
+    3
+    """
 
     done: int
     total: int
@@ -83,14 +91,14 @@ class Progress:
     resumed: int = 0
 
 
-def _design_condition(name: str, design: Design, suite: TaskSuite) -> Condition:
+def _design_condition(name: str, design: Design, suite: TaskSuite) -> EvalCondition:
     report = design.check(token_budget=None)
     if report.errors:
         raise design_refused(report, design.source)
     items = tuple(design.tools if design.definitions else design.catalogue)
     graph = disclosure_graph(*items)
     searching = frozenset(n for n, facade in graph.facades.items() if facade.is_searchable)
-    return Condition(name, items, design.system_prompt, searching)
+    return EvalCondition(name, items, design.system_prompt, searching)
 
 
 def _registry(suite: TaskSuite, extra: Iterable[BaseTool]) -> dict[str, BaseTool]:
@@ -99,7 +107,7 @@ def _registry(suite: TaskSuite, extra: Iterable[BaseTool]) -> dict[str, BaseTool
     return canned_tools(list(tools.values()))
 
 
-def make_condition(name: str, design: DesignLike, suite: TaskSuite) -> Condition:
+def make_condition(name: str, design: DesignLike, suite: TaskSuite) -> EvalCondition:
     """The condition ``name`` for a design file (its schema-only tools answer with the
     canned results), a Design, a list of items, or None for flat.
 
@@ -114,7 +122,7 @@ def make_condition(name: str, design: DesignLike, suite: TaskSuite) -> Condition
                 path=suite.source or "tasks",
                 hint="add tools_from: CATALOGUE.json (or tools: [...]) to the task file",
             )
-        return Condition(name, tuple(_registry(suite, ()).values()))
+        return EvalCondition(name, tuple(_registry(suite, ()).values()))
     if isinstance(design, str | os.PathLike):
         path = Path(design)
         if not path.is_file():
@@ -131,12 +139,12 @@ def make_condition(name: str, design: DesignLike, suite: TaskSuite) -> Condition
     items = tuple(design)
     graph = disclosure_graph(*items)
     searching = frozenset(n for n, facade in graph.facades.items() if facade.is_searchable)
-    return Condition(name, items, None, searching)
+    return EvalCondition(name, items, None, searching)
 
 
 def _conditions(
     suite: TaskSuite, designs: Mapping[str, DesignLike] | None, flat: bool
-) -> list[Condition]:
+) -> list[EvalCondition]:
     designs = dict(designs or {})
     if flat and FLAT not in designs:
         designs = {FLAT: None, **designs}
@@ -149,7 +157,7 @@ def _conditions(
     return [make_condition(name, design, suite) for name, design in designs.items()]
 
 
-def _system_prompt(suite: TaskSuite, condition: Condition) -> str | None:
+def _system_prompt(suite: TaskSuite, condition: EvalCondition) -> str | None:
     parts = [part for part in (suite.system_prompt, condition.system_prompt) if part]
     return "\n\n".join(parts) or None
 
@@ -170,7 +178,7 @@ def _judge(task: Task, result: LoopResult | None, calls: list[tuple[str, Any]]) 
 async def run_task(
     model: Model,
     suite: TaskSuite,
-    condition: Condition,
+    condition: EvalCondition,
     task: Task,
     repeat: int = 0,
     *,
@@ -278,7 +286,13 @@ async def evaluate_async(
     model_options: Mapping[str, Any] | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> EvalReport:
-    """:func:`evaluate` in async code (same parameters)."""
+    """:func:`evaluate` in async code (same parameters).
+
+    >>> from statetools.models import ScriptedModel
+    >>> suite = load_tasks("tools: [{name: ping, description: P}]\\ntasks: [{id: a, prompt: Hi}]")
+    >>> asyncio.run(evaluate_async(suite, ScriptedModel(["Hello."]))).summary("flat").runs
+    1
+    """
     suite = tasks if isinstance(tasks, TaskSuite) else load_tasks(tasks)
     if repeat < 1 or concurrency < 1:
         raise StatetoolsError(
@@ -301,7 +315,7 @@ async def evaluate_async(
         if progress is not None:
             progress(Progress(done, len(keys), None, resumed))
 
-        async def one(condition: Condition, task: Task, number: int) -> RunRecord:
+        async def one(condition: EvalCondition, task: Task, number: int) -> RunRecord:
             async with limit:
                 return await run_task(resolved, suite, condition, task, number, clock=clock)
 

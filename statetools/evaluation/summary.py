@@ -75,7 +75,11 @@ class ConditionSummary:
 
     @classmethod
     def of(cls, name: str, records: list[RunRecord]) -> ConditionSummary:
-        """The summary of ``records`` (all of one condition)."""
+        """The summary of ``records`` (all of one condition).
+
+        >>> ConditionSummary.of("flat", [RunRecord("flat", "t", 0, success=True)]).successes
+        1
+        """
         successes = sum(record.success for record in records)
         low, high = wilson_interval(successes, len(records))
 
@@ -107,7 +111,11 @@ class ConditionSummary:
 
     @property
     def rate(self) -> float:
-        """Successes per run (0 for no runs)."""
+        """Successes per run (0 for no runs).
+
+        >>> ConditionSummary.of("flat", [RunRecord("flat", "t", 0, success=True)]).rate
+        1.0
+        """
         return self.successes / self.runs if self.runs else 0.0
 
     def _per_run(self, value: float) -> float:
@@ -115,19 +123,34 @@ class ConditionSummary:
 
     @property
     def prompt_tokens_per_run(self) -> float:
-        """Prompt tokens per run, as the provider reported them."""
+        """Prompt tokens per run, as the provider reported them.
+
+        >>> ConditionSummary.of("flat", [RunRecord("flat", "t", 0, prompt_tokens=90)]
+        ...                     ).prompt_tokens_per_run
+        90.0
+        """
         return self._per_run(self.prompt_tokens)
 
     @property
     def cached_share(self) -> float | None:
         """The share of prompt tokens read from the provider's cache (None: not
-        reported)."""
+        reported).
+
+        >>> ConditionSummary.of("flat", [RunRecord("flat", "t", 0, prompt_tokens=200,
+        ...                                         cached_tokens=150)]).cached_share
+        0.75
+        """
         if not self.prompt_tokens or not self.cached_tokens:
             return None
         return round(self.cached_tokens / self.prompt_tokens, 3)
 
     def to_json(self) -> dict[str, Any]:
-        """The summary as JSON data, with the per-run means."""
+        """The summary as JSON data, with the per-run means.
+
+        >>> ConditionSummary.of("flat", [RunRecord("flat", "t", 0, requests=3)]).to_json()[
+        ...     "requests_per_run"]
+        3.0
+        """
         data = attrs.asdict(self)
         data["rate"] = round(self.rate, 4)
         data["low"], data["high"] = round(self.low, 4), round(self.high, 4)

@@ -17,7 +17,7 @@ optionally a Python ``check`` (``module:function``). See docs/eval.md.
 ... ''')
 >>> task = suite.tasks[0]
 >>> task.id, task.turns, task.expect[0].arguments["id"]
-('lookup', ('Where is order 7?',), AnyOf(values=('7', '#7')))
+('lookup', ('Where is order 7?',), AnyOfValues(values=('7', '#7')))
 """
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ import attrs
 
 from statetools.errors import SpecError
 from statetools.evaluation.canned import CannedResults, parse_results
-from statetools.evaluation.matching import AnyOf, arguments_match, expected_value
+from statetools.evaluation.matching import AnyOfValues, arguments_match, expected_value
 from statetools.safeyaml import load_yaml
 from statetools.tools.tool import BaseTool
 
-__all__ = ["AnyOf", "ExpectedCall", "Task", "TaskSuite", "load_tasks"]
+__all__ = ["AnyOfValues", "ExpectedCall", "Task", "TaskSuite", "load_tasks"]
 
 Check = Callable[..., Any]
 """A Python check: ``check(result, task)``; False or an AssertionError fails the task."""
@@ -66,7 +66,11 @@ class ExpectedCall:
     arguments: Mapping[str, Any] = attrs.field(factory=dict)
 
     def matches(self, name: str, arguments: Mapping[str, Any]) -> bool:
-        """Whether a call of ``name`` with ``arguments`` is this expected call."""
+        """Whether a call of ``name`` with ``arguments`` is this expected call.
+
+        >>> ExpectedCall("get_order", {"id": "7"}).matches("get_order", {"id": "8"})
+        False
+        """
         return name == self.name and arguments_match(arguments, self.arguments)
 
 

@@ -6,7 +6,7 @@
 >>> ping = ToolDefinition("ping", "Ping.", {"type": "object", "properties": {}})
 >>> _ = asyncio.run(watched.complete(ModelRequest((), (ping,))))
 >>> watched.requests[0].tools, watched.requests[0].tool_tokens
-(('ping',), 22)
+(('ping',), 28)
 """
 
 from __future__ import annotations
