@@ -47,6 +47,7 @@ RUN_ELSEWHERE = {
     "review.md": "tests/review/test_review_docs.py",
     "integrations.md": "tests/integrations/test_docs_integrations.py",
     "testing.md": "tests/testing/test_user_project.py",
+    "eval.md": "tests/evaluation/test_eval_docs.py",
 }
 ALL_PAGES = sorted(path.name for path in DOCS.glob("*.md"))
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", flags=re.DOTALL | re.MULTILINE)

@@ -131,7 +131,7 @@ def make_condition(name: str, design: DesignLike, suite: TaskSuite) -> EvalCondi
                 path=f"design {name}",
                 hint="write --design NAME=PATH with the path of a design YAML file",
             )
-        bare = load_design(path)
+        bare = load_design(path, tools=_registry(suite, ()))  # for its tools_from tools
         design = load_design(path, tools=_registry(suite, bare.catalogue))
         return _design_condition(name, design, suite)
     if isinstance(design, Design):
@@ -168,8 +168,8 @@ def _judge(task: Task, result: LoopResult | None, calls: list[tuple[str, Any]]) 
         return reason
     try:
         verdict = task.check(result, task)
-    except AssertionError as failed:
-        return str(failed) or "the check failed"
+    except AssertionError as failed:  # its first line: pytest adds the expression after it
+        return str(failed).split("\n", 1)[0] or "the check failed"
     except Exception as exc:  # the user's check itself is broken
         return f"the check raised {type(exc).__name__}: {exc}"
     return "the check failed" if verdict is False else ""
