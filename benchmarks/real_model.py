@@ -77,15 +77,18 @@ def _retail_results(task: Mapping[str, Any]) -> dict[str, Any]:
     user = str(task.get("user_id") or "unknown_user")
     orders = sorted({a["kwargs"]["order_id"] for a in actions if "order_id" in a["kwargs"]})
     changes = {a["name"] for a in actions}
-    status = "pending" if changes & {
-        "cancel_pending_order",
-        "modify_pending_order_items",
-        "modify_pending_order_address",
-        "modify_pending_order_payment",
-    } else "delivered"
-    items = sorted(
-        {str(i) for a in actions for i in a["kwargs"].get("item_ids") or ()}
+    status = (
+        "pending"
+        if changes
+        & {
+            "cancel_pending_order",
+            "modify_pending_order_items",
+            "modify_pending_order_address",
+            "modify_pending_order_payment",
+        }
+        else "delivered"
     )
+    items = sorted({str(i) for a in actions for i in a["kwargs"].get("item_ids") or ()})
     return {
         "find_user_id_by_email": user,
         "find_user_id_by_name_zip": user,
@@ -94,8 +97,12 @@ def _retail_results(task: Mapping[str, Any]) -> dict[str, Any]:
             "cases": [
                 {
                     "when": {"order_id": {"any_of": [order, order.lstrip("#")]}},
-                    "result": {"order_id": order, "user_id": user, "status": status,
-                               "item_ids": items},
+                    "result": {
+                        "order_id": order,
+                        "user_id": user,
+                        "status": status,
+                        "item_ids": items,
+                    },
                 }
                 for order in orders
             ],
@@ -132,8 +139,7 @@ def bfcl(count: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     by_class = _read(SHARED / "bfcl" / "bfcl_multi_turn_tools_by_class.json")
     tasks = _read(SHARED / "bfcl" / "bfcl_tasks_multi_turn_base.json")["tasks"]
     chosen = [
-        t for t in tasks
-        if set(t["involved_classes"]) <= BFCL_CLASSES and t["ground_truth"][0]
+        t for t in tasks if set(t["involved_classes"]) <= BFCL_CLASSES and t["ground_truth"][0]
     ][:count]
     tools = []
     for name in sorted(BFCL_CLASSES):
