@@ -33,7 +33,10 @@ def _command(tasks: Path, url: str, out: Path, facade: Path) -> list[str]:
     return [
         sys.executable,
         "-c",
-        "import sys; from statetools.cli import main; sys.exit(main(sys.argv[1:]))",
+        # Ctrl-C as at a terminal, even when this test runs where SIGINT is ignored (a
+        # background job inherits SIG_IGN, and Python then leaves it ignored)
+        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from statetools.cli import main; sys.exit(main(sys.argv[1:]))",
         "eval",
         str(tasks),
         "--model",
