@@ -182,6 +182,7 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=10)
     parser.add_argument("--calls", type=int, default=2, help="ground-truth calls to expect")
     parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--max-tokens", type=int, default=200, help="per response")
     args = parser.parse_args()
     BUILD.mkdir(parents=True, exist_ok=True)
     if args.suite == "tau_retail":
@@ -211,6 +212,7 @@ def main() -> None:
             "temperature": 0,
             "timeout": args.timeout,
             "max_retries": 0,
+            "max_tokens": args.max_tokens,
         },
     )
     (BUILD / f"{args.suite}.json").write_text(report.dumps(), encoding="utf-8")

@@ -70,6 +70,8 @@ class RunRecord:
     error_message: str = ""
     output: str = ""
     wall: float = 0.0
+    messages: tuple[Mapping[str, Any], ...] = ()
+    """The conversation as JSON messages (``messages_to_json``), to read why it failed."""
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -89,6 +91,7 @@ class RunRecord:
         data = attrs.asdict(self, recurse=False)
         data["calls"] = [[name, dict(arguments)] for name, arguments in self.calls]
         data["never_found"] = list(self.never_found)
+        data["messages"] = [dict(message) for message in self.messages]
         return data
 
     @classmethod
@@ -101,6 +104,7 @@ class RunRecord:
         values = dict(data)
         values["calls"] = tuple((str(n), dict(a)) for n, a in values.get("calls") or ())
         values["never_found"] = tuple(values.get("never_found") or ())
+        values["messages"] = tuple(dict(m) for m in values.get("messages") or ())
         known = {field.name for field in attrs.fields(cls)}
         return cls(**{key: value for key, value in values.items() if key in known})
 

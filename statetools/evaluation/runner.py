@@ -33,7 +33,7 @@ from statetools.evaluation.watch import RecordingModel
 from statetools.loop.events import CallBlocked, IterationStarted, ToolCalled, ToolNotFound
 from statetools.loop.result import LoopResult
 from statetools.loop.toolloop import ToolLoop
-from statetools.messages import UserMessage
+from statetools.messages import UserMessage, messages_to_json
 from statetools.models.base import Model
 from statetools.spec.design import Design, load_design
 from statetools.spec.preflight import design_refused
@@ -261,6 +261,7 @@ async def run_task(
         error_message="" if error is None else str(error),
         output="" if result is None or error is not None else str(result.output),
         wall=round(wall, 3),
+        messages=tuple(messages_to_json(result.messages)) if result is not None else (),
     )
 
 
