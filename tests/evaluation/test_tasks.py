@@ -158,6 +158,14 @@ tasks:
     record = _run(passing, suite, flat, task)
     assert (record.success, record.requests, record.calls) == (True, 3, (("ping", {}),))
     assert record.output == "The host answered pong."
+    assert [(m["role"], m["content"]) for m in record.messages] == [
+        ("user", "Hello"),
+        ("assistant", "Hello!"),
+        ("user", "Now ping it"),
+        ("assistant", ""),
+        ("tool", "pong"),
+        ("assistant", "The host answered pong."),
+    ]
 
     failing = _run(ScriptedModel(["Hello!", ("ping", {}), "Pong."]), suite, flat, task)
     assert (failing.success, failing.reason) == (False, "the answer does not mention the host")
