@@ -25,8 +25,9 @@ def test_the_page_runs_and_prints_what_it_shows(
     module = types.ModuleType("docs_eval")
     monkeypatch.setitem(sys.modules, module.__name__, module)
     blocks = re.findall(r"^```python\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)
-    assert len(blocks) == 1
-    exec(compile(blocks[0], "docs/eval.md", "exec"), module.__dict__)
+    assert len(blocks) == 2
+    for number, block in enumerate(blocks, 1):
+        exec(compile(block, f"docs/eval.md block {number}", "exec"), module.__dict__)
     shown = re.findall(r"prints\n\n```text\n(.*?)```", text, flags=re.DOTALL)
-    assert shown == ["flat 1/1 3 116\ndesk 1/1 4 44\n"]
-    assert capsys.readouterr().out == shown[0]
+    assert shown == ["flat 1/1 3 116\ndesk 1/1 4 44\n", "http://127.0.0.1:8080/v1/\n"]
+    assert capsys.readouterr().out == "".join(shown)
