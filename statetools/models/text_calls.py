@@ -89,12 +89,13 @@ def _one_call(value: Mapping[str, Any], call_id: str) -> ToolCall:
 
 
 def _decoded(text: str) -> tuple[bool, Any]:
+    """(True, the value), or (False, what is wrong with the JSON)."""
     try:
         return True, json.loads(text)
-    except ValueError:
-        return False, None
-    except RecursionError:
-        return False, None
+    except json.JSONDecodeError as exc:
+        return False, f"{exc.msg} at position {exc.pos}"
+    except (ValueError, RecursionError):
+        return False, "too long or too deeply nested"
 
 
 def _calls_of(piece: str, ids: Iterator[str]) -> list[ToolCall] | None:
@@ -117,7 +118,7 @@ def _calls_of(piece: str, ids: Iterator[str]) -> list[ToolCall] | None:
             next(ids),
             name,
             invalid_arguments=f"Invalid call of tool '{name}': the call in your text is not "
-            "valid JSON. Call the tool again with its arguments as one JSON object.",
+            f"valid JSON ({value}). Call the tool again with its arguments as one JSON object.",
         )
     ]
 

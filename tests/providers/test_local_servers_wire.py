@@ -163,8 +163,9 @@ def test_a_malformed_call_in_the_text_is_an_error_the_model_corrects(wire: WireS
     assert tool_messages(wire, 1) == [
         (
             "call_1",
-            "Invalid call of tool 'get_order': the call in your text is not valid JSON. Call the "
-            "tool again with its arguments as one JSON object.",
+            "Invalid call of tool 'get_order': the call in your text is not valid JSON "
+            "(Expecting ',' delimiter at position 50). Call the tool again with its arguments as "
+            "one JSON object.",
         )
     ]
     assert wire.bodies[1]["messages"][-1]["role"] == "tool"
