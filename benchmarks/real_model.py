@@ -6,12 +6,13 @@ catalogues (read by path at run time; nothing of them is committed). It writes a
 file built from the catalogue's tasks into ``build/real/`` and runs it flat and with
 each design, resumably (run it again after an interruption and it continues).
 
-tau-bench retail: the user message is the task's instruction (a customer described in
-the second person); success is the task's first ``--calls`` ground-truth calls, in
-order, with their arguments (names in any capitalisation, order ids with or without
-``#``). The canned results are built from the ground truth: the user id the look-ups
-lead to, the order's status (pending when the ground truth changes it, delivered when
-it returns or exchanges) and its item ids.
+tau-bench retail: every eleventh test task (0, 11, 22, ...; then 5, 16, ...) among those
+whose ground truth starts by identifying the customer. The user message is the task's
+instruction (a customer described in the second person); success is the task's first
+``--calls`` ground-truth calls, in order, with their arguments (names in any
+capitalisation, order ids with or without ``#``). The canned results are built from the
+ground truth: the user id the look-ups lead to, the order's status (pending when the
+ground truth changes it, delivered when it returns or exchanges) and its item ids.
 
 BFCL multi-turn: the first user turn of tasks that involve only the file system and
 math classes; success is that turn's ground-truth calls by name, in order. Flat shows
@@ -46,6 +47,7 @@ RETAIL_SYSTEM = (
 )
 BFCL_SYSTEM = "You are an assistant with tools. Do what the user asks by calling the tools."
 BFCL_CLASSES = {"GorillaFileSystem", "MathAPI"}
+LOOKUPS = {"find_user_id_by_email", "find_user_id_by_name_zip"}
 
 
 def _read(path: Path) -> Any:
@@ -116,7 +118,14 @@ def tau_retail(count: int, calls: int) -> dict[str, Any]:
     data = _read(SHARED / "tau_bench" / "retail_tasks_test.json")
     tasks = data["tasks"]
     step = max(1, len(tasks) // count)
-    chosen = [tasks[i] for i in range(0, len(tasks), step)][:count]
+    chosen = []
+    for offset in (0, step // 2):  # every step-th task, then those halfway between
+        for index in range(offset, len(tasks), step):
+            actions = tasks[index]["actions"]
+            # only tasks whose ground truth starts by identifying the customer (others
+            # start with a change whose item ids only the ground truth knows)
+            if actions and actions[0]["name"] in LOOKUPS and len(chosen) < count:
+                chosen.append(tasks[index])
     return {
         "tools_from": str(SHARED / "tau_bench" / "retail_tools.openai.json"),
         "system_prompt": RETAIL_SYSTEM,
