@@ -98,12 +98,32 @@ def _decoded(text: str) -> tuple[bool, Any]:
         return False, "too long or too deeply nested"
 
 
+def _in_sequence(text: str) -> tuple[bool, list[Any]] | None:
+    """The JSON objects of ``text`` written one after the other (separated by blank
+    space or commas; a stray closing bracket after the last is ignored), or None."""
+    decoder = json.JSONDecoder()
+    items: list[Any] = []
+    position = 0
+    while True:
+        while position < len(text) and text[position] in " \t\r\n,":
+            position += 1
+        if position == len(text) or (items and not text[position:].strip("}] \t\r\n")):
+            return (True, items) if len(items) > 1 or position < len(text) else None
+        try:
+            item, position = decoder.raw_decode(text, position)
+        except (ValueError, RecursionError):
+            return None
+        items.append(item)
+
+
 def _calls_of(piece: str, ids: Iterator[str]) -> list[ToolCall] | None:
     """The calls one block holds; None if the block is not a call at all."""
     text = piece.strip()
     if not text.startswith(("{", "[")):
         return None
     ok, value = _decoded(text)
+    if not ok:  # several objects one after the other, as small models write calls
+        ok, value = _in_sequence(text) or (False, value)
     if ok:
         items = value if isinstance(value, list) else [value]
         if items and all(looks_like_call(item) for item in items):

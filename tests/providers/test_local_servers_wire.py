@@ -193,3 +193,23 @@ def test_prose_with_json_in_it_stays_an_answer(wire: WireServer) -> None:
 
     assert result.output == answer
     assert len(wire.bodies) == 1
+
+
+def test_several_calls_one_after_the_other_in_one_block_are_all_run(wire: WireServer) -> None:
+    # Qwen2.5-Coder 1.5B writes consecutive calls as JSON objects in one block, and
+    # sometimes closes one brace too many
+    wire.reply(
+        chat_completion(
+            '```json\n{"name": "get_order", "arguments": {"order_id": "12"}}\n'
+            '{"name": "get_order", "arguments": {"order_id": "13"}}}\n```'
+        )
+    )
+    wire.reply(chat_completion("Both shipped."))
+
+    result = st.ToolLoop(model_for(wire)).run("Orders 12 and 13?", tools=[GET_ORDER])
+
+    assert result.output == "Both shipped."
+    assert tool_messages(wire, 1) == [
+        ("call_1", "order 12: shipped"),
+        ("call_2", "order 13: shipped"),
+    ]
