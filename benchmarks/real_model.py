@@ -11,7 +11,8 @@ whose ground truth starts by identifying the customer. The user message is the t
 instruction (a customer described in the second person); success is the task's first
 ``--calls`` ground-truth calls, in order, with their arguments (names in any
 capitalisation, order ids with or without ``#``). The canned results are built from the
-ground truth: the user id the look-ups lead to, the order's status (pending when the
+ground truth: the user id for the customer's own email or name and zip code (anything
+else is "user not found"), the order's status (pending when the
 ground truth changes it, delivered when it returns or exchanges) and its item ids.
 
 BFCL multi-turn: the first user turn of tasks that involve only the file system and
@@ -91,9 +92,20 @@ def _retail_results(task: Mapping[str, Any]) -> dict[str, Any]:
         else "delivered"
     )
     items = sorted({str(i) for a in actions for i in a["kwargs"].get("item_ids") or ()})
+    lookups = [a for a in actions if a["name"] in LOOKUPS]
     return {
-        "find_user_id_by_email": user,
-        "find_user_id_by_name_zip": user,
+        # the user id for the customer's own details only, as the shop would answer
+        **{
+            name: {
+                "cases": [
+                    {"when": _retail_expectation(a)["arguments"], "result": user}
+                    for a in lookups
+                    if a["name"] == name
+                ],
+                "otherwise": {"error": "Error: user not found"},
+            }
+            for name in sorted(LOOKUPS)
+        },
         "get_user_details": {"user_id": user, "orders": orders},
         "get_order_details": {
             "cases": [
@@ -192,7 +204,11 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2, help="ground-truth calls to expect")
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--max-tokens", type=int, default=200, help="per response")
+    parser.add_argument(
+        "--label", help="names the files in build/real/ (default: the suite's name)"
+    )
     args = parser.parse_args()
+    label = args.label or args.suite
     BUILD.mkdir(parents=True, exist_ok=True)
     if args.suite == "tau_retail":
         suite = tau_retail(args.tasks, args.calls)
@@ -206,14 +222,14 @@ def main() -> None:
         tools_file.write_text(json.dumps(tools, indent=1) + "\n", encoding="utf-8")
         suite["tools_from"] = str(tools_file)
         designs = {"facades": DESIGNS / "bfcl.yaml", "search": DESIGNS / "bfcl_search.yaml"}
-    task_file = BUILD / f"{args.suite}_tasks.yaml"
+    task_file = BUILD / f"{label}_tasks.yaml"
     task_file.write_text(json.dumps(suite, indent=1) + "\n", encoding="utf-8")
     report = evaluate(
         load_tasks(task_file),
         args.model,
         {name: str(path) for name, path in designs.items()},
         concurrency=1,
-        journal=BUILD / f"{args.suite}.runs.jsonl",
+        journal=BUILD / f"{label}.runs.jsonl",
         progress=_progress,
         model_options={
             "base_url": args.base_url,
@@ -224,8 +240,8 @@ def main() -> None:
             "max_tokens": args.max_tokens,
         },
     )
-    (BUILD / f"{args.suite}.json").write_text(report.dumps(), encoding="utf-8")
-    (BUILD / f"{args.suite}.svg").write_text(report.svg(), encoding="utf-8")
+    (BUILD / f"{label}.json").write_text(report.dumps(), encoding="utf-8")
+    (BUILD / f"{label}.svg").write_text(report.svg(), encoding="utf-8")
     print(report.markdown())
 
 
