@@ -100,7 +100,8 @@ def _decoded(text: str) -> tuple[bool, Any]:
 
 def _in_sequence(text: str) -> tuple[bool, list[Any]] | None:
     """The JSON objects of ``text`` written one after the other (separated by blank
-    space or commas; a stray closing bracket after the last is ignored), or None."""
+    space or commas; what follows the last, a stray bracket or a note, is left out), or
+    None."""
     decoder = json.JSONDecoder()
     items: list[Any] = []
     position = 0
@@ -112,7 +113,7 @@ def _in_sequence(text: str) -> tuple[bool, list[Any]] | None:
         try:
             item, position = decoder.raw_decode(text, position)
         except (ValueError, RecursionError):
-            return None
+            return (True, items) if items else None
         items.append(item)
 
 
@@ -122,6 +123,10 @@ def _calls_of(piece: str, ids: Iterator[str]) -> list[ToolCall] | None:
     if not text.startswith(("{", "[")):
         return None
     ok, value = _decoded(text)
+    if not ok and text.startswith("{{") and text.endswith("}}"):
+        # the braces doubled, as a template's example that escapes them reads
+        ok, doubled = _decoded(text[1:-1])
+        value = doubled if ok else value
     if not ok:  # several objects one after the other, as small models write calls
         ok, value = _in_sequence(text) or (False, value)
     if ok:

@@ -204,12 +204,21 @@ def test_several_calls_one_after_the_other_in_one_block_are_all_run(wire: WireSe
             '{"name": "get_order", "arguments": {"order_id": "13"}}}\n```'
         )
     )
-    wire.reply(chat_completion("Both shipped."))
+    wire.reply(
+        chat_completion(
+            '```json\n{{"name": "get_order", "arguments": {"order_id": "14"}}}\n```\n'
+            '```json\n{"name": "get_order", "arguments": {"order_id": "15"}}\n'
+            "This looks the order up.\n```"
+        )
+    )
+    wire.reply(chat_completion("All shipped."))
 
-    result = st.ToolLoop(model_for(wire)).run("Orders 12 and 13?", tools=[GET_ORDER])
+    result = st.ToolLoop(model_for(wire)).run("Orders 12 to 15?", tools=[GET_ORDER])
 
-    assert result.output == "Both shipped."
-    assert tool_messages(wire, 1) == [
+    assert result.output == "All shipped."
+    assert tool_messages(wire, 2) == [
         ("call_1", "order 12: shipped"),
         ("call_2", "order 13: shipped"),
+        ("call_3", "order 14: shipped"),  # written with its braces doubled
+        ("call_4", "order 15: shipped"),  # with a note after it in the block
     ]
