@@ -12,6 +12,9 @@ from statetools.errors import DefinitionError
 from statetools.sections.section import Section
 from statetools.tools.tool import BaseTool
 
+_MAX_KEY_SHOWN = 80
+"""Characters of an unknown key the answer repeats (a 1 MB key is cut)."""
+
 
 @attrs.frozen
 class Node:
@@ -292,12 +295,18 @@ class SectionTree:
         ...     Section("b", "B", "y", visibility="full")])])
         >>> tree.unknown_key("b")
         "No section has the key 'b'. Keys, closest first: a.b, a."
+        >>> tree.unknown_key("z" * 1_000_000).split("...")[1]
+        "' (1,000,000 characters). Keys, closest first: a, a.b."
         """
+        compared = key[:_MAX_KEY_SHOWN].lower()  # a huge key is neither compared nor echoed
         keys = sorted(
             self.nodes,
-            key=lambda p: -difflib.SequenceMatcher(None, key.lower(), p.lower()).ratio(),
+            key=lambda p: -difflib.SequenceMatcher(None, compared, p.lower()).ratio(),
         )
-        return f"No section has the key '{key}'. Keys, closest first: {', '.join(keys)}."
+        shown = f"'{key}'"
+        if len(key) > _MAX_KEY_SHOWN:
+            shown = f"'{key[: _MAX_KEY_SHOWN - 3]}...' ({len(key):,} characters)"
+        return f"No section has the key {shown}. Keys, closest first: {', '.join(keys)}."
 
 
 def check_tree(tree: SectionTree, where: str, *, strict: bool = True) -> None:

@@ -205,3 +205,12 @@ def test_sections_are_immutable() -> None:
         section.body = "y"  # type: ignore[misc]
     assert section.with_children(st.Section("b", "B", "y")).children[0].key == "b"
     assert section.children == ()
+
+
+def test_a_huge_unknown_key_is_cut_in_the_answer() -> None:
+    """Issue 30: a 1 MB key was echoed whole into the model's context."""
+    result, _ = run([("read_section", {"key": "b" * 1_000_000}), "ok"])
+    assert result.messages[4].content == (
+        f"No section has the key '{'b' * 77}...' (1,000,000 characters). Keys, closest "
+        "first: billing, billing.invoices, billing.invoices.disputes, tone, shipping."
+    )
