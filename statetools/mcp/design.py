@@ -2,7 +2,8 @@
 
 An entry has ``command`` (with ``args``, ``env``, ``cwd``) or ``url`` (with
 ``headers``), and optionally ``listing`` (a file ``statetools mcp list NAME --save``
-wrote: review uses it and never starts the server), ``prefix`` and ``forward_context``.
+wrote: review uses it and never starts the server), ``prefix``, ``forward_context`` and
+``idempotent`` (tools that may be sent again when the connection drops during a call).
 
 >>> server = server_from_config("time", {"command": "mcp-server-time"}, Path("."))
 >>> server.name
@@ -29,7 +30,18 @@ from statetools.mcp.tool import MCPTool
 
 __all__ = ["MCPConfigError", "listed_tools", "server_from_config"]
 
-KEYS = ("command", "args", "env", "cwd", "url", "headers", "listing", "prefix", "forward_context")
+KEYS = (
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "listing",
+    "prefix",
+    "forward_context",
+    "idempotent",
+)
 
 
 class MCPConfigError(StatetoolsError):
@@ -87,6 +99,11 @@ def server_from_config(name: str, config: Any, base_dir: Path) -> MCPServer:
     if forward is not None:
         options["forward_context"] = (
             "all" if forward == "all" else tuple(_strings(forward, "forward_context"))
+        )
+    idempotent = config.get("idempotent")
+    if idempotent is not None:
+        options["idempotent"] = (
+            "all" if idempotent == "all" else tuple(_strings(idempotent, "idempotent"))
         )
     if command is not None:
         cwd = _text(config, "cwd")

@@ -75,6 +75,9 @@ class MCPFacade(UnfoldingTool):
     """None, ``"annotations"`` or ``((category, names), ...)``."""
     only: tuple[str, ...] | None = None
     """The names of the server's tools the facade opens (None: all)."""
+    missing: tuple[str, ...] = ()
+    """Tools the facade names (in ``only`` or its categories) that the server's last
+    listing lacks: left out, and reported by ``check`` (ST020)."""
 
     @classmethod
     def over(
@@ -147,18 +150,13 @@ class MCPFacade(UnfoldingTool):
         >>> [tool.name for tool in facade.concrete(server.cached_tools()).inner]
         ['now']
         """
+        missing: list[str] = []
         if self.only is not None:
             known = {tool.name: tool for tool in tools}
             missing = [name for name in self.only if name not in known]
-            if missing:
-                raise DefinitionError(
-                    f"the server has no tools named {', '.join(missing)}",
-                    path=f"facade '{self.name}'",
-                    hint=f"the server's tools are: {', '.join(known)}",
-                )
-            tools = [known[name] for name in self.only]
+            tools = [known[name] for name in self.only if name in known]
         if self.grouping is None:
-            return attrs.evolve(self, inner=tuple(tools), selector=None)
+            return attrs.evolve(self, inner=tuple(tools), selector=None, missing=tuple(missing))
         by_name = {tool.name: tool for tool in tools}
         if self.grouping == "annotations":
             pairs = [
@@ -166,17 +164,36 @@ class MCPFacade(UnfoldingTool):
                 for c in ANNOTATION_CATEGORIES
             ]
         else:
-            pairs = list(self.grouping)
-            unknown = sorted({n for _, names in pairs for n in names} - set(by_name))
-            if unknown:
-                raise DefinitionError(
-                    f"categories name tools the server does not have: {', '.join(unknown)}",
-                    path=f"facade '{self.name}'",
-                    hint=f"the server's tools are: {', '.join(by_name)}",
-                )
+            named = dict.fromkeys(n for _, names in self.grouping for n in names)
+            missing += [n for n in named if n not in by_name and n not in missing]
+            pairs = [(c, tuple(n for n in names if n in by_name)) for c, names in self.grouping]
         chosen = dict.fromkeys(n for _, names in pairs for n in names)
         inner = tuple(by_name[name] for name in chosen)
-        return attrs.evolve(self, inner=inner, categories=pairs)
+        return attrs.evolve(self, inner=inner, categories=pairs, missing=tuple(missing))
+
+    @property
+    def review_notes(self) -> tuple[tuple[str, str], ...]:
+        """What ``check`` reports about this facade: the tools it names that the server
+        does not have (left out of the facade), as ``(code, message)`` pairs.
+
+        >>> from statetools.mcp import Listing, MCPServer
+        >>> server = MCPServer.from_listing(Listing("time", ({"name": "now"},)))
+        >>> server.facade(tools=["now", "zones"]).review_notes
+        (('ST020', "Facade 'time' names 'zones', which MCP server 'time' does not have: the facade leaves it out. Its tools are: now."),)
+        """  # noqa: E501
+        if not self.missing:
+            return ()
+        names = ", ".join(f"'{name}'" for name in self.missing)
+        listed = self.server.listing
+        tools = ", ".join(tool.name for tool in self.server.cached_tools()) if listed else ""
+        them = "it" if len(self.missing) == 1 else "them"
+        return (
+            (
+                "ST020",
+                f"Facade '{self.name}' names {names}, which MCP server '{self.server.name}' "
+                f"does not have: the facade leaves {them} out. Its tools are: {tools}.",
+            ),
+        )
 
     async def _current(self, context: Context) -> MCPFacade | ToolResult:
         try:

@@ -40,6 +40,7 @@ from statetools.mcp.facade import Grouping, MCPFacade
 from statetools.mcp.follow import FollowChanges
 from statetools.mcp.link import Link
 from statetools.mcp.listing import Listing
+from statetools.mcp.options import OptionError, may_resend, names_or_all, unknown_outcome
 from statetools.mcp.tool import MCPTool, tools_of
 from statetools.mcp.transports import Transport
 from statetools.tools.calling import Context
@@ -66,6 +67,10 @@ class MCPServer:
     ``await server.list_tools()`` or one facade over them with :meth:`facade`.
     ``forward_context`` names the :class:`~statetools.ToolCallContext` entries sent to
     the server as the call's ``_meta`` (``"all"`` sends every entry you gave the run).
+    ``idempotent`` names tools (as the server names them, or ``"all"``) that may be sent
+    again when the connection drops during a call, besides those the server marks
+    ``readOnlyHint`` or ``idempotentHint``; any other call whose connection dropped is
+    answered as an error saying its outcome is unknown, never sent twice.
 
     >>> MCPServer.stdio("mcp-server-time", name="time").name
     'time'
@@ -81,10 +86,12 @@ class MCPServer:
         forward_context: Sequence[str] | Literal["all"] = (),
         listing: Listing | None = None,
         timeout: float | None = 60.0,
+        idempotent: Sequence[str] | Literal["all"] = (),
     ) -> None:
         self.name = name
         self.prefix = prefix
-        self.forward_context = forward_context
+        self.forward_context = _checked("forward_context", forward_context, name)
+        self.idempotent = _checked("idempotent", idempotent, name)
         self.timeout = timeout
         self._transport = transport
         self._describe = describe
@@ -485,6 +492,8 @@ class MCPServer:
                 return result_from_wire(
                     result.model_dump(by_alias=True, mode="json", exclude_none=True), tool
                 )
+            if not self.may_resend(tool):
+                return await self._unknown_outcome(tool, failure)
             if attempt == 1 and not self._restarted:
                 self._restarted = True
                 await self._drop_link()
@@ -497,6 +506,31 @@ class MCPServer:
         await self._drop_link()
         return ToolResult.error(self._dead)
 
+    def may_resend(self, tool: str) -> bool:
+        """Whether a call of ``tool`` (its name on the server) may be sent again when the
+        connection dropped before its answer: the server marks it ``readOnlyHint`` or
+        ``idempotentHint``, or ``idempotent=`` names it.
+
+        >>> listing = Listing("notes", ({"name": "read", "annotations": {"readOnlyHint": True}},
+        ...                             {"name": "write"}, {"name": "put"}))
+        >>> server = MCPServer.from_listing(listing, idempotent=["put"])
+        >>> [server.may_resend(name) for name in ("read", "write", "put")]
+        [True, False, True]
+        """
+        return may_resend(tool, self.idempotent, self._listing)
+
+    async def _unknown_outcome(self, tool: str, failure: Exception) -> ToolResult:
+        """The answer to a call whose connection dropped before its answer: it may have
+        run, so it is not sent again."""
+        await self._drop_link()
+        if self._restarted:
+            self._dead = (
+                f"MCP server '{self.name}' stopped ({failure}) and was already restarted "
+                "once; its tools cannot be used in this run."
+            )
+        self._restarted = True
+        return ToolResult.error(unknown_outcome(self.name, tool, failure, self._dead is not None))
+
     async def _drop_link(self) -> None:
         link, self._link = self._link, None
         if link is not None:
@@ -504,3 +538,10 @@ class MCPServer:
 
     def __repr__(self) -> str:
         return f"MCPServer({self.name!r}, {self._describe!r})"
+
+
+def _checked(option: str, value: Any, name: str) -> tuple[str, ...] | Literal["all"]:
+    try:
+        return names_or_all(option, value)
+    except OptionError as error:
+        raise MCPServerError(error.message, path=f"mcp server '{name}'", hint=error.hint) from None

@@ -12,7 +12,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
@@ -160,7 +162,7 @@ class Server(Protocol):
         ...
 
 
-__all__ = ["MCPTool", "tools_of"]
+__all__ = ["MCPTool", "distinct_names", "tools_of"]
 
 
 def _frozen(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -187,6 +189,27 @@ class MCPTool(BaseTool):
     remote_name: str
     annotations: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen, hash=False)
     title: str | None = None
+    renamed: str | None = None
+    """The name it would have had, when another of the server's tools has that name too
+    (``a.b`` and ``a_b``; two long names alike in their first 64 characters)."""
+
+    @property
+    def review_notes(self) -> tuple[tuple[str, str], ...]:
+        """What ``check`` reports about this tool: ``(code, message)`` pairs.
+
+        >>> [tool.review_notes for tool in tools_of(None, Listing("s", ({"name": "a.b"},
+        ...                                                               {"name": "a_b"})))]
+        [(('ST019', "MCP tool 'a.b' is called 'a_b_2e7336' here: its tool name 'a_b' is also the name of another of the server's tools."),), ()]
+        """  # noqa: E501
+        if self.renamed is None:
+            return ()
+        return (
+            (
+                "ST019",
+                f"MCP tool '{self.remote_name}' is called '{self.name}' here: its tool name "
+                f"'{self.renamed}' is also the name of another of the server's tools.",
+            ),
+        )
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
         """Send the call to the server; its answer (or failure) is the result.
@@ -222,14 +245,15 @@ def tools_of(server: Server | None, listing: Listing) -> list[MCPTool]:
     """
     prefix = server.prefix if server is not None else ""
     tools: list[MCPTool] = []
-    for wire in listing.tools:
+    names = distinct_names([str(wire["name"]) for wire in listing.tools], prefix)
+    for wire, (name, taken_by) in zip(listing.tools, names, strict=True):
         remote = str(wire["name"])
         annotations = wire.get("annotations") or {}
         schema = wire.get("inputSchema") or {"type": "object", "properties": {}}
         description = str(wire.get("description") or "")
         tools.append(
             MCPTool(
-                name=tool_name(remote, prefix),
+                name=name,
                 description=description
                 if description.strip()
                 else str(wire.get("title") or remote),
@@ -239,6 +263,28 @@ def tools_of(server: Server | None, listing: Listing) -> list[MCPTool]:
                 remote_name=remote,
                 annotations=annotations,
                 title=wire.get("title") or annotations.get("title"),
+                renamed=taken_by,
             )
         )
     return tools
+
+
+def distinct_names(remotes: Sequence[str], prefix: str = "") -> list[tuple[str, str | None]]:
+    """The statetools name of each of a server's tools, and for a tool whose usual name
+    (:func:`~statetools.mcp.convert.tool_name`) another tool has too, that usual name:
+    each tool that the conversion changed gets ``_`` and six hex digits of a hash of
+    its own remote name (stable whatever the order of the listing).
+
+    >>> distinct_names(["a.b", "a_b", "c"])
+    [('a_b_2e7336', 'a_b'), ('a_b', None), ('c', None)]
+    """
+    usual = [tool_name(remote, prefix) for remote in remotes]
+    counts = Counter(usual)
+    names: list[tuple[str, str | None]] = []
+    for remote, name in zip(remotes, usual, strict=True):
+        if counts[name] == 1 or name == f"{prefix}{remote}":
+            names.append((name, None))
+            continue
+        digest = hashlib.sha256(remote.encode()).hexdigest()[:6]
+        names.append((f"{name[: 64 - 7]}_{digest}", name))
+    return names

@@ -284,6 +284,21 @@ def _invalid_names(context: RuleContext) -> Iterator[Finding]:
             )
 
 
+# ST019, ST020 ---------------------------------------------------------------------------
+
+
+def _noted(context: RuleContext, code: str) -> Iterator[Finding]:
+    """What tools say about themselves in ``review_notes`` (MCP tools and facades)."""
+    graph = context.design.graph
+    tools = [*(entry.tool for entry in graph.entries.values()), *graph.facades.values()]
+    seen: set[tuple[str, str]] = set()
+    for tool in tools:
+        for noted, message in getattr(tool, "review_notes", ()):
+            if noted == code and (tool.name, message) not in seen:
+                seen.add((tool.name, message))
+                yield context.finding(code, message, context.design.owner_path(tool.name))
+
+
 _CHECKS: dict[str, Callable[[RuleContext], Iterator[Finding]]] = {
     "ST001": _unknown_references,
     "ST002": _duplicates,
@@ -303,4 +318,6 @@ _CHECKS: dict[str, Callable[[RuleContext], Iterator[Finding]]] = {
     "ST016": section_rules.empty_summaries,
     "ST017": section_rules.duplicate_keys,
     "ST018": search_rules.hard_to_find,
+    "ST019": lambda context: _noted(context, "ST019"),
+    "ST020": lambda context: _noted(context, "ST020"),
 }

@@ -99,6 +99,18 @@ RULES: tuple[Rule, ...] = (
         "warning",
         "a search facade does not find a tool in its first results by its own description",
     ),
+    Rule(
+        "ST019",
+        "mcp-tool-renamed",
+        "warning",
+        "an MCP tool got another name: its usual one is another of the server's tools' name",
+    ),
+    Rule(
+        "ST020",
+        "mcp-tool-missing",
+        "warning",
+        "an MCP facade names a tool its server does not have (the facade leaves it out)",
+    ),
 )
 """Every rule :func:`~statetools.review.check.check` applies, in code order.
 
