@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from statetools.disclosure.graph import DisclosureGraph
 
 _PLAIN = (str, bytes, int, float, bool, dict, set, frozenset)
+_CHAINED = "its tools work in this run, but a resumed run cannot find it again"
 
 
 @attrs.frozen
@@ -45,6 +46,8 @@ class Plan:
     not_added: tuple[tuple[str, str], ...] = ()
     """(name, reason) of tools left out: a provider object without an id (the name is
     a template), a chaining predicate that failed."""
+    usable: tuple[str, ...] = ()
+    """Chained tools (declared from the start) that the first bound object made usable."""
 
 
 class Bindings:
@@ -99,7 +102,11 @@ class Bindings:
         for key, rule in self.graph.chains.items():
             verdict = rule.verdict(value)
             if verdict is True:
+                if key not in self.instances:
+                    usable = tuple(n for n, k in self.graph.chained.items() if k == key)
+                    plans.append(Plan("chaining", usable=usable))
                 self.instances[key] = value
+                object_id(value, rule.id_attribute, _CHAINED)  # warn now if it has no id
                 bound = True
             elif verdict:  # the predicate failed: say so for each tool it would bind
                 names = [n for n, k in self.graph.chained.items() if k == key]
@@ -129,6 +136,9 @@ class Bindings:
     def _rebind_any(self, value: Any) -> Plan:
         previous = self._any_names
         self._any_object = value
+        any_rule = self.graph.chain_any
+        if any_rule is not None:
+            object_id(value, any_rule.id_attribute, _CHAINED)  # warn now if it has no id
         tools = method_tools(value)
         self._any_names = tuple(tool.name for tool in tools)
         return Plan("chaining", tuple(tools), previous)
@@ -218,7 +228,7 @@ when it is gone). The type key is ``module.QualName`` of the object's class."""
 
 
 def _ref(role: str, obj: Any, attribute: str) -> list[tuple[str, str, str]]:
-    identifier = object_id(obj, attribute)
+    identifier = object_id(obj, attribute, None)  # warned when it was bound
     if isinstance(identifier, NoId):
         return []
     return [(role, type_key(type(obj)), identifier)]

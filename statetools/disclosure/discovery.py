@@ -8,15 +8,20 @@ made safe for every provider (``[a-zA-Z0-9_-]``, at most 64 characters).
 from __future__ import annotations
 
 import hashlib
+import inspect
 import logging
 import re
+import sys
+from collections.abc import Callable
 from typing import Any
 
 import attrs
 
+from statetools.errors import DefinitionError
 from statetools.tools.classes import ProviderSpec, provider_spec
 from statetools.tools.decorators import marked_methods
 from statetools.tools.tool import BaseTool, Tool, ToolMetadata
+from statetools.tools.typeschema import json_default, type_schema
 
 logger = logging.getLogger("statetools.discovery")
 
@@ -96,9 +101,11 @@ def entity_id(obj: Any, spec: ProviderSpec) -> str | NoId:
     return object_id(obj, spec.id_attribute)
 
 
-def object_id(obj: Any, attribute: str) -> str | NoId:
+def object_id(
+    obj: Any, attribute: str, consequence: str | None = "its tools were not added"
+) -> str | NoId:
     """``obj``'s id: its ``attribute`` as text, called first when it is a method;
-    :class:`NoId` (logged) when there is none.
+    :class:`NoId` when there is none (logged with ``consequence``, unless None).
 
     >>> class Repo:
     ...     id = "r1"
@@ -117,21 +124,102 @@ def object_id(obj: Any, attribute: str) -> str | NoId:
             missing = NoId(f"{label}.{attribute} is None")
         else:
             return str(value)
-    logger.warning("%s; its tools were not added", missing.reason)
+    if consequence is not None:
+        logger.warning("%s; %s", missing.reason, consequence)
     return missing
 
 
 def provider_tools(obj: Any, spec: ProviderSpec, identifier: str) -> list[BaseTool]:
-    """The tools of one provider object, bound to it."""
+    """The tools of one provider object, bound to it (see :func:`lenient_tool` for a
+    method whose annotations cannot be resolved)."""
     tools: list[BaseTool] = []
     label = type(obj).__name__
     for attribute, method in marked_methods(type(obj)):
         name = provider_tool_name(spec.prefix, identifier, method.name or attribute)
-        tool = Tool.from_function(
-            getattr(obj, attribute),
-            name=name,
-            description=method.description,
-            metadata=ToolMetadata(return_direct=method.return_direct, category=method.category),
-        )
+        metadata = ToolMetadata(return_direct=method.return_direct, category=method.category)
+        tool = lenient_tool(getattr(obj, attribute), name, method.description, metadata)
         tools.append(tool.with_note(f"For {label} {identifier}"))
     return tools
+
+
+def lenient_tool(
+    fn: Callable[..., Any],
+    name: str | None = None,
+    description: str | None = None,
+    metadata: ToolMetadata | None = None,
+) -> BaseTool:
+    """``Tool.from_function(fn, ...)``; when annotations of ``fn`` cannot be resolved
+    (an import under ``TYPE_CHECKING``), the parameters whose annotation cannot be read
+    take strings instead, and a warning says so. A tool found in a result at run time
+    then works, and the call that returned its object keeps its answer.
+
+    >>> class Box:
+    ...     @llm_tool("Open the box.")
+    ...     def open(self, force: "Unknown", times: "int" = 1) -> str:
+    ...         return f"opened {times}x with {force}"
+    >>> tool = lenient_tool(Box().open, "box_open")
+    >>> tool.input_schema["properties"]
+    {'force': {'type': 'string'}, 'times': {'type': 'integer', 'default': 1}}
+    >>> tool.call({"force": "hard"}).text
+    'opened 1x with hard'
+    """
+    try:
+        return Tool.from_function(fn, name=name, description=description, metadata=metadata)
+    except DefinitionError as error:
+        if not isinstance(error.__cause__, NameError | AttributeError | SyntaxError | TypeError):
+            raise
+        problem = error
+    spec = getattr(fn, "__llm_tool__", None)
+    tool_name = str(name or getattr(spec, "name", None) or getattr(fn, "__name__", "tool"))
+    if description is None:
+        description = getattr(spec, "description", None)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    unread: list[str] = []
+    scope = vars(sys.modules.get(getattr(fn, "__module__", "") or "", sys))
+    for parameter in inspect.signature(fn).parameters.values():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue
+        prop = _parameter_schema(parameter, scope)
+        if prop is None:
+            unread.append(parameter.name)
+            prop = {"type": "string"}
+        if parameter.default is parameter.empty:
+            required.append(parameter.name)
+        else:
+            shown, value = json_default(parameter.default)
+            if shown:
+                prop = {**prop, "default": value}
+        properties[parameter.name] = prop
+    logger.warning(
+        "%s: the annotations of %s cannot be resolved (%s); the model sends them as strings",
+        tool_name,
+        ", ".join(unread) or "its return value",
+        problem.__cause__,
+    )
+
+    def call(**arguments: Any) -> Any:
+        return fn(**arguments)
+
+    schema = {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
+    text = str(description or getattr(fn, "__doc__", None) or tool_name)
+    return Tool.create(tool_name, text, call, schema=schema, metadata=metadata)
+
+
+def _parameter_schema(parameter: inspect.Parameter, scope: dict[str, Any]) -> Any:
+    """The schema of one parameter from its own annotation, or None if it cannot be read."""
+    annotation = parameter.annotation
+    if annotation is parameter.empty:
+        return {}
+    try:
+        for _ in range(3):  # a quoted annotation under `from __future__ import annotations`
+            if isinstance(annotation, str):
+                annotation = eval(annotation, dict(scope))  # as get_type_hints does, one by one
+        return type_schema(annotation)
+    except Exception:
+        return None

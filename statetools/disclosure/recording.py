@@ -97,11 +97,12 @@ class Recording:
             return NOTHING_CHANGED  # the usual call: nothing depends on it
         shown, hidden = self._refresh(record.affected)
         hidden.extend(record.hidden)
+        news = [*shown, *(name for name in record.opened if name not in shown)]
         return Changes(
             tuple(shown),
             tuple(hidden),
             tuple(record.entered),
-            announcement(shown, record.entered, len(self.graph.machines), record.listed),
+            announcement(news, record.entered, len(self.graph.machines), record.listed),
             tuple(record.injected),
         )
 
@@ -130,7 +131,9 @@ class Recording:
                         self._artifacts.add(key)
                         record.affected |= self.graph.dependents_of_artifact(key)
             for plan in self._bindings.observe(result.value):
-                record.injected.append(self._apply(plan))
+                injected = self._apply(plan)
+                record.injected.append(injected)
+                record.opened.extend([*injected.added, *plan.usable])
         self._move(name, result, record)
 
     def _move(self, name: str, result: ToolResult, record: CallRecord) -> None:

@@ -85,7 +85,7 @@ class SchedulerView:
 class CallRecord:
     """What a recorded call changes, collected before one refresh."""
 
-    __slots__ = ("affected", "entered", "hidden", "injected", "listed")
+    __slots__ = ("affected", "entered", "hidden", "injected", "listed", "opened")
 
     def __init__(self, affected: set[str]) -> None:
         self.affected = affected
@@ -93,6 +93,8 @@ class CallRecord:
         self.listed: set[str] = set()
         self.hidden: list[str] = []
         self.injected: list[Injected] = []
+        self.opened: list[str] = []
+        """Tools that objects in the result made usable (discovered, or chained)."""
 
 
 def type_keys(value: Any) -> set[str]:

@@ -127,7 +127,12 @@ CLOSE_SCHEMAS = [
     ("Close the box.", {"force": {"type": "boolean"}}),
 ]
 """The description and properties of ``close`` in each request of SCRIPT_ANY."""
-ANSWERS_ANY = ['{"id": "front"}', "door closed", '{"id": "b1"}', "box forced shut"]
+ANSWERS_ANY = [
+    '{"id": "front"}\n[now available: close]',
+    "door closed",
+    '{"id": "b1"}\n[now available: close]',
+    "box forced shut",
+]
 
 
 SCRIPT: list[Any] = [
@@ -154,10 +159,14 @@ REQUESTS = [BEFORE] * 5 + [FOUND] * 3
 """The tools of each model request of SCRIPT, exactly: ``star`` is declared from the
 start (a call before a repo is open gets guidance); the customers' tools come with the
 search that found them."""
-CUSTOMERS = '[{"id": "c1", "name": "Ann", "notes": []}, {"id": "c2", "name": "Andy", "notes": []}]'
+CUSTOMERS = (
+    '[{"id": "c1", "name": "Ann", "notes": []}, {"id": "c2", "name": "Andy", "notes": []}]\n'
+    "[now available: customer_c1_profile, customer_c1_add_note, customer_c2_profile, "
+    "customer_c2_add_note]"
+)
 ANSWERS = [
     "Tool 'star' needs a Repo first. Call first: open_repo.",
-    '{"name": "tides", "stars": 0}',
+    '{"name": "tides", "stars": 0}\n[now available: star]',
     "tides: 1 stars",
     None,  # a name nobody has yet: the framework's own unknown-tool answer
     CUSTOMERS,

@@ -259,8 +259,8 @@ def test_threads_at_the_same_step_each_get_their_own_run_time_tools() -> None:
         for prompt, r in zip(["door", "box"], results, strict=True)
     }
     assert answers == {
-        "door": ['{"id": "front"}', "door closed"],
-        "box": ['{"id": "b1"}', "box forced shut"],
+        "door": ['{"id": "front"}\n[now available: close]', "door closed"],
+        "box": ['{"id": "b1"}\n[now available: close]', "box forced shut"],
     }
 
 

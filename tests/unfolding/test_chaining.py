@@ -85,7 +85,7 @@ def test_chained_tools_are_declared_from_the_start_and_bind_to_the_newest_object
     assert texts(result)[0] == "Tool 'star' needs a Repo first. Call first: open_repo."
     assert result.trace.of_type(CallBlocked)[0].name == "star"
     assert texts(result)[1:] == [
-        "opened first",
+        "opened first\n[now available: star, rename]",  # issue 30: said as after unlocks
         "first: 1 stars",
         "opened second",
         "second: 1 stars",
