@@ -81,14 +81,20 @@ class CatalogueKeeper:
 
     def request(self, visible: Sequence[ToolDefinition]) -> ToolCatalogue:
         """The catalogue for a request showing ``visible``. Tools seen for the first
-        time are appended; changes since the last result count for that result."""
+        time are appended; a tool shown in a new form (``tool_detail`` of a layered
+        catalogue, an object's tool with another schema) takes the place of the form the
+        catalogue held; changes since the last result count for that result."""
         last = self._last
         if last is not None and last[0] is visible:
             return last[1]
         known = len(self._tools)
+        replaced = False
         for tool in visible:
-            self._tools.setdefault(tool.name, tool)
-        if len(self._tools) != known:
+            held = self._tools.setdefault(tool.name, tool)
+            if held is not tool and held != tool:  # a new form (a layered tool's full one)
+                self._tools[tool.name] = tool
+                replaced = True
+        if replaced or len(self._tools) != known:
             self._listed = None
         names = tuple(tool.name for tool in visible)
         if self._initial is None:
