@@ -60,7 +60,7 @@ class Listing:
         }
         """
         data = {"server": self.server, "tools": [dict(t) for t in self.tools]}
-        return json.dumps(data, indent=1, sort_keys=True) + "\n"
+        return json.dumps(data, indent=1) + "\n"  # the server's key order: tokens count the same
 
     @classmethod
     def from_json(cls, text: str, *, where: str = "listing") -> Listing:

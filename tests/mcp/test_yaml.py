@@ -226,3 +226,25 @@ def test_a_search_facade_from_yaml(design: Path) -> None:
         "- write_note: Write a note\n"
         "Tools now available: write_note."
     )
+
+
+def test_a_saved_listing_keeps_the_servers_key_order_and_its_token_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 30: --save sorted keys, so tokens counted from a saved listing differed."""
+    from statetools.review.tokens import tool_tokens
+
+    saved = tmp_path / "time.json"
+    assert main(["mcp", "list", "time", "--command", TIME_SERVER, "--save", str(saved)]) == 0
+    capsys.readouterr()
+    live = asyncio.run(st.mcp.MCPServer.stdio(TIME_SERVER, name="time").list_tools())
+    kept = st.mcp.MCPServer.from_listing(st.mcp.Listing.read(saved)).cached_tools()
+    assert [json.dumps(t.input_schema) for t in kept] == [
+        json.dumps(t.input_schema) for t in live
+    ]
+    assert list(kept[1].input_schema["properties"]) == [
+        "source_timezone",
+        "time",
+        "target_timezone",
+    ]
+    assert [tool_tokens(t) for t in kept] == [tool_tokens(t) for t in live]
