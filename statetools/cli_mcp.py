@@ -49,9 +49,32 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     if args.transport == "stdio":
         serve.serve_stdio(server)
     else:
+        _check_free(args.host, args.port)
         sys.stderr.write(f"serving {args.file} at http://{args.host}:{args.port}/mcp\n")
         serve.serve_http(server, host=args.host, port=args.port)
     return 0
+
+
+def _check_free(host: str, port: int) -> None:
+    """Refuse a port something else listens on, before saying we serve there."""
+    import errno
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise MCPUsageError(
+                    f"port {port} is in use",
+                    hint="choose another with --port N, or stop what listens there",
+                ) from None
+            raise MCPUsageError(
+                f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+                hint="check --host and --port",
+            ) from None
 
 
 def _server(args: argparse.Namespace) -> Any:

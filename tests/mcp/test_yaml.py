@@ -248,3 +248,29 @@ def test_a_saved_listing_keeps_the_servers_key_order_and_its_token_counts(
         "target_timezone",
     ]
     assert [tool_tokens(t) for t in kept] == [tool_tokens(t) for t in live]
+
+
+def test_serve_over_http_on_a_port_in_use_says_so_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 30: it printed "serving at ..." and then uvicorn's own error, exit 3."""
+    import socket
+    import subprocess
+
+    design = tmp_path / "d.yaml"
+    design.write_text("definitions:\n  - {kind: facade, name: f, description: F, tools: []}\n")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [STATETOOLS, "serve", str(design), "--transport", "http", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"statetools serve: error: port {port} is in use Hint: choose another with --port N, "
+        "or stop what listens there\n"
+    )
