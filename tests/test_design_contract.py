@@ -551,10 +551,10 @@ def test_with_tool_chaining_from_and_from_any() -> None:
     ):
         model = ScriptedModel([("open_repo", {"name": "a"}), ("star", {}), "ok"])
         result = st.ToolLoop(model).run("Star", tools=[chained])
-        assert tool_texts(result) == ["opened a", "starred a"]
+        assert tool_texts(result) == ["opened a\n[now available: star]", "starred a"]
     model = ScriptedModel([("open_repo", {"name": "a"}), ("star", {}), "ok"])
     result = st.ToolLoop(model).with_tool_chaining_from_any().run("Star", tools=[open_repo])
-    assert tool_texts(result) == ["opened a", "starred a"]
+    assert tool_texts(result) == ["opened a\n[now available: star]", "starred a"]
 
 
 # ---- running ------------------------------------------------------------------------

@@ -54,6 +54,22 @@ class Marks:
     unlocked: set[str]
     calls: list[tuple[str, Mapping[str, Any], Step]] = attrs.Factory(list)
     """Every call that ran: (tool, arguments, step), in order."""
+    states: list[tuple[str, Step, dict[str, str]]] = attrs.Factory(list)
+    """Every step with the states machines were in when it was made (a machine missing
+    had entered no state yet: it was in its initial state)."""
+
+    def steps_in(self, tool: str, machine: str, state: str, initial: str) -> list[Step]:
+        """The steps of ``tool`` made while ``machine`` was in ``state``.
+
+        >>> marks = read_marks([ToolCalled(1, "c1", "close", {}, "ok", 0.1)])
+        >>> marks.steps_in("close", "ticket", "OPEN", "OPEN"), marks.steps_in("close", "ticket", "DONE", "OPEN")
+        ([Step(turn=1, call=1, outcome='ok')], [])
+        """  # noqa: E501
+        return [
+            step
+            for name, step, states in self.states
+            if name == tool and states.get(machine, initial) == state
+        ]
 
 
 def read_marks(trace: Trace | Sequence[Event] | Sequence[dict[str, Any]] | None) -> Marks | None:
@@ -76,6 +92,7 @@ def read_marks(trace: Trace | Sequence[Event] | Sequence[dict[str, Any]] | None)
     current: dict[str, str] = {}
     unlocked: set[str] = set()
     calls_made: list[tuple[str, Mapping[str, Any], Step]] = []
+    in_states: list[tuple[str, Step, dict[str, str]]] = []
     calls: dict[int, int] = {}
     """Calls seen so far in each turn."""
     number = ""
@@ -91,12 +108,15 @@ def read_marks(trace: Trace | Sequence[Event] | Sequence[dict[str, Any]] | None)
                 made = attrs.evolve(step, outcome="error") if failed else step
                 steps.setdefault(event.name, []).append(made)
                 calls_made.append((event.name, event.arguments, made))
+                in_states.append((event.name, made, dict(current)))
             elif isinstance(event, CallBlocked):
-                steps.setdefault(event.name, []).append(attrs.evolve(step, outcome="blocked"))
+                blocked = attrs.evolve(step, outcome="blocked")
+                steps.setdefault(event.name, []).append(blocked)
+                in_states.append((event.name, blocked, dict(current)))
         elif isinstance(event, StateEntered):
             key = (event.machine, event.previous, event.state, last_tool)
             transitions.setdefault(key, []).append(number)
             current[event.machine] = event.state
         elif isinstance(event, ToolsUnlocked):
             unlocked.update(event.names)
-    return Marks(steps, transitions, current, unlocked, calls_made)
+    return Marks(steps, transitions, current, unlocked, calls_made, in_states)

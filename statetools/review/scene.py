@@ -48,6 +48,11 @@ class _Builder:
     def steps_of(self, tool: str) -> list[Step]:
         return list(self.marks.steps.get(tool, [])) if self.marks else []
 
+    def steps_in(self, tool: str, machine: str, state: str, initial: str) -> list[Step]:
+        """The steps of ``tool`` made in ``state`` of ``machine`` (a tool held by several
+        states is marked only in those it was called in)."""
+        return self.marks.steps_in(tool, machine, state, initial) if self.marks else []
+
     def called(self, tool: str) -> bool:
         return any(step.outcome == "ok" for step in self.steps_of(tool))
 
@@ -261,9 +266,10 @@ class _Builder:
         current = (
             (self.marks.current.get(name) or definition.initial_state()) if self.marks else None
         )
+        initial_state = definition.initial_state()
         for state in definition.state_names:
             rows = [
-                Row(tool, node_id("port", tool), self.steps_of(tool))
+                Row(tool, node_id("port", tool), self.steps_in(tool, name, state, initial_state))
                 for tool, where in definition.availability
                 if where == state and tool not in definition.global_tools
             ]

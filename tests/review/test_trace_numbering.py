@@ -105,3 +105,49 @@ def test_the_edges_of_conditions_that_fired_are_highlighted() -> None:
     assert taken(edge(f"tool_apply_points -> {and_gate}"))
     leaf = next(line.split()[0] for line in dot.splitlines() if line.strip().startswith("leaf_"))
     assert taken(edge(f"{leaf} -> {and_gate}"))
+
+
+class Ticket(enum.Enum):
+    OPEN = "open"
+    RESOLVED = "resolved"
+    ESCALATED = "escalated"
+    CLOSED = "closed"
+
+
+def ticket() -> st.StateMachineTool[Ticket]:
+    close = tool("close")
+    return (
+        st.StateMachineTool("ticket", "A ticket", Ticket)
+        .in_state(Ticket.OPEN)
+        .with_tool(tool("resolve"))
+        .transitions_to(Ticket.RESOLVED)
+        .with_tool(tool("escalate"))
+        .transitions_to(Ticket.ESCALATED)
+        .in_state(Ticket.RESOLVED)
+        .with_tool(close)
+        .transitions_to(Ticket.CLOSED)
+        .in_state(Ticket.ESCALATED)
+        .with_tool(close)
+        .transitions_to(Ticket.CLOSED)
+        .with_final_states(Ticket.CLOSED)
+    )
+
+
+def test_a_tool_held_by_several_states_is_marked_only_in_the_state_it_was_called_in() -> None:
+    """Issue 30: ``close`` was marked in RESOLVED and ESCALATED; only RESOLVED was entered."""
+    trace = st.Trace(
+        (
+            called(1, "c1", "resolve"),
+            StateEntered(1, "ticket", "RESOLVED", "OPEN", False),
+            called(2, "c2", "close"),
+            StateEntered(2, "ticket", "CLOSED", "RESOLVED", True),
+        )
+    )
+
+    dot = to_dot(st.disclosure_graph(ticket()), trace=trace)
+
+    resolved = line_of(dot, "state_ticket__RESOLVED ")
+    escalated = line_of(dot, "state_ticket__ESCALATED ")
+    assert f'<font color="{PATH}"><b>close</b></font> <font color="{PATH}">2.1</font>' in resolved
+    assert '<font point-size="11">close</font>' in escalated
+    assert "2.1" not in escalated
