@@ -145,7 +145,10 @@ def _unknown_tool(name: str, context: ReadContext) -> Invalid:
     known = [*context.registry, *context.catalogue, *context.named]
     close = difflib.get_close_matches(name, known, n=1) if len(name) <= QUOTE_LIMIT else []
     if close:
-        hint = f"did you mean '{close[0]}'?"
+        hint = (
+            f"did you mean '{close[0]}'? A tool that is not passed in tools=[...] is "
+            "named by import path ('module:attribute')"
+        )
     else:
         hint = (
             "pass the tool in tools=[...], name it by import path ('module:attribute'), "

@@ -123,6 +123,9 @@ def parse_yaml(text: str, *, name: str | None, base_dir: Path) -> Source:
         if "expected a single document" in str(exc.context or ""):
             what = "the file holds several YAML documents (---)"
             hint = "put several definitions in one document under 'definitions:'"
+        elif mark is not None and _tab_at(text, mark.line, mark.column):
+            what = f"a tab breaks the indentation ({what})"
+            hint = "YAML indents with spaces only: replace the tabs with spaces"
         else:
             hint = "fix the YAML syntax (indentation, quotes, colons)"
         raise spec_error(
@@ -301,3 +304,14 @@ def _data_key_problems(data: Any) -> list[RawProblem]:
             seen.add(id(value))
             pending.extend(((*path, index), item) for index, item in enumerate(value))
     return problems
+
+
+def _tab_at(text: str, line: int, column: int) -> bool:
+    """Whether the YAML error at ``line``/``column`` (from 0) sits on a tab of the
+    line's indentation, or the line's indentation holds one."""
+    lines = text.splitlines()
+    if line >= len(lines):
+        return False
+    here = lines[line]
+    indentation = here[: len(here) - len(here.lstrip(" \t"))]
+    return "\t" in indentation or here[column : column + 1] == "\t"

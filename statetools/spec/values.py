@@ -50,6 +50,8 @@ def text_value(value: Any, _: Any = None) -> str:
     if isinstance(value, str):
         return value
     hint = _QUOTE_HINT if isinstance(value, bool | int | float) else None
+    if isinstance(value, dict):  # `description: {Use this}` is a mapping in YAML
+        hint = "in YAML, {...} makes a mapping: to mean text, put it in quotes, '{...}'"
     raise Invalid(f"expected text, got {describe_value(value)}", hint=hint)
 
 

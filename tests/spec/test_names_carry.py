@@ -106,5 +106,6 @@ def test_an_unknown_name_is_still_an_error_with_a_suggestion(folder: Path) -> No
 
     assert str(caught.value) == (
         f"{folder / 'design.yaml'}: $.states.BOOK.tools[0] (line 10): unknown tool "
-        "'search_hotel' Hint: did you mean 'search_hotels'?"
+        "'search_hotel' Hint: did you mean 'search_hotels'? A tool that is not passed in "
+        "tools=[...] is named by import path ('module:attribute')"
     )
