@@ -59,7 +59,8 @@ class Marks:
     had entered no state yet: it was in its initial state)."""
 
     def steps_in(self, tool: str, machine: str, state: str, initial: str) -> list[Step]:
-        """The steps of ``tool`` made while ``machine`` was in ``state``.
+        """The steps of ``tool`` made while ``machine`` was in ``state`` (a blocked call
+        ran in no state: it shows in every state that holds the tool).
 
         >>> marks = read_marks([ToolCalled(1, "c1", "close", {}, "ok", 0.1)])
         >>> marks.steps_in("close", "ticket", "OPEN", "OPEN"), marks.steps_in("close", "ticket", "DONE", "OPEN")
@@ -68,7 +69,8 @@ class Marks:
         return [
             step
             for name, step, states in self.states
-            if name == tool and states.get(machine, initial) == state
+            if name == tool
+            and (step.outcome == "blocked" or states.get(machine, initial) == state)
         ]
 
 

@@ -239,9 +239,7 @@ def test_a_saved_listing_keeps_the_servers_key_order_and_its_token_counts(
     capsys.readouterr()
     live = asyncio.run(st.mcp.MCPServer.stdio(TIME_SERVER, name="time").list_tools())
     kept = st.mcp.MCPServer.from_listing(st.mcp.Listing.read(saved)).cached_tools()
-    assert [json.dumps(t.input_schema) for t in kept] == [
-        json.dumps(t.input_schema) for t in live
-    ]
+    assert [json.dumps(t.input_schema) for t in kept] == [json.dumps(t.input_schema) for t in live]
     assert list(kept[1].input_schema["properties"]) == [
         "source_timezone",
         "time",
