@@ -12,7 +12,7 @@ import io
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO, cast
 
@@ -253,6 +253,12 @@ def _parser() -> argparse.ArgumentParser:
     def command(name: str, handler: Any, help_text: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text, description=help_text)
         sub.add_argument("file", metavar="FILE", help="the design file")
+        sub.add_argument(
+            "--verbose",
+            action="store_true",
+            help="show what stdio MCP servers write on stderr while they are listed "
+            "(otherwise shown only when one fails)",
+        )
         sub.set_defaults(handler=handler)
         return sub
 
@@ -336,6 +342,14 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Entry point of the ``statetools`` command; returns the exit status."""
     stream = out or sys.stdout
     args = _parser().parse_args(argv)
+    if getattr(args, "verbose", False):
+        with _server_stderr_shown():
+            return _answer(args, stream)
+    return _answer(args, stream)
+
+
+def _answer(args: argparse.Namespace, stream: TextIO) -> int:
+    """Run the command ``args`` chose; returns the exit status."""
     try:
         return int(args.handler(args, stream))
     except StatetoolsError as exc:
@@ -352,6 +366,21 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
+
+
+@contextlib.contextmanager
+def _server_stderr_shown() -> Iterator[None]:
+    """``--verbose``: MCP servers listed for the design write on our stderr."""
+    try:
+        from statetools.mcp.design import SHOW_SERVER_STDERR
+    except ImportError:  # no mcp extra: no MCP servers to hear from
+        yield
+        return
+    token = SHOW_SERVER_STDERR.set(True)
+    try:
+        yield
+    finally:
+        SHOW_SERVER_STDERR.reset(token)
 
 
 def _broken_pipe(error: BaseException) -> bool:

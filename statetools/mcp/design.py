@@ -19,14 +19,17 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import difflib
+import tempfile
 from collections.abc import Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 from statetools.errors import StatetoolsError
 from statetools.mcp.listing import Listing
-from statetools.mcp.server import MCPServer
+from statetools.mcp.server import MCPServer, MCPServerError
 from statetools.mcp.tool import MCPTool
+from statetools.mcp.transports import SERVER_ERRLOG
 
 __all__ = ["MCPConfigError", "listed_tools", "server_from_config"]
 
@@ -127,13 +130,40 @@ def server_from_config(name: str, config: Any, base_dir: Path) -> MCPServer:
     return server
 
 
+SHOW_SERVER_STDERR: ContextVar[bool] = ContextVar("statetools_show_stderr", default=False)
+"""Whether servers listed for a design write their standard error to ours (``--verbose``);
+otherwise it is kept, and shown only when listing fails."""
+_MAX_STDERR = 2_000
+
+
 def _list_live(server: MCPServer) -> None:
     async def listed() -> None:
         async with server:
             await server.list_tools()
 
+    show = SHOW_SERVER_STDERR.get()
+
+    def run() -> None:
+        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
+            token = SERVER_ERRLOG.set(None if show else log)
+            try:
+                asyncio.run(listed())
+            except MCPServerError as exc:
+                log.seek(0)
+                said = log.read().strip()
+                if not said:
+                    raise
+                if len(said) > _MAX_STDERR:
+                    said = "..." + said[-_MAX_STDERR:]
+                shown = "".join(f"\n    {line}" for line in said.splitlines())
+                raise MCPServerError(
+                    f"{exc.message}; it wrote on stderr:{shown}", path=exc.path, hint=exc.hint
+                ) from exc
+            finally:
+                SERVER_ERRLOG.reset(token)
+
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, listed()).result()
+        pool.submit(run).result()
 
 
 def listed_tools(server: MCPServer) -> list[MCPTool]:

@@ -16,6 +16,7 @@ import os
 import shutil
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -39,6 +40,11 @@ def _command(command: str) -> str:
     return str(local) if local.is_file() else command
 
 
+SERVER_ERRLOG: ContextVar[TextIO | None] = ContextVar("statetools_mcp_errlog", default=None)
+"""Where stdio servers started in this context write their standard error (None: ours).
+Review commands set a file here, so servers' banners stay out of their output."""
+
+
 @contextlib.contextmanager
 def _server_stderr() -> Iterator[TextIO]:
     """Where a server's standard error goes: ours, read when the server starts. A
@@ -49,6 +55,10 @@ def _server_stderr() -> Iterator[TextIO]:
     ...     stream.fileno() >= 0
     True
     """
+    captured = SERVER_ERRLOG.get()
+    if captured is not None:
+        yield captured
+        return
     for stream in (sys.stderr, sys.__stderr__):
         try:
             usable = stream is not None and stream.fileno() >= 0

@@ -69,8 +69,7 @@ class Marks:
         return [
             step
             for name, step, states in self.states
-            if name == tool
-            and (step.outcome == "blocked" or states.get(machine, initial) == state)
+            if name == tool and (step.outcome == "blocked" or states.get(machine, initial) == state)
         ]
 
 
