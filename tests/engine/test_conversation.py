@@ -216,7 +216,7 @@ def test_chaining_binds_the_returned_object() -> None:
 
     assert [m.content for m in result.messages if isinstance(m, st.ToolMessage)] == [
         "Tool 'star' needs a Repo first. Call first: open_repo.",
-        "\"Repo('tides')\"",
+        "\"Repo('tides')\"\n[now available: star]",
         "tides: starred",
     ]
 
