@@ -11,6 +11,7 @@ import attrs
 
 from statetools.disclosure.items import as_tool
 from statetools.errors import SpecError
+from statetools.sections.beneath import Outside, open_beneath
 from statetools.sections.front_matter import SkillFile, read_skill_file
 from statetools.sections.section import Section
 from statetools.sections.sections import Sections
@@ -73,12 +74,18 @@ class SkillFiles:
         problem = _escape(folder, path)
         if problem is not None:
             return ToolResult.error(f"Cannot read '{path}': {problem}.")
-        target = folder / path
-        if not target.is_file():
+        try:
+            fd = open_beneath(folder, path)
+        except Outside:
+            return ToolResult.error(f"Cannot read '{path}': it leads outside the skill's folder.")
+        except FileNotFoundError:
             files = ", ".join(_files(folder)) or "none"
             return ToolResult.error(f"Skill '{skill}' has no file '{path}'. Its files: {files}.")
+        except OSError as exc:
+            return ToolResult.error(f"Cannot read '{path}': {exc.strerror or exc}.")
         try:
-            text = target.read_text(encoding="utf-8")
+            with open(fd, encoding="utf-8") as file:  # reads no more than it returns
+                text = file.read(MAX_FILE_CHARS + 1)
         except (OSError, UnicodeDecodeError):
             return ToolResult.error(f"Cannot read '{path}': it is not a UTF-8 text file.")
         if len(text) > MAX_FILE_CHARS:
@@ -108,7 +115,8 @@ def file_reader(folders: Mapping[str, Path]) -> Tool:
 
 
 def _escape(folder: Path, path: str) -> str | None:
-    """Why ``path`` may not be read from ``folder`` (None when it may)."""
+    """Why ``path`` may not be read from ``folder`` (None when it may); where it
+    leads is checked as it is opened (:func:`open_beneath`)."""
     if not path or "\x00" in path:
         return "give a path inside the skill's folder"
     candidate = Path(path)
@@ -116,12 +124,6 @@ def _escape(folder: Path, path: str) -> str | None:
         return "absolute paths are refused; give a path inside the skill's folder"
     if ".." in candidate.parts or ".." in Path(path.replace("\\", "/")).parts:
         return "'..' is refused; give a path inside the skill's folder"
-    try:
-        resolved = (folder / candidate).resolve()
-    except (OSError, RuntimeError):
-        return "the path cannot be resolved"
-    if not resolved.is_relative_to(folder.resolve()):
-        return "it leads outside the skill's folder"
     return None
 
 
