@@ -10,6 +10,7 @@ import attrs
 import yaml
 
 from statetools.errors import SpecError
+from statetools.safeyaml import MAX_SOURCE_BYTES, RefusedYaml, check_size, compose, load_yaml
 
 NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 MAX_NAME = 64
@@ -59,6 +60,12 @@ def _split(path: Path, text: str) -> tuple[str, str, int]:
     raise _fail(path, 1, "the front matter is not closed", "end it with a line '---'")
 
 
+def _shown(value: Any) -> str:
+    """``value``'s repr, cut to a line."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:80] + "..."
+
+
 def _value_line(node: yaml.MappingNode, key: str, first: int) -> int:
     for key_node, value_node in node.value:
         if key_node.value == key:
@@ -67,23 +74,47 @@ def _value_line(node: yaml.MappingNode, key: str, first: int) -> int:
     return first
 
 
+def _read(path: Path) -> str:
+    """The text of ``path``, refused past the size limit of design YAML (without
+    reading more than that)."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_SOURCE_BYTES + 1)
+            check_size(len(data) if len(data) <= MAX_SOURCE_BYTES else file.seek(0, 2))
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    except RefusedYaml as exc:
+        raise _fail(
+            path,
+            1,
+            exc.message.replace("the file", "SKILL.md", 1),
+            "keep SKILL.md short; long material goes in files of the skill's folder",
+        ) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _fail(path, 1, f"cannot read the file ({exc})", "write SKILL.md as UTF-8") from exc
+
+
 def read_skill_file(path: Path) -> SkillFile:
     """Read and check ``path`` (a ``SKILL.md``): ``name`` is 1-64 lowercase letters,
     digits and single hyphens and matches the folder; ``description`` is 1-1024
     characters. Raises :class:`~statetools.SpecError` naming the file and line.
 
+    The front matter is read within the limits of design YAML (size, nesting depth,
+    what aliases expand to; see :mod:`statetools.safeyaml`).
+
     >>> read_skill_file(Path("missing/SKILL.md"))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     statetools.errors.SpecError: missing/SKILL.md:1: cannot read the file ...
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _fail(path, 1, f"cannot read the file ({exc})", "write SKILL.md as UTF-8") from exc
+    text = _read(path)
     front, body, first = _split(path, text)
     try:
-        node = yaml.compose(front, Loader=yaml.SafeLoader)
-        data: Any = yaml.safe_load(front)
+        node = compose(front)
+        data: Any = load_yaml(front)
+    except RefusedYaml as exc:
+        line = first + (exc.line - 1 if exc.line else 0)
+        raise _fail(path, line, f"the front matter is refused: {exc.message}", exc.hint) from exc
+    except RecursionError as exc:
+        raise _fail(path, first, "the front matter is nested too deeply", "flatten it") from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = first + (mark.line if mark is not None else 0)
@@ -99,7 +130,7 @@ def read_skill_file(path: Path) -> SkillFile:
         raise _fail(
             path,
             _value_line(node, "name", first),
-            f"invalid skill name {name!r}",
+            f"invalid skill name {_shown(name)}",
             "write name: with 1-64 lowercase letters, digits and single hyphens",
         )
     if name != path.parent.name:
