@@ -33,7 +33,15 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 class Outside(Exception):
-    """The path, or a link on it, leads outside the folder."""
+    """The path, or a link on it, leads outside the folder.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> os.symlink("/etc/hostname", folder / "escape")
+    >>> open_beneath(folder, "escape")
+    Traceback (most recent call last):
+    statetools.sections.beneath.Outside
+    """
 
 
 def open_beneath(folder: Path, path: str) -> int:
