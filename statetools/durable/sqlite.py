@@ -1,69 +1,73 @@
-"""SqliteStore: sessions saved in one SQLite file (WAL mode), one row per session.
+"""SqliteStore: sessions saved in one SQLite file (WAL mode).
 
-Each step of a run replaces its session's row in one transaction, so a process that
-dies at any moment leaves the previous step or the new one, never a mix.
+Each step of a run is saved in one transaction, so a process that dies at any moment
+leaves the previous step or the new one, never a mix. A save appends the messages and
+trace events the step added and rewrites one small row (state, usage, outcome), so its
+cost does not grow with the session's length. A session is run by one runner at a time
+(a lease, see :mod:`statetools.durable.leases`). A store in a place that cannot be
+written opens read-only; a damaged file raises a :class:`StatetoolsError` saying what
+``PRAGMA integrity_check`` finds, never a raw ``sqlite3`` error.
 """
 
 from __future__ import annotations
 
-import json
+import os
+import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from statetools.disclosure.state import DisclosureState
-from statetools.engine.events import Trace
+from statetools.durable.codec import (
+    column_text,
+    event_texts,
+    head_json,
+    message_texts,
+    run_from_rows,
+    run_from_whole,
+)
+from statetools.durable.failures import (
+    StoreDamaged,
+    StoreReadOnly,
+    read_only_reason,
+    store_error,
+)
+from statetools.durable.layout import OLD, SCHEMA_VERSION, open_file
+from statetools.durable.leases import Heartbeat, Leases
+from statetools.durable.salvage import SessionInfo, list_sessions
+from statetools.errors import StatetoolsError
 from statetools.engine.result import LoopResult
-from statetools.errors import SpecError, StatetoolsError
 from statetools.loop.sessions import SavedRun
-from statetools.messages import messages_from_json, messages_to_json
-from statetools.models.base import Usage
-from statetools.tools.convert import to_jsonable
 
 __all__ = ["SCHEMA_VERSION", "SessionInfo", "SqliteStore"]
 
-SCHEMA_VERSION = 1
-"""The layout of the file this version writes; files of a newer layout are refused."""
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS statetools_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS statetools_sessions (
-    id TEXT PRIMARY KEY,
-    run_id TEXT NOT NULL,
-    outcome TEXT NOT NULL,
-    iterations INTEGER NOT NULL,
-    updated REAL NOT NULL,
-    data TEXT NOT NULL
-);
-"""
+@attrs.define
+class _Written:
+    """What this store last wrote of a session: to append only what is new."""
+
+    generation: int
+    messages: tuple[Any, ...]
+    events: tuple[Any, ...]
 
 
-@attrs.frozen
-class SessionInfo:
-    """One saved session, as :meth:`SqliteStore.sessions` lists it.
-
-    ``outcome`` is ``running`` while its run has not ended; ``updated`` is a Unix time.
-
-    >>> import os, tempfile
-    >>> store = SqliteStore(os.path.join(tempfile.mkdtemp(), "runs.db"), clock=lambda: 1.5)
-    >>> _ = ToolLoop(st.models.ScriptedModel(["Hello!"])).run("Hi", session="s1", store=store)
-    >>> store.sessions()
-    [SessionInfo(id='s1', outcome='answer', iterations=1, updated=1.5)]
-    """
-
-    id: str
-    outcome: str
-    iterations: int
-    updated: float
+def _extends(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
+    """Whether ``new`` starts with ``old`` (the same objects, as a run's messages and
+    events are, compare by identity without looking inside)."""
+    return len(old) <= len(new) and new[: len(old)] == old
 
 
 class SqliteStore:
     """Sessions in a SQLite file, for ``loop.run(..., session=, store=)``.
+
+    ``lease_seconds``: how long a runner's claim on a session outlives its last sign of
+    life (a live process renews it); ``owner`` names this runner in the error another
+    runner gets (default: ``process PID on HOST``).
 
     >>> import tempfile, os, statetools as st
     >>> from statetools.models import ScriptedModel
@@ -76,67 +80,102 @@ class SqliteStore:
     ('Hello!', ['s1'])
     """
 
-    def __init__(self, path: str | Path, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        clock: Callable[[], float] = time.time,
+        lease_seconds: float = 30.0,
+        owner: str | None = None,
+    ) -> None:
         self.path = Path(path)
         self._clock = clock
-        self._lock = threading.Lock()
-        self._connection = self._open()
+        self._lock = threading.RLock()
+        self.read_only = None if str(path) == ":memory:" else read_only_reason(self.path)
+        """Why the store is open read-only (None when it can be written)."""
+        self._damaged: StoreDamaged | None = None
+        try:
+            self._connection, self._layout = open_file(self.path, self.read_only)
+        except StoreDamaged as damaged:
+            if self.read_only is not None:
+                raise
+            # what SQLite can still read of a damaged file stays readable
+            try:
+                self._connection, self._layout = open_file(self.path, "it is damaged", damaged=True)
+            except StatetoolsError:
+                raise damaged from None
+            self._damaged = damaged
+        name = owner or f"process {os.getpid()} on {socket.gethostname()}"
+        self._leases = Leases(name, lease_seconds, clock, str(self.path))
+        self._heart: Heartbeat | None = None
+        self._written: dict[str, _Written] = {}
+
+    @property
+    def owner(self) -> str:
+        """The name of this runner, as the lease table and other runners' errors show it.
+
+        >>> SqliteStore(":memory:", owner="runner-a").owner
+        'runner-a'
+        """
+        return self._leases.owner
 
     # the file -----------------------------------------------------------------------
 
-    def _open(self) -> sqlite3.Connection:
-        where = str(self.path)
-        try:
-            if self.path.parent != Path():
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(where, check_same_thread=False, isolation_level=None)
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=NORMAL")
-            with connection:
-                connection.execute("BEGIN IMMEDIATE")
-                for statement in filter(str.strip, _SCHEMA.split(";")):
-                    connection.execute(statement)
-                row = connection.execute(
-                    "SELECT value FROM statetools_meta WHERE key = 'schema_version'"
-                ).fetchone()
-                if row is None:
-                    connection.execute(
-                        "INSERT INTO statetools_meta VALUES ('schema_version', ?)",
-                        (str(SCHEMA_VERSION),),
-                    )
-        except sqlite3.DatabaseError as exc:
-            raise StatetoolsError(
-                f"not a session store: {exc}",
-                path=where,
-                hint="give the path of a store file statetools made, or of a new file",
-            ) from exc
-        except OSError as exc:
-            raise StatetoolsError(
-                f"cannot open the session store: {exc.strerror or exc}",
-                path=where,
-                hint="check that the folder exists and can be written",
-            ) from exc
-        version = _version(row[0] if row is not None else str(SCHEMA_VERSION), where)
-        if version > SCHEMA_VERSION:
-            connection.close()
-            raise StatetoolsError(
-                f"the session store was written by a newer statetools (store version "
-                f"{version}; this one reads {SCHEMA_VERSION})",
-                path=where,
-                hint="upgrade statetools to continue these sessions",
+    @contextmanager
+    def _guard(self, doing: str) -> Iterator[sqlite3.Connection]:
+        """The connection, under the lock; a sqlite3 error becomes a StatetoolsError."""
+        with self._lock:
+            try:
+                yield self._connection
+            except (sqlite3.Error, UnicodeDecodeError) as exc:  # a garbled error message too
+                raise store_error(exc, str(self.path), doing, self._connection) from exc
+
+    @contextmanager
+    def _write(self, doing: str) -> Iterator[sqlite3.Connection]:
+        """One write transaction (refused, saying why, when the store is read-only)."""
+        if self._damaged is not None:
+            raise StoreDamaged(
+                f"cannot {doing}: {self._damaged.message}",
+                path=str(self.path),
+                hint=self._damaged.hint,
             )
-        return connection
+        if self.read_only is not None:
+            raise StoreReadOnly(
+                f"cannot {doing}: the session store is read-only ({self.read_only})",
+                path=str(self.path),
+                hint="make the file and its folder writable, or copy the store to a "
+                "writable place and use that",
+            )
+        with self._guard(doing) as connection:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield connection
+            except BaseException:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
 
     def close(self) -> None:
-        """Close the file (the store cannot be used afterwards); ``with SqliteStore(path)
-        as store:`` closes it at the end of the block.
+        """Close the file, giving up the sessions this runner holds (the store cannot be
+        used afterwards); ``with SqliteStore(path) as store:`` closes it at the end.
 
         >>> import os, tempfile
         >>> with SqliteStore(os.path.join(tempfile.mkdtemp(), "runs.db")) as store:
         ...     store.sessions()
         []
         """
+        if self._heart is not None:
+            self._heart.stop()
+            self._heart = None
         with self._lock:
+            if self._leases.held and self.read_only is None:
+                try:
+                    with self._write("give up its sessions") as connection:
+                        for session in list(self._leases.held):
+                            self._leases.release(connection, session)
+                except StatetoolsError:
+                    pass  # a damaged or closed file: the leases expire
             self._connection.close()
 
     def __enter__(self) -> SqliteStore:
@@ -145,10 +184,56 @@ class SqliteStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # runners ------------------------------------------------------------------------
+
+    def claim(self, session: str) -> int:
+        """Make this store the runner of ``session`` until its run ends (the loop calls
+        it before a run with ``session=`` takes a step); its fencing token.
+
+        Raises :class:`~statetools.durable.failures.SessionBusy` naming the owner when
+        another runner holds it, :class:`~statetools.durable.failures.StoreReadOnly`
+        when the store cannot be written.
+
+        Two store objects of one process are one runner: the later claim wins, and the
+        earlier one's next save is refused.
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "runs.db")
+        >>> SqliteStore(path, owner="runner-a").claim("s1")
+        1
+        >>> SqliteStore(path, owner="runner-b").claim("s1")  # the same process
+        2
+        """
+        with self._write(f"run session {session!r}") as connection:
+            token = self._leases.claim(connection, session)
+        if self._heart is None:
+            self._heart = Heartbeat(self._leases.seconds / 3, self._renew)
+        return token
+
+    def release(self, session: str) -> None:
+        """Stop being the runner of ``session`` (a run that ends does it itself).
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "runs.db")
+        >>> store = SqliteStore(path, owner="runner-a")
+        >>> store.claim("s1"), store.release("s1"), SqliteStore(path).claim("s1")
+        (1, None, 2)
+        """
+        if session in self._leases.held:
+            with self._write(f"give up session {session!r}") as connection:
+                self._leases.release(connection, session)
+
+    def _renew(self) -> None:
+        with self._lock:
+            if self._leases.held:
+                with self._write("renew its leases") as connection:
+                    self._leases.renew_all(connection)
+
     # the SessionStore protocol ------------------------------------------------------
 
     def save(self, session: str, run: SavedRun) -> None:
-        """Replace ``session``'s saved run with ``run`` (one transaction).
+        """Save ``run`` as ``session``'s run so far (one transaction): the messages and
+        events it added are appended, its state replaces the saved one.
 
         >>> import os, tempfile
         >>> store = SqliteStore(os.path.join(tempfile.mkdtemp(), "runs.db"))
@@ -158,12 +243,55 @@ class SqliteStore:
         'Hello!'
         """
         result = run.result
-        data = json.dumps(_to_data(result), ensure_ascii=False, allow_nan=False)
-        with self._lock, self._connection:
-            self._connection.execute(
-                "INSERT OR REPLACE INTO statetools_sessions VALUES (?, ?, ?, ?, ?, ?)",
-                (session, run.run_id, result.outcome, result.iterations, self._clock(), data),
+        messages, events = result.messages, result.trace.events
+        head = head_json(result)
+        with self._write(f"save session {session!r}") as connection:
+            self._leases.check(connection, session, ended=result.outcome != "running")
+            row = connection.execute(
+                "SELECT generation, messages, events FROM statetools_runs WHERE id = ?",
+                (session,),
+            ).fetchone()
+            known = self._written.get(session)
+            if (
+                known is None
+                or row is None
+                or tuple(row) != (known.generation, len(known.messages), len(known.events))
+                or not _extends(known.messages, messages)
+                or not _extends(known.events, events)
+            ):
+                known = _Written(-1, (), ())
+                connection.execute("DELETE FROM statetools_messages WHERE session = ?", (session,))
+                connection.execute("DELETE FROM statetools_events WHERE session = ?", (session,))
+            start_m, start_e = len(known.messages), len(known.events)
+            connection.executemany(
+                "INSERT INTO statetools_messages VALUES (NULL, ?, ?, ?)",
+                [
+                    (session, start_m + i, t)
+                    for i, t in enumerate(message_texts(messages[start_m:]))
+                ],
             )
+            connection.executemany(
+                "INSERT INTO statetools_events VALUES (NULL, ?, ?, ?)",
+                [(session, start_e + i, t) for i, t in enumerate(event_texts(events[start_e:]))],
+            )
+            generation = (int(row[0]) if row is not None else 0) + 1
+            connection.execute(
+                "INSERT OR REPLACE INTO statetools_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session,
+                    run.run_id,
+                    result.outcome,
+                    result.iterations,
+                    self._clock(),
+                    generation,
+                    len(messages),
+                    len(events),
+                    head,
+                ),
+            )
+            if self._layout.has(OLD):
+                connection.execute(f"DELETE FROM {OLD} WHERE id = ?", (session,))
+        self._written[session] = _Written(generation, tuple(messages), tuple(events))
 
     def saved(self, session: str) -> SavedRun | None:
         """``session``'s saved run, or None if it has none.
@@ -174,13 +302,53 @@ class SqliteStore:
         >>> store.saved("s1").result.messages[-1].content, store.saved("s2")
         ('Hello!', None)
         """
-        with self._lock:
-            row = self._connection.execute(
-                "SELECT run_id, data FROM statetools_sessions WHERE id = ?", (session,)
-            ).fetchone()
+        where = f"{self.path}: session {session!r}"
+        with self._guard(f"reading session {session!r}") as connection:
+            row = None
+            if self._layout.has("statetools_runs"):
+                row = connection.execute(
+                    "SELECT run_id, head, generation FROM statetools_runs WHERE id = ?",
+                    (session,),
+                ).fetchone()
+            if row is None:
+                return self._saved_whole(connection, session, where)
+            messages = [
+                r[0]
+                for r in connection.execute(
+                    "SELECT data FROM statetools_messages WHERE session = ? ORDER BY seq",
+                    (session,),
+                )
+            ]
+            events = [
+                r[0]
+                for r in connection.execute(
+                    "SELECT data FROM statetools_events WHERE session = ? ORDER BY seq",
+                    (session,),
+                )
+            ]
+        result = run_from_rows(
+            column_text(row[1]),
+            [column_text(m) for m in messages],
+            [column_text(e) for e in events],
+            where,
+        )
+        self._written[session] = _Written(
+            int(row[2]), tuple(result.messages), tuple(result.trace.events)
+        )
+        return SavedRun(str(row[0]), result)
+
+    def _saved_whole(
+        self, connection: sqlite3.Connection, session: str, where: str
+    ) -> SavedRun | None:
+        """A session still in the layout of store version 1."""
+        if not self._layout.has(OLD):
+            return None
+        row = connection.execute(
+            f"SELECT run_id, data FROM {OLD} WHERE id = ?", (session,)
+        ).fetchone()
         if row is None:
             return None
-        return SavedRun(row[0], _from_data(row[1], f"{self.path}: session {session!r}"))
+        return SavedRun(str(row[0]), run_from_whole(column_text(row[1]), where))
 
     # for people ---------------------------------------------------------------------
 
@@ -204,7 +372,9 @@ class SqliteStore:
         return saved.result
 
     def sessions(self) -> list[SessionInfo]:
-        """Every saved session, the most recently updated first.
+        """Every saved session, the most recently updated first. Where part of a damaged
+        file cannot be read, the sessions SQLite can still read are listed, and those
+        whose id is known but whose row is not say ``damaged``.
 
         >>> import os, tempfile
         >>> store = SqliteStore(os.path.join(tempfile.mkdtemp(), "runs.db"))
@@ -212,12 +382,10 @@ class SqliteStore:
         >>> [(info.id, info.outcome, info.iterations) for info in store.sessions()]
         [('s1', 'answer', 1)]
         """
-        with self._lock:
-            rows = self._connection.execute(
-                "SELECT id, outcome, iterations, updated FROM statetools_sessions "
-                "ORDER BY updated DESC, id"
-            ).fetchall()
-        return [SessionInfo(*row) for row in rows]
+        with self._guard("listing the sessions") as connection:
+            rows = list_sessions(connection, self._layout, str(self.path))
+        infos = [SessionInfo(*row) for row in rows]
+        return sorted(infos, key=lambda info: (-info.updated, info.id))
 
     def delete(self, session: str) -> bool:
         """Forget ``session``; True if it was saved.
@@ -228,67 +396,14 @@ class SqliteStore:
         >>> store.delete("s1"), store.delete("s1"), store.sessions()
         (True, False, [])
         """
-        with self._lock, self._connection:
-            cursor = self._connection.execute(
-                "DELETE FROM statetools_sessions WHERE id = ?", (session,)
-            )
-        return cursor.rowcount > 0
-
-
-def _version(text: str, where: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise StatetoolsError(
-            f"the session store has an unreadable version {text!r}",
-            path=where,
-            hint="the file is damaged; restore it from a copy",
-        ) from None
-
-
-def _output(value: Any) -> Any:
-    try:
-        data = to_jsonable(value)
-        json.dumps(data, allow_nan=False)
-    except Exception:  # an output that JSON cannot hold is kept as its text
-        return {"text": str(value)}
-    return {"value": data}
-
-
-def _to_data(result: LoopResult) -> dict[str, Any]:
-    return {
-        "output": _output(result.output),
-        "messages": messages_to_json(result.messages),
-        "iterations": result.iterations,
-        "usage": attrs.asdict(result.usage),
-        "trace": result.trace.to_json(),
-        "state": json.loads(result.state.to_json()),
-        "outcome": result.outcome,
-        "stop_reason": result.stop_reason,
-    }
-
-
-def _from_data(text: str, where: str) -> LoopResult:
-    try:
-        data = json.loads(text)
-        output = data["output"]
-        return LoopResult(
-            output=output.get("value", output.get("text")),
-            messages=tuple(messages_from_json(data["messages"])),
-            iterations=int(data["iterations"]),
-            usage=Usage(**data["usage"]),
-            trace=Trace.from_json(data["trace"]),
-            state=DisclosureState.from_json(data["state"]),
-            outcome=str(data["outcome"]),
-            stop_reason=data["stop_reason"],
-        )
-    except SpecError as exc:
-        raise SpecError(
-            f"a saved session is damaged: {exc.message}", path=where, hint=exc.hint
-        ) from exc
-    except Exception as exc:
-        raise SpecError(
-            f"a saved session is damaged: {type(exc).__name__}: {exc}",
-            path=where,
-            hint="the store file was changed by something else; delete the session",
-        ) from exc
+        with self._write(f"delete session {session!r}") as connection:
+            self._leases.check(connection, session, ended=True)
+            count = connection.execute(
+                "DELETE FROM statetools_runs WHERE id = ?", (session,)
+            ).rowcount
+            connection.execute("DELETE FROM statetools_messages WHERE session = ?", (session,))
+            connection.execute("DELETE FROM statetools_events WHERE session = ?", (session,))
+            if self._layout.has(OLD):
+                count += connection.execute(f"DELETE FROM {OLD} WHERE id = ?", (session,)).rowcount
+        self._written.pop(session, None)
+        return count > 0

@@ -44,16 +44,35 @@ class Session:
     def begin(
         self, prompt: str | Sequence[Message] | None, state: DisclosureState | None
     ) -> SavedRun | None:
-        """The session's saved run (None for a new session), checked against the call."""
-        saved = self.store.saved(self.id)
-        check_continuation(self.id, saved, prompt)
-        if saved is not None and state is not None:
-            raise StatetoolsError(
-                f"session {self.id!r} is saved: its own state is used",
-                path=f"session {self.id!r}",
-                hint="drop state=; a session continues from what its store saved",
-            )
+        """The session's saved run (None for a new session), checked against the call.
+
+        A store that names runners (``claim``/``release``, as
+        :class:`~statetools.SqliteStore` does) is claimed first, so no two runners take
+        the session's steps; a call that will run nothing gives the claim back.
+        """
+        claim = getattr(self.store, "claim", None)
+        if callable(claim):
+            claim(self.id)
+        try:
+            saved = self.store.saved(self.id)
+            check_continuation(self.id, saved, prompt)
+            if saved is not None and state is not None:
+                raise StatetoolsError(
+                    f"session {self.id!r} is saved: its own state is used",
+                    path=f"session {self.id!r}",
+                    hint="drop state=; a session continues from what its store saved",
+                )
+        except BaseException:
+            self._release()
+            raise
+        if saved is not None and prompt is None and saved.result.outcome != "running":
+            self._release()  # a finished session asked for nothing new: nothing runs
         return saved
+
+    def _release(self) -> None:
+        release = getattr(self.store, "release", None)
+        if callable(release):
+            release(self.id)
 
     def saver(self, run_id: str) -> Callable[[LoopResult], None]:
         """What saves each step of the run ``run_id`` in this session."""

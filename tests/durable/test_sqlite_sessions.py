@@ -184,7 +184,7 @@ def test_a_newer_or_corrupt_store_file_is_refused_clearly(tmp_path: Path) -> Non
         st.SqliteStore(newer)
     assert (error.value.path, error.value.message) == (
         str(newer),
-        "the session store was written by a newer statetools (store version 99; this one reads 1)",
+        "the session store was written by a newer statetools (store version 99; this one reads 2)",
     )
     corrupt = tmp_path / "corrupt.db"
     corrupt.write_bytes(b"this is not a database at all" * 100)
@@ -202,7 +202,7 @@ def test_a_damaged_saved_session_is_a_spec_error(tmp_path: Path) -> None:
     st.ToolLoop(ScriptedModel(["hi"])).run("hello", session="s", store=store)
     store.close()
     with sqlite3.connect(path) as connection:
-        connection.execute("UPDATE statetools_sessions SET data = '{\"messages\": [null]}'")
+        connection.execute("UPDATE statetools_runs SET head = '{\"messages\": [null]}'")
     with pytest.raises(st.SpecError) as error:
         st.SqliteStore(path).load("s")
     assert error.value.path == f"{path}: session 's'"
