@@ -61,6 +61,8 @@ bench: setup
 	$(PY) benchmarks/gateway_sessions.py --write
 	$(PY) benchmarks/gateway_http.py --write
 	$(PY) benchmarks/skill_file_race.py --write
+	$(PY) benchmarks/session_saves.py --write
+	$(PY) benchmarks/store_damage.py --write
 
 # The checks, on the newest versions of every dependency that pyproject.toml allows
 # (a fresh venv resolves them). When they fail, .ci/deps.py names the packages whose
