@@ -12,10 +12,12 @@ machine a runner whose process is gone is known dead at once.
 
 from __future__ import annotations
 
+import inspect
 import os
 import socket
 import sqlite3
 import threading
+import weakref
 from collections.abc import Callable
 
 from statetools.durable.failures import SessionBusy
@@ -203,31 +205,53 @@ def _alive(pid: int) -> bool:
 
 
 class Heartbeat:
-    """A daemon thread calling ``beat`` every ``interval`` seconds until stopped.
+    """A daemon thread calling ``beat`` every ``interval`` seconds while it returns
+    True and its owner lives (``beat`` is held by a weak reference, so the thread does
+    not keep a store alive), until stopped.
 
     >>> beats = []
-    >>> heart = Heartbeat(0.01, lambda: beats.append(1))
+    >>> heart = Heartbeat(0.01, lambda: beats.append(1) or len(beats) < 3)
     >>> heart.stop()
+    >>> heart.alive
+    False
     """
 
-    def __init__(self, interval: float, beat: Callable[[], None]) -> None:
+    def __init__(self, interval: float, beat: Callable[[], bool]) -> None:
         self._stopped = threading.Event()
-        self._beat = beat
+        self._beat: Callable[[], Callable[[], bool] | None] = (
+            weakref.WeakMethod(beat) if inspect.ismethod(beat) else lambda: beat
+        )
         self._interval = interval
         self._thread = threading.Thread(target=self._run, name="statetools-lease", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         while not self._stopped.wait(self._interval):
+            beat = self._beat()
+            if beat is None:  # its store is gone; its leases expire
+                break
             try:
-                self._beat()
+                if not beat():
+                    break
             except Exception:  # a damaged or closed store: the next save says so
                 continue
+            finally:
+                del beat
+        self._stopped.set()
+
+    @property
+    def alive(self) -> bool:
+        """Whether it still beats.
+
+        >>> Heartbeat(60.0, lambda: True).alive
+        True
+        """
+        return not self._stopped.is_set()
 
     def stop(self) -> None:
         """Stop beating (waits for a beat under way to end).
 
-        >>> heart = Heartbeat(60.0, lambda: None)
+        >>> heart = Heartbeat(60.0, lambda: True)
         >>> heart.stop()
         """
         self._stopped.set()

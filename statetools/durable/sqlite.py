@@ -206,7 +206,7 @@ class SqliteStore:
         """
         with self._write(f"run session {session!r}") as connection:
             token = self._leases.claim(connection, session)
-        if self._heart is None:
+        if self._heart is None or not self._heart.alive:  # it stops when none is held
             self._heart = Heartbeat(self._leases.seconds / 3, self._renew)
         return token
 
@@ -223,11 +223,13 @@ class SqliteStore:
             with self._write(f"give up session {session!r}") as connection:
                 self._leases.release(connection, session)
 
-    def _renew(self) -> None:
+    def _renew(self) -> bool:
+        """Renew the leases held; whether any is."""
         with self._lock:
             if self._leases.held:
                 with self._write("renew its leases") as connection:
                     self._leases.renew_all(connection)
+            return bool(self._leases.held)
 
     # the SessionStore protocol ------------------------------------------------------
 
