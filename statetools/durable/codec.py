@@ -14,9 +14,9 @@ from typing import Any
 import attrs
 
 from statetools.disclosure.state import DisclosureState
-from statetools.errors import SpecError
 from statetools.engine.events import Event, Trace
 from statetools.engine.result import LoopResult
+from statetools.errors import SpecError
 from statetools.messages import Message, messages_from_json, messages_to_json
 from statetools.models.base import Usage
 from statetools.tools.convert import to_jsonable
