@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from statetools.evaluation import Progress, evaluate, load_tasks
+from statetools.evaluation import EvalReport, Progress, TaskSuite, evaluate, load_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "catalogues"
@@ -195,6 +195,31 @@ def _progress(step: Progress) -> None:
     )
 
 
+def expected_made(report: EvalReport, suite: TaskSuite) -> str:
+    """A Markdown table: per task and condition, how many of the expected calls were
+    made, in order (``2/2`` is a success; ``1/2`` got the first call right)."""
+    made: dict[tuple[str, str], int] = {}
+    for record in report.records:
+        task = suite.task(record.task)
+        count = 0
+        for name, arguments in record.calls:
+            if count < len(task.expect) and task.expect[count].matches(name, arguments):
+                count += 1
+        made[(record.condition, record.task)] = count
+    lines = [
+        "| task | " + " | ".join(report.conditions) + " |",
+        "|---|" + "---:|" * len(report.conditions),
+    ]
+    for task in suite.tasks:
+        cells = [f"{made[(c, task.id)]}/{len(task.expect)}" for c in report.conditions]
+        lines.append(f"| {task.id} | " + " | ".join(cells) + " |")
+    firsts = [sum(made[(c, t.id)] >= 1 for t in suite.tasks) for c in report.conditions]
+    lines.append(
+        "| first call right | " + " | ".join(f"{n}/{len(suite.tasks)}" for n in firsts) + " |"
+    )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="openai-chat:qwen2.5-coder-1.5b")
@@ -224,8 +249,9 @@ def main() -> None:
         designs = {"facades": DESIGNS / "bfcl.yaml", "search": DESIGNS / "bfcl_search.yaml"}
     task_file = BUILD / f"{label}_tasks.yaml"
     task_file.write_text(json.dumps(suite, indent=1) + "\n", encoding="utf-8")
+    suite_loaded = load_tasks(task_file)
     report = evaluate(
-        load_tasks(task_file),
+        suite_loaded,
         args.model,
         {name: str(path) for name, path in designs.items()},
         concurrency=1,
@@ -243,6 +269,8 @@ def main() -> None:
     (BUILD / f"{label}.json").write_text(report.dumps(), encoding="utf-8")
     (BUILD / f"{label}.svg").write_text(report.svg(), encoding="utf-8")
     print(report.markdown())
+    print()
+    print(expected_made(report, suite_loaded))
 
 
 if __name__ == "__main__":
