@@ -169,8 +169,13 @@ def calls_in_text(text: str, *, ids: Iterator[str]) -> TextCalls:
     kept = 0
     for block in blocks:
         found = _calls_of(block.group("fenced") or block.group("tagged") or "", ids)
-        if found is None:
-            return TextCalls([], text)  # a block that is no call: the text is an answer
+        if found is None:  # a block that is no call: an answer, unless calls come first
+            before = _calls_of(text[: blocks[0].start()], ids) if not calls else None
+            return (
+                TextCalls(before, text[blocks[0].start() :].strip())
+                if before
+                else (TextCalls([], text))
+            )
         calls += found
         rest.append(text[kept : block.start()])
         kept = block.end()

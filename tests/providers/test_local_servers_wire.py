@@ -222,3 +222,19 @@ def test_several_calls_one_after_the_other_in_one_block_are_all_run(wire: WireSe
         ("call_3", "order 14: shipped"),  # written with its braces doubled
         ("call_4", "order 15: shipped"),  # with a note after it in the block
     ]
+
+
+def test_a_call_before_a_fenced_note_is_run(wire: WireServer) -> None:
+    # seen from Qwen2.5-Coder 1.5B: the call first, then a note in a fenced block
+    wire.reply(
+        chat_completion(
+            '{"name": "get_order", "arguments": {"order_id": "16"}}\n```\nIt ships soon.\n```'
+        )
+    )
+    wire.reply(chat_completion("Order 16 is shipped."))
+
+    result = st.ToolLoop(model_for(wire)).run("Order 16?", tools=[GET_ORDER])
+
+    assert result.output == "Order 16 is shipped."
+    assert wire.bodies[1]["messages"][1]["content"] == "```\nIt ships soon.\n```"
+    assert tool_messages(wire, 1) == [("call_1", "order 16: shipped")]
