@@ -35,6 +35,10 @@ from typing import Any
 
 from statetools.evaluation import EvalReport, Progress, TaskSuite, evaluate, load_tasks
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _report import write_section
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "catalogues"
 BUILD = ROOT / "build" / "real"
@@ -232,7 +236,17 @@ def main() -> None:
     parser.add_argument(
         "--label", help="names the files in build/real/ (default: the suite's name)"
     )
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="only copy the committed results (real_model_tau_retail.md) into RESULTS.md",
+    )
     args = parser.parse_args()
+    if args.write:
+        write_section(
+            "real-model", (Path(__file__).parent / "real_model_tau_retail.md").read_text()
+        )
+        return
     label = args.label or args.suite
     BUILD.mkdir(parents=True, exist_ok=True)
     if args.suite == "tau_retail":
