@@ -10,13 +10,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any, TextIO
 
 from statetools.cli_output import Output, UsageError, add_model_options, model_options
 from statetools.cli_sessions import add_session_options, open_store
 from statetools.cli_transcript import Transcript, Watched
+from statetools.engine.events import ToolCalled, ToolStarted
 from statetools.engine.result import LoopResult
 from statetools.errors import StatetoolsError
 from statetools.loop.toolloop import ToolLoop
@@ -99,6 +103,7 @@ def run_design(design: Design, args: argparse.Namespace, out: TextIO) -> int:
         output.line(f"user: {prompt}", "user")
     transcript.legend()
     error: StatetoolsError | None = None
+    running: dict[str, str] = {}  # call id -> name of each tool started and not returned
 
     async def streamed() -> LoopResult:
         stream = loop.stream(
@@ -108,8 +113,19 @@ def run_design(design: Design, args: argparse.Namespace, out: TextIO) -> int:
             session=args.session,
             store=store,
         )
-        async for event in stream:
-            transcript(event)
+        try:
+            async for event in stream:
+                if isinstance(event, ToolStarted):
+                    running[event.call_id] = event.name
+                elif isinstance(event, ToolCalled):
+                    running.pop(event.call_id, None)
+                transcript(event)
+        except asyncio.CancelledError as cancelled:  # Ctrl-C: asyncio cancels the run,
+            partial = getattr(cancelled, "result", None) or loop.last_result  # then waits
+            if args.save_trace and partial is not None:  # for tools in worker threads
+                _save_trace(args.save_trace, partial.trace, output)
+            _wait_for_tools(sorted(set(running.values())))
+            raise
         return stream.result
 
     try:
@@ -123,13 +139,29 @@ def run_design(design: Design, args: argparse.Namespace, out: TextIO) -> int:
             raise
         trace, error = partial.trace, exc
     if args.save_trace:
-        Path(args.save_trace).write_text(
-            json.dumps(trace.to_json(), indent=1) + "\n", encoding="utf-8"
-        )
-        output.line(f"trace saved to {args.save_trace}", "note")
+        _save_trace(args.save_trace, trace, output)
     if error is not None:
         raise error
     return 0
+
+
+def _save_trace(path: str, trace: Any, output: Output) -> None:
+    """Write ``trace`` as JSON to ``path`` and say so."""
+    Path(path).write_text(json.dumps(trace.to_json(), indent=1) + "\n", encoding="utf-8")
+    output.line(f"trace saved to {path}", "note")
+
+
+def _wait_for_tools(names: list[str]) -> None:
+    """After Ctrl-C: synchronous tools still running in worker threads keep the process
+    alive until they return (a thread cannot be stopped). Say so, and let a second
+    Ctrl-C end the process at once (the session store has every answered step)."""
+    workers = [t for t in threading.enumerate() if t is not threading.main_thread()]
+    if not names or not any(t.is_alive() and not t.daemon for t in workers):
+        return  # nothing holds the process: a cancelled async tool has stopped already
+    signal.signal(signal.SIGINT, lambda _signal, _frame: os._exit(130))
+    which = ("tool " if len(names) == 1 else "tools ") + ", ".join(names)
+    sys.stderr.write(f"interrupted: waiting for {which} to return; Ctrl-C again to exit now\n")
+    sys.stderr.flush()
 
 
 def add_run_options(sub: argparse.ArgumentParser) -> None:
