@@ -161,14 +161,14 @@ def tau_retail(count: int, calls: int) -> dict[str, Any]:
 def bfcl(count: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A task file for ``count`` BFCL tasks on the file system and math classes, and
     the flat catalogue (those classes' tools) as OpenAI tools."""
-    by_class = _read(SHARED / "bfcl" / "bfcl_multi_turn_tools_by_class.json")
+    by_class = _read(SHARED / "bfcl" / "bfcl_multi_turn_tools_by_class.json")["classes"]
     tasks = _read(SHARED / "bfcl" / "bfcl_tasks_multi_turn_base.json")["tasks"]
     chosen = [
         t for t in tasks if set(t["involved_classes"]) <= BFCL_CLASSES and t["ground_truth"][0]
     ][:count]
     tools = []
     for name in sorted(BFCL_CLASSES):
-        entries = by_class[name] if isinstance(by_class[name], list) else by_class[name]["tools"]
+        entries = by_class[name]["tools"]
         tools += [e if "function" in e else {"type": "function", "function": e} for e in entries]
     suite = {
         "system_prompt": BFCL_SYSTEM,
