@@ -239,12 +239,12 @@ def main() -> None:
     parser.add_argument(
         "--write",
         action="store_true",
-        help="only copy the committed results (real_model_tau_retail.md) into RESULTS.md",
+        help="only copy the committed results (real_model.md) into RESULTS.md",
     )
     args = parser.parse_args()
     if args.write:
         write_section(
-            "real-model", (Path(__file__).parent / "real_model_tau_retail.md").read_text()
+            "real-model", (Path(__file__).parent / "real_model.md").read_text()
         )
         return
     label = args.label or args.suite
