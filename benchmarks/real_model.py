@@ -243,9 +243,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.write:
-        write_section(
-            "real-model", (Path(__file__).parent / "real_model.md").read_text()
-        )
+        write_section("real-model", (Path(__file__).parent / "real_model.md").read_text())
         return
     label = args.label or args.suite
     BUILD.mkdir(parents=True, exist_ok=True)
