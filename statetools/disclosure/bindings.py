@@ -50,12 +50,21 @@ class Plan:
     """Chained tools (declared from the start) that the first bound object made usable."""
 
 
+DISCOVERY_DEPTH = 5
+"""How deeply discovered tools may nest: objects returned by a tool of the design are
+found at depth 1, objects returned by their tools at depth 2, and so on. Past this,
+objects are not discovered (an ``InjectionSkipped`` event says why for each tool)."""
+
+
 class Bindings:
     """Chained instances (last wins) and discovered entities of one run."""
 
-    def __init__(self, graph: DisclosureGraph, limit: int) -> None:
+    def __init__(self, graph: DisclosureGraph, limit: int, depth: int = DISCOVERY_DEPTH) -> None:
         self.graph = graph
         self.limit = limit
+        self.depth = depth
+        self._depths: dict[str, int] = {}
+        """The depth at which each discovered tool's object was found."""
         self.instances: dict[str, Any] = {}
         """The newest bound instance per chained type key."""
         self._bound: dict[str, tuple[Any, BaseTool]] = {}
@@ -89,14 +98,14 @@ class Bindings:
         producers = self.graph.producers(self.graph.chained[name])
         return unbound_message(name, entry.tool.source, producers)
 
-    def observe(self, value: Any) -> list[Plan]:
-        """Bind what ``value`` offers; the tool changes to make."""
+    def observe(self, value: Any, source: str | None = None) -> list[Plan]:
+        """Bind what ``value`` (returned by tool ``source``) offers; the tool changes to make."""
         if value is None or isinstance(value, _PLAIN):
             return []
         plans: list[Plan] = []
         found = providers_in(value)
         if found:
-            plans.append(self._discover(found))
+            plans.append(self._discover(found, self._depths.get(source or "", 0) + 1))
         bound = False
         failed: list[tuple[str, str]] = []
         for key, rule in self.graph.chains.items():
@@ -143,10 +152,13 @@ class Bindings:
         self._any_names = tuple(tool.name for tool in tools)
         return Plan("chaining", tuple(tools), previous)
 
-    def _discover(self, found: list[tuple[Any, Any]]) -> Plan:
+    def _discover(self, found: list[tuple[Any, Any]], depth: int) -> Plan:
         added: list[BaseTool] = []
         over: list[str] = []
         no_id: list[tuple[str, str]] = []
+        too_deep = (
+            f"found at depth {depth} of nested tool providers, past the limit of {self.depth}"
+        )
         for obj, spec in found:
             identifier = entity_id(obj, spec)
             if isinstance(identifier, NoId):
@@ -156,15 +168,20 @@ class Bindings:
                 continue
             tools = provider_tools(obj, spec, identifier)
             key = (spec.prefix, identifier)
-            self._entity_objects[key] = obj
             if key in self._entities:  # the same entity again: rebind its tools
+                self._entity_objects[key] = obj
                 added.extend(tools)
                 continue
+            if depth > self.depth:
+                no_id.extend((tool.name, too_deep) for tool in tools)
+                continue
+            self._entity_objects[key] = obj
             if self._discovered + len(tools) > self.limit:
                 over.extend(tool.name for tool in tools)
                 continue
             self._entities[key] = tuple(tool.name for tool in tools)
             self._discovered += len(tools)
+            self._depths.update(dict.fromkeys(self._entities[key], depth))
             added.extend(tools)
         return Plan("discovery", tuple(added), (), tuple(over), tuple(no_id))
 

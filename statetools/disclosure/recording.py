@@ -130,7 +130,7 @@ class Recording:
                     if key not in self._artifacts:
                         self._artifacts.add(key)
                         record.affected |= self.graph.dependents_of_artifact(key)
-            for plan in self._bindings.observe(result.value):
+            for plan in self._bindings.observe(result.value, name):
                 injected = self._apply(plan)
                 record.injected.append(injected)
                 record.opened.extend([*injected.added, *plan.usable])

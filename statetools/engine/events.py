@@ -134,9 +134,10 @@ class ToolsRemoved:
 
 @attrs.frozen
 class InjectionSkipped:
-    """An injected tool was not added: a tool of that name is already there, or the
+    """An injected tool was not added: a tool of that name is already there, the
     ``@tool_provider`` object that offers it has no id (``name`` is then the template,
-    ``order_<number>_cancel``, and ``reason`` says what was wrong with the id)."""
+    ``order_<number>_cancel``, and ``reason`` says what was wrong with the id), or that
+    object was found past the depth limit of nested providers."""
 
     iteration: int
     name: str

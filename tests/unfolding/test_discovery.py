@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 import statetools as st
-from statetools.loop.events import InjectionLimitReached, ToolsInjected
+from statetools.loop.events import InjectionLimitReached, InjectionSkipped, ToolsInjected
 from statetools.models import ScriptedModel
 
 
@@ -156,3 +156,34 @@ def test_an_object_without_its_id_is_skipped() -> None:
     model = ScriptedModel([("get_box", {}), "done"])
     st.ToolLoop(model).run("go", tools=[get_box])
     assert model.requests[1].tool_names == ["get_box"]
+
+
+@st.tool_provider(prefix="node")
+@attrs.define
+class Node:
+    id: str
+
+    @st.llm_tool("The child of this node.")
+    def child(self) -> Node:
+        return Node(str(int(self.id) + 1))
+
+
+def test_nested_tool_providers_stop_at_the_depth_limit_with_an_event() -> None:
+    def root() -> Node:
+        """The root node."""
+        return Node("1")
+
+    calls = [("root", {})] + [(f"node_{n}_child", {}) for n in range(1, 6)]
+    model = ScriptedModel([*calls, "done"])
+
+    result = st.ToolLoop(model).run("go down", tools=[root])
+
+    assert model.requests[-1].tool_names == ["root"] + [f"node_{n}_child" for n in range(1, 6)]
+    assert result.trace.of_type(InjectionSkipped) == [
+        InjectionSkipped(
+            6,
+            "node_6_child",
+            "found at depth 6 of nested tool providers, past the limit of 5",
+        )
+    ]
+    assert result.messages[-2].content == '{"id": "6"}'  # no tools announced
