@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import datetime
 import os
 import statistics
 import subprocess
@@ -290,7 +291,8 @@ async def main_async(args: argparse.Namespace) -> str:
         dev_server_existing_path=dev_server_path(),
         ip="127.0.0.1",
         dev_server_log_level="error",
-    )
+        dev_server_startup_timeout=datetime.timedelta(seconds=60),  # the default 5 s is
+    )  # too little on a loaded machine
     try:
         target = str(env.client.service_client.config.target_host)
         server = dev_server_pid()

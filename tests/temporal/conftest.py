@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
 from temporalio.testing import WorkflowEnvironment
@@ -21,6 +22,8 @@ class DevServer:
                 dev_server_existing_path=dev_server_path(),
                 ip="127.0.0.1",
                 dev_server_log_level="error",
+                # the SDK waits 5 s by default: too little on a loaded 2-core machine
+                dev_server_startup_timeout=timedelta(seconds=60),
             )
         )
 
