@@ -16,7 +16,8 @@ that row is left out.
 
     python benchmarks/retrieval.py [--write] [--bfcl-data DIR] [--dev]
 
-Timing runs on one core (BLAS threads set to 1, the process pinned to one CPU).
+Timing runs on one core (BLAS threads set to 1, the process pinned to one CPU) and
+counts the process's CPU time, so that other work on a shared machine does not count.
 """
 
 from __future__ import annotations
@@ -162,16 +163,16 @@ def measure(
     """recall@k per k, ms per query, s per 1,000 tools indexed, mean share found @5."""
     facade = st.UnfoldingTool.searchable("find_tools", "Find tools", list(tools), ranker=ranker)
     index = facade.search_index
-    started = time.perf_counter()
+    started = time.process_time()
     index._built()
-    indexing = time.perf_counter() - started
+    indexing = time.process_time() - started
     found = dict.fromkeys(KS, 0)
     share = 0.0
     times = []
     for words, names in turns:
-        started = time.perf_counter()
+        started = time.process_time()
         ranked = [tool.name for tool, _ in index.rank(words, max(KS))]
-        times.append(time.perf_counter() - started)
+        times.append(time.process_time() - started)
         for k in KS:
             found[k] += names <= set(ranked[:k])
         share += len(names & set(ranked[:5])) / len(names)
@@ -253,7 +254,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             "embeddings and hybrid use `st.search.local_embedder()` (all-MiniLM-L6-v2 on numpy).",
             "'hybrid + co-usage' is `CoUsageRanker(hybrid, traces)` with the tools of each turn",
             "of the 50 development tasks as traces (BFCL only: no traces for the others).",
-            "Times on one core: median ms per query (query embedding included), seconds to",
+            "Times are CPU time on one core (BLAS on one thread, the process pinned to one CPU;",
+            "the machine was shared, so wall-clock read higher): median ms per query (query",
+            "embedding included), seconds to",
             "index 1,000 tools (embedding every tool's text; hybrid's index reuses the vectors",
             "the embeddings row computed, so its figure is only the BM25 part).",
             "",
@@ -264,7 +267,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             machine_line(),
             "",
             "`python benchmarks/retrieval.py --write --bfcl-data DIR` (DIR: BFCL's"
-            " `bfcl_eval/data` folder).",
+            " `bfcl_eval/data` folder; `make bench BFCL_DATA=DIR`).",
         ]
     )
     if args.write and not args.dev:
