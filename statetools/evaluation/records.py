@@ -27,7 +27,7 @@ __all__ = ["Journal", "RunRecord"]
 JOURNAL_VERSION = 1
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen
 class RunRecord:
     """One task run under one condition (one repeat): whether it succeeded and what it
     cost. Token counts are the provider's (``usage_reported`` says in how many of the
@@ -38,9 +38,9 @@ class RunRecord:
     ('flat', 't1', 0)
     """
 
-    condition: str = attrs.field(kw_only=False)
-    task: str = attrs.field(kw_only=False)
-    repeat: int = attrs.field(kw_only=False)
+    condition: str
+    task: str
+    repeat: int
     success: bool = False
     reason: str = ""
     """Why the task failed ('' when it succeeded)."""
