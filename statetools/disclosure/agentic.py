@@ -16,7 +16,7 @@ import attrs
 from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.definition import AgentOptions, SystemPrompt, agent_model, agent_schema
 from statetools.errors import DefinitionError, RunError
-from statetools.tools.calling import failure
+from statetools.tools.calling import failure, invalid_arguments
 from statetools.tools.context import LoopFactory, ToolCallContext
 from statetools.tools.result import ToolResult
 from statetools.tools.schema import Parameter
@@ -188,10 +188,7 @@ class AgenticTool(BaseTool):
             return ToolResult.error(parsed)
         problems = argument_problems(make_validator(self.input_schema), parsed)
         if problems:
-            return ToolResult.error(
-                f"Invalid arguments for tool '{self.name}': {'; '.join(problems)}. "
-                "Call it again with corrected arguments."
-            )
+            return ToolResult.error(invalid_arguments(self.name, problems))
         system_prompt = self._system_prompt(context)
         if isinstance(system_prompt, ToolResult):
             return system_prompt

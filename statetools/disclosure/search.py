@@ -30,7 +30,7 @@ from statetools.errors import DefinitionError, SpecError
 from statetools.search.choice import ranker_for
 from statetools.search.documents import Document, document_for
 from statetools.search.ranker import Ranker
-from statetools.tools.calling import Arguments, Context, parse_arguments
+from statetools.tools.calling import Arguments, Context, invalid_arguments, parse_arguments
 from statetools.tools.result import ToolResult
 from statetools.tools.schema import InputSchema, JsonSchema, Parameter
 from statetools.tools.summary import first_sentence, words
@@ -261,10 +261,7 @@ class SearchFacade(Facade, Protocol):
 
 
 def _invalid(facade: SearchFacade, problems: Sequence[str]) -> str:
-    return (
-        f"Invalid arguments for tool '{facade.name}': {'; '.join(problems)}. "
-        "Call it again with corrected arguments."
-    )
+    return invalid_arguments(facade.name, problems)
 
 
 def _words_of(arguments: Mapping[str, Any]) -> str:

@@ -14,7 +14,7 @@ import attrs
 from statetools.disclosure.facade_arguments import fitting, ignored_note, taken
 from statetools.disclosure.unfolding_members import inner_tool
 from statetools.errors import DefinitionError
-from statetools.tools.calling import Arguments, Context, failure, parse_arguments
+from statetools.tools.calling import Arguments, Context, failure, invalid_arguments, parse_arguments
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 from statetools.tools.typeschema import JsonSchema
@@ -122,10 +122,7 @@ def listing(names: Sequence[str], usage_notes: str | None = None, note: str | No
 
 
 def _invalid(facade: Facade, problems: Sequence[str]) -> str:
-    return (
-        f"Invalid arguments for tool '{facade.name}': {'; '.join(problems)}. "
-        "Call it again with corrected arguments."
-    )
+    return invalid_arguments(facade.name, problems)
 
 
 def select(facade: Facade, arguments: Mapping[str, Any]) -> Unfolded | str:

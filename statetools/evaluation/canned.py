@@ -22,7 +22,7 @@ import attrs
 
 from statetools.errors import SpecError
 from statetools.evaluation.matching import arguments_match, expected_value
-from statetools.tools.calling import Arguments, Context, parse_arguments
+from statetools.tools.calling import Arguments, Context, invalid_arguments, parse_arguments
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 from statetools.tools.validation import argument_problems, make_validator
@@ -172,10 +172,7 @@ class CannedTool(BaseTool):
             return ToolResult.error(parsed)
         problems = argument_problems(make_validator(self.input_schema), parsed)
         if problems:
-            return ToolResult.error(
-                f"Invalid arguments for tool '{self.name}': {'; '.join(problems)}. "
-                "Call it again with corrected arguments."
-            )
+            return ToolResult.error(invalid_arguments(self.name, problems))
         results = (context or {}).get(RESULTS_KEY)
         answer = (results or CannedResults()).answer(self.name, parsed)
         return ToolResult.error(answer.text) if answer.is_error else ToolResult.text(answer.text)

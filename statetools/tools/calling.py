@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -22,6 +22,18 @@ Arguments = str | Mapping[str, Any] | None
 
 Context = ToolCallContext | Mapping[str, Any] | None
 """The context a call may carry: a ToolCallContext, any mapping, or nothing."""
+
+
+def invalid_arguments(name: str, problems: Sequence[str]) -> str:
+    """What the model reads when its arguments for tool ``name`` have ``problems``.
+
+    >>> invalid_arguments("add", ["missing required argument 'b'"])
+    "Invalid arguments for tool 'add': missing required argument 'b'. Call it again with corrected arguments."
+    """  # noqa: E501
+    return (
+        f"Invalid arguments for tool '{name}': {'; '.join(problems)}. "
+        "Call it again with corrected arguments."
+    )
 
 
 def parse_arguments(name: str, arguments: Arguments) -> dict[str, Any] | str:

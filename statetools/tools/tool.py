@@ -11,7 +11,14 @@ from typing import Any, Self
 import attrs
 
 from statetools.errors import DefinitionError, StatetoolsError
-from statetools.tools.calling import Arguments, Context, failure, parse_arguments, to_result
+from statetools.tools.calling import (
+    Arguments,
+    Context,
+    failure,
+    invalid_arguments,
+    parse_arguments,
+    to_result,
+)
 from statetools.tools.context import ToolCallContext
 from statetools.tools.definition import ToolDefinition
 from statetools.tools.docstrings import description_of
@@ -283,10 +290,7 @@ class Tool(BaseTool):
             except ConversionProblem as problem:
                 problems = problem.problems
         if problems:
-            return ToolResult.error(
-                f"Invalid arguments for tool '{self.name}': {'; '.join(problems)}. "
-                "Call it again with corrected arguments."
-            )
+            return ToolResult.error(invalid_arguments(self.name, problems))
         if self.binding.context_parameters:
             injected = _as_context(context)
             kwargs.update(dict.fromkeys(self.binding.context_parameters, injected))
