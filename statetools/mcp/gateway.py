@@ -33,9 +33,7 @@ sessions of its own; without the header every request starts from the first set)
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import itertools
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
@@ -43,19 +41,14 @@ from typing import Any
 import mcp.types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from statetools.blackboard import Blackboard
 from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.scheduler import Scheduler
-from statetools.disclosure.shown import Shown
-from statetools.engine.answers import Refusal, admit, settle
 from statetools.mcp.convert import wire_content
-from statetools.messages import ToolCall
-from statetools.tools.calling import failure
+from statetools.mcp.disclosure_session import _Listings, _Session
 from statetools.tools.context import RUN_ID_KEY, RunEnd, ToolCallContext
-from statetools.tools.result import ToolResult
 
 __all__ = ["SESSION_HEADER", "disclosure_server"]
 
@@ -72,71 +65,6 @@ requests (2025-era clients are told apart by ``Mcp-Session-Id``).
 """
 
 ContextSource = Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
-
-
-class _Listings:
-    """The MCP form of the visible tools, kept by the scheduler's :class:`Shown` (fresh
-    sessions share the graph's first one, so their first ``tools/list`` is made once)."""
-
-    def __init__(self, kept: int = 64) -> None:
-        self.kept = kept
-        self.forms: OrderedDict[int, tuple[Shown, list[types.Tool]]] = OrderedDict()
-
-    def of(self, shown: Shown) -> list[types.Tool]:
-        found = self.forms.get(id(shown))
-        if found is not None and found[0] is shown:
-            return found[1]
-        listing = [
-            types.Tool(name=t.name, description=t.description, input_schema=t.input_schema)
-            for t in shown.tools
-        ]
-        self.forms[id(shown)] = (shown, listing)  # kept alive with it: the id stays its own
-        while len(self.forms) > self.kept:
-            self.forms.popitem(last=False)
-        return listing
-
-
-class _Session:
-    """One client's scheduler, context and change subscriptions. The compiled graph
-    is the server's, shared by every session."""
-
-    def __init__(
-        self, graph: DisclosureGraph, context: ToolCallContext, listings: _Listings
-    ) -> None:
-        self.blackboard = Blackboard()
-        self.context = context.with_blackboard(self.blackboard)
-        self.scheduler = Scheduler(graph, None, blackboard=self.blackboard, context=self.context)
-        self.listings = listings
-        self.bus = InMemorySubscriptionBus()
-        self.listen = ListenHandler(self.bus)
-        self.lock = asyncio.Lock()
-        self.calls = itertools.count(1)
-
-    def names(self) -> list[str]:
-        return [tool.name for tool in self.scheduler.visible()]
-
-    def listing(self) -> list[types.Tool]:
-        return self.listings.of(self.scheduler.shown())
-
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> tuple[ToolResult, bool]:
-        """Run one call as the loop would; returns the result (its text with the
-        announcement) and whether the visible tools changed."""
-        async with self.lock:
-            before = self.names()
-            self.scheduler.begin_turn()
-            admitted = admit(self.scheduler, name)
-            if isinstance(admitted, Refusal):
-                result = ToolResult.error(admitted.text)
-            else:
-                try:
-                    result = await admitted.acall(dict(arguments), self.context)
-                except Exception as exc:
-                    result = failure(name, exc)
-                call = ToolCall(f"mcp_{next(self.calls)}", name, dict(arguments))
-                settled = settle(self.scheduler, call, result)
-                if settled.changes.announcement:
-                    result = result.with_text(settled.text)
-            return result, self.names() != before
 
 
 class _Sessions:
