@@ -52,6 +52,7 @@ from statetools.loop.agentic import SimpleAgenticTool
 from statetools.loop.events import (
     Event,
     Listener,
+    NestedEvent,
     StreamEvent,
     TextDelta,
     ToolCallStarted,
@@ -226,6 +227,7 @@ __all__ = [
     "LoopResult",
     "MaxIterationsExceeded",
     "Message",
+    "NestedEvent",
     "OutputValidationError",
     "Param",
     "Parameter",

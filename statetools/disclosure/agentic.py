@@ -31,6 +31,8 @@ class AgenticTool(BaseTool):
     The tools may include playbooks and state machines; they are disclosed inside the
     nested conversation by the same scheduler as at the top level. The nested run's
     :class:`~statetools.engine.result.LoopResult` is kept as the result's ``value``.
+    The nested run shares the caller's blackboard (both ways), and its events reach the
+    caller's listeners as :class:`~statetools.NestedEvent` (see docs/playbooks.md).
 
     The nested loop comes from :meth:`default_loop_factory` or, inside a run, from the
     run (``ToolCallContext.loop_factory``); :class:`statetools.SimpleAgenticTool` is the
@@ -199,7 +201,9 @@ class AgenticTool(BaseTool):
             end_on_final_state=self.end_on_final_state,
         )
         try:
-            result = await loop.arun(self._prompt(parsed), tools=self.items, context=context)
+            result = await loop.arun(
+                self._prompt(parsed), tools=self.items, context=self._nested_context(context)
+            )
         except RunError as error:
             return ToolResult(
                 content=f"Tool '{self.name}' failed: {error.message}",
@@ -208,6 +212,22 @@ class AgenticTool(BaseTool):
                 has_value=error.result is not None,
             )
         return ToolResult(content=str(result.output), value=result, has_value=True)
+
+    def _nested_context(
+        self, context: ToolCallContext | Mapping[str, Any] | None
+    ) -> ToolCallContext | Mapping[str, Any] | None:
+        """The context of the nested run: the caller's entries and blackboard, and a
+        relay that names this tool in front of the path of what it relays."""
+        relay = context.relay if isinstance(context, ToolCallContext) else None
+        if relay is None:
+            return context
+        assert isinstance(context, ToolCallContext)
+        name = self.name
+
+        def through_this_tool(path: tuple[str, ...], event: Any) -> None:
+            relay((name, *path), event)
+
+        return context.with_relay(through_this_tool)
 
     def default_loop_factory(self) -> LoopFactory | None:
         """The loop this tool runs in when it brings its own (None: the run's loop)."""

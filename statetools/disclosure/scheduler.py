@@ -165,9 +165,10 @@ class Scheduler(Recording):
             tool_of = self._tool_of
             self._visible.update((name, tool_of(name)) for name in names)
             self._order.start(self._visible)
-        self._refresh(graph.when_tools)
+        posted = self._blackboard_changes()  # a nested run starts with its caller's values
+        self._refresh(graph.when_tools | posted if posted else graph.when_tools)
         self._order.settle()
-        if fresh and visibility == "hidden" and graph.initial_shown is not None:
+        if fresh and visibility == "hidden" and graph.initial_shown is not None and not posted:
             self._shown = graph.initial_shown
 
     @classmethod

@@ -27,7 +27,7 @@ from statetools.engine.boundary import clean_message
 from statetools.engine.calls import Call, Calls
 from statetools.engine.events import Event, Listener, RunStarted
 from statetools.engine.prompt import place_prompt, refresh_prompt
-from statetools.engine.record import RunRecord, disclosure_only, initial_messages
+from statetools.engine.record import RunRecord, disclosure_only, forward_to, initial_messages
 from statetools.engine.result import LoopResult
 from statetools.engine.steps import (
     answer_unrun,
@@ -118,11 +118,14 @@ class Conversation:
         capabilities = capabilities if capabilities is not None else ModelCapabilities()
         self.capabilities = capabilities
         self.strategy = chain(list(strategies))
-        self.blackboard = Blackboard()
         base = context if isinstance(context, ToolCallContext) else ToolCallContext(context or {})
         if RUN_ID_KEY not in base:
             base = base.merge({RUN_ID_KEY: run_id if run_id is not None else uuid.uuid4().hex})
-        self.context = base.with_blackboard(self.blackboard)
+        self.blackboard = base.blackboard if base.blackboard is not None else Blackboard()
+        """The run's blackboard: the context's (a nested run shares its caller's), or new."""
+        if base.relay is not None:  # a nested run: its events go to the outer listeners too
+            listeners = (*listeners, forward_to(base.relay))
+        self.context = base.with_blackboard(self.blackboard).with_relay(self._relay)
         """What the host passes to the tools it runs (``tool.acall(arguments, context)``)."""
         self.scheduler = Scheduler.for_items(
             (*items, *chaining) if chaining else items,
@@ -185,6 +188,9 @@ class Conversation:
         ['run_started']
         """
         return self.record.events
+
+    def _relay(self, path: tuple[str, ...], event: Event) -> None:
+        self.record.relay(path, event)
 
     def _restored_tool(self, name: str) -> BaseTool | None:
         strategy = self.strategy

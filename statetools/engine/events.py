@@ -226,6 +226,32 @@ class RunFinished:
     type: Literal["run_finished"] = "run_finished"
 
 
+@attrs.frozen
+class NestedEvent:
+    """An event of a nested run (the loop an agentic tool runs its task in), as the
+    outer run's listeners hear it: ``path`` names the agentic tools from the outer run
+    inward (``depth`` is its length), ``event`` is the nested run's own event. The outer
+    trace does not keep it: the nested run's trace is the call's result value.
+
+    >>> nested = NestedEvent(("planner", "researcher"), RunFinished(2.0, 1, "answer"))
+    >>> nested.depth, nested.event.outcome
+    (2, 'answer')
+    """
+
+    path: tuple[str, ...]
+    event: Event
+    type: Literal["nested"] = "nested"
+
+    @property
+    def depth(self) -> int:
+        """How deep the nested run is: 1 for an agentic tool the outer run called.
+
+        >>> NestedEvent(("researcher",), RunFinished(1.0, 1, "answer")).depth
+        1
+        """
+        return len(self.path)
+
+
 Event = (
     RunStarted
     | IterationStarted
@@ -245,6 +271,7 @@ Event = (
     | ConversationRestarted
     | OutputRejected
     | RunFinished
+    | NestedEvent
 )
 """Any event of a run; ``event.type`` tells which.
 

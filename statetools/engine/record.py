@@ -30,6 +30,7 @@ from statetools.engine.events import (
     ConversationRestarted,
     Event,
     Listener,
+    NestedEvent,
     RunFinished,
     ToolAnswered,
     Trace,
@@ -38,8 +39,9 @@ from statetools.engine.result import LoopResult
 from statetools.errors import RestartLimitExceeded, RunAborted, RunError
 from statetools.messages import Message, SystemMessage, ToolCall, ToolMessage, UserMessage
 from statetools.models.base import ToolDefinition, Usage
+from statetools.tools.context import Relay
 
-__all__ = ["RunRecord", "disclosure_only", "initial_messages"]
+__all__ = ["RunRecord", "disclosure_only", "forward_to", "initial_messages"]
 
 logger = logging.getLogger("statetools.loop")
 
@@ -72,6 +74,27 @@ def initial_messages(prompt: str | Sequence[Message], system_prompt: str | None)
     if system_prompt and not any(isinstance(m, SystemMessage) for m in messages):
         messages.insert(0, SystemMessage(system_prompt))
     return [clean_message(message) for message in messages]
+
+
+def forward_to(relay: Relay) -> Listener:
+    """A listener of a nested run that hands its events to the outer run's ``relay``
+    (those of runs nested deeper keep their path).
+
+    >>> heard = []
+    >>> forward = forward_to(lambda path, event: heard.append((path, event.type)))
+    >>> forward(NestedEvent(("inner",), RunFinished(1.0, 1, "answer")))
+    >>> forward(RunFinished(2.0, 1, "answer"))
+    >>> heard
+    [(('inner',), 'run_finished'), ((), 'run_finished')]
+    """
+
+    def forward(event: Event) -> None:
+        if isinstance(event, NestedEvent):
+            relay(event.path, event.event)
+        else:
+            relay((), event)
+
+    return forward
 
 
 class RunRecord:
@@ -125,6 +148,8 @@ class RunRecord:
         """The error the run ended with (it carries the run so far as ``.result``)."""
         self.reported: RunFinished | None = None
         """The ``RunFinished`` event of this run, once it was reported."""
+        self._relay_failure: Exception | None = None
+        """A listener's failure on a nested run's event, raised at this run's next event."""
         self.catalogue = CatalogueKeeper(scheduler) if catalogue else None
         saved = state.catalogue if state is not None else None
         if self.catalogue is not None and saved is not None:
@@ -159,7 +184,7 @@ class RunRecord:
         ['run_started']
         """
         self.events.append(event)
-        failure: Exception | None = None
+        failure, self._relay_failure = self._relay_failure, None
         for listener in self.listeners:
             try:
                 listener(event)
@@ -167,6 +192,32 @@ class RunRecord:
                 if failure is None:
                     failure = exc
         if failure is not None:
+            raise failure
+
+    def relay(self, path: tuple[str, ...], event: Event) -> None:
+        """Tell every listener of an event of a nested run (``path``: the agentic tools
+            from this run inward) as a :class:`NestedEvent`; the trace does not keep it. A
+            listener that fails stops the nested run (the failure is raised) and this run
+            at its next event.
+
+        >>> heard = []
+        >>> from statetools.engine import Conversation
+        >>> record = Conversation([], "Hi", run_id="r1", listeners=[heard.append]).record
+        >>> record.relay(("helper",), RunFinished(1.0, 1, "answer"))
+        >>> heard[-1].path, heard[-1].event.type, len(record.events)
+        (('helper',), 'run_finished', 1)
+        """
+        nested = NestedEvent(path, event)
+        failure: Exception | None = None
+        for listener in self.listeners:
+            try:
+                listener(nested)
+            except Exception as exc:
+                if failure is None:
+                    failure = exc
+        if failure is not None:
+            if self._relay_failure is None:
+                self._relay_failure = failure
             raise failure
 
     def emit_changes(self, changes: Changes) -> None:

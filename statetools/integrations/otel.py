@@ -9,12 +9,14 @@
 Spans follow the OpenTelemetry GenAI semantic conventions: one ``invoke_agent`` span
 per run, a ``chat`` span per model call and an ``execute_tool`` span per tool call,
 nested in that order; a run started by a tool (an agent used as a tool) is a child of
-that tool's span. Every span ends, however the run ends: a run that raises (an error,
-cancellation, an interrupt) ends its open spans (the model call it waited for, the tool
-that was running) with status ERROR and ``error.type`` (the error's class name,
-``cancelled`` or ``interrupted``). Disclosure
-attributes (``statetools.*``) say how many tools the model was shown, which tools a
-call unlocked or hid, which state it entered, and why a call was blocked.
+that tool's span; so is the nested run of an agentic tool, whose events reach the
+outer run's listeners (its ``invoke_agent`` span is named after the agentic tool).
+Every span ends, however the run ends: a run that raises (an error, cancellation, an
+interrupt) ends its open spans (the model call it waited for, the tool that was
+running) with status ERROR and ``error.type`` (the error's class name, ``cancelled`` or
+``interrupted``). Disclosure attributes (``statetools.*``) say how many tools the model
+was shown, which tools a call unlocked or hid, which state it entered, and why a call
+was blocked.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from statetools.engine.events import (
     Event,
     IterationStarted,
     ModelResponded,
+    NestedEvent,
     RunFinished,
     RunStarted,
     StateEntered,
@@ -107,6 +110,12 @@ class OtelListener:
         self.clock = clock
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, NestedEvent):  # an agentic tool's run, inside the running tool
+            if isinstance(event.event, RunStarted):
+                self._run_started(event.event, event.path[-1])
+            else:
+                self(event.event)
+            return
         if isinstance(event, RunStarted):
             self._run_started(event)
             return
@@ -137,16 +146,17 @@ class OtelListener:
             start_time=start,
         )
 
-    def _run_started(self, event: RunStarted) -> None:
+    def _run_started(self, event: RunStarted, agent_name: str | None = None) -> None:
         outer = _CURRENT.get()
         tool = outer.tools.get(outer.running) if outer and outer.running else None
+        name = agent_name or self.agent_name
         span = self.tracer.start_span(
-            f"invoke_agent {self.agent_name}",
+            f"invoke_agent {name}",
             context=trace.set_span_in_context(tool) if tool is not None else None,
             kind=SpanKind.INTERNAL,
             attributes={
                 "gen_ai.operation.name": "invoke_agent",
-                "gen_ai.agent.name": self.agent_name,
+                "gen_ai.agent.name": name,
                 "gen_ai.conversation.id": event.run_id,
                 "statetools.tools.visible_count": len(event.tools),
             },

@@ -263,8 +263,14 @@ class ToolLoop:
             )
         run_id = saved.run_id if saved is not None else self.id_factory()
         run_end = RunEnd()
+        caller = context if isinstance(context, ToolCallContext) else None
         run_context = (
-            ToolCallContext(context or {}, loop_factory=ToolLoop)
+            ToolCallContext(
+                context or {},
+                loop_factory=ToolLoop,
+                blackboard=caller.blackboard if caller is not None else None,
+                relay=caller.relay if caller is not None else None,
+            )
             .merge({RUN_ID_KEY: run_id})
             .with_run_end(run_end)
         )

@@ -42,6 +42,11 @@ class LoopFactory(Protocol):
         ...
 
 
+Relay = Callable[[tuple[str, ...], Any], None]
+"""Where a nested run's events go: called with the path of agentic tools (outermost
+first) and the nested run's event."""
+
+
 def _freeze(values: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(values))
 
@@ -71,7 +76,9 @@ class ToolCallContext(Mapping[str, Any]):
     True
 
     Inside a run, ``loop_factory`` builds nested loops for agentic tools (the running
-    loop's class); outside a run it is None.
+    loop's class), and ``relay`` takes a nested run's events to the run's listeners
+    (``relay(path, event)``, ``path`` naming the agentic tools from the run inward);
+    outside a run both are None.
     """
 
     _values: Mapping[str, Any] = attrs.field(factory=dict, converter=_freeze, alias="values")
@@ -79,6 +86,7 @@ class ToolCallContext(Mapping[str, Any]):
     run_end: RunEnd | None = attrs.field(default=None, kw_only=True, repr=False)
     """Inside a run, where tools register what to close when the run ends."""
     loop_factory: LoopFactory | None = attrs.field(default=None, kw_only=True, repr=False)
+    relay: Relay | None = attrs.field(default=None, kw_only=True, repr=False)
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]
@@ -114,11 +122,13 @@ class ToolCallContext(Mapping[str, Any]):
         board = other.blackboard if isinstance(other, ToolCallContext) else None
         end = other.run_end if isinstance(other, ToolCallContext) else None
         factory = other.loop_factory if isinstance(other, ToolCallContext) else None
+        relay = other.relay if isinstance(other, ToolCallContext) else None
         return ToolCallContext(
             {**self._values, **other},
             blackboard=board if board is not None else self.blackboard,
             run_end=end if end is not None else self.run_end,
             loop_factory=factory if factory is not None else self.loop_factory,
+            relay=relay if relay is not None else self.relay,
         )
 
     def with_blackboard(self, blackboard: Blackboard | None) -> ToolCallContext:
@@ -132,6 +142,7 @@ class ToolCallContext(Mapping[str, Any]):
             blackboard=blackboard,
             run_end=self.run_end,
             loop_factory=self.loop_factory,
+            relay=self.relay,
         )
 
     def with_run_end(self, run_end: RunEnd | None) -> ToolCallContext:
@@ -145,6 +156,24 @@ class ToolCallContext(Mapping[str, Any]):
             blackboard=self.blackboard,
             run_end=run_end,
             loop_factory=self.loop_factory,
+            relay=self.relay,
+        )
+
+    def with_relay(self, relay: Relay | None) -> ToolCallContext:
+        """The same entries (blackboard, closer, loop) with ``relay`` as where nested
+        runs' events go.
+
+        >>> heard = []
+        >>> ctx = ToolCallContext({"a": 1}).with_relay(lambda path, event: heard.append(path))
+        >>> ctx.relay(("researcher",), "an event"); heard
+        [('researcher',)]
+        """
+        return ToolCallContext(
+            self._values,
+            blackboard=self.blackboard,
+            run_end=self.run_end,
+            loop_factory=self.loop_factory,
+            relay=relay,
         )
 
     def __or__(self, other: Mapping[str, Any]) -> ToolCallContext:

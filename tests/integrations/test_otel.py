@@ -422,6 +422,51 @@ def test_a_run_inside_a_tool_leaves_the_outer_run_to_end_its_own_spans(
     assert attributes(inner)["statetools.iterations"] == 1
 
 
+def test_an_agentic_tool_run_is_a_child_of_its_call_from_the_outer_listener_alone(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """The nested run's events reach the outer listener (issue 30): no listener is
+    given to the agentic tool, yet its run has its spans, under the call that ran it."""
+    opened = OpenSpans()
+
+    def lookup() -> str:
+        """Look a fact up."""
+        return "the moon"
+
+    helper = (
+        st.SimpleAgenticTool("researcher", "Research.")
+        .with_tools(lookup)
+        .with_model(ScriptedModel([("lookup", {}), "It is the moon."]))
+    )
+    loop = st.ToolLoop(
+        ScriptedModel([("researcher", {"task": "Why tides?"}), "The moon."]),
+        listeners=[listener(exporter, opened)],
+    )
+    assert loop.run("go", tools=[helper]).output == "The moon."
+
+    spans = exporter.get_finished_spans()
+    assert [s.name for s in spans] == [
+        "chat scripted",
+        "chat scripted",
+        "execute_tool lookup",
+        "chat scripted",
+        "invoke_agent researcher",
+        "execute_tool researcher",
+        "chat scripted",
+        "invoke_agent desk",
+    ]
+    assert opened.names == []
+    outer, inner, call = spans[7], spans[4], spans[5]
+    assert inner.parent is not None
+    assert inner.parent.span_id == call.context.span_id
+    assert [s.parent.span_id for s in spans[1:4] if s.parent] == [inner.context.span_id] * 3
+    assert call.parent is not None
+    assert call.parent.span_id == outer.context.span_id
+    assert attributes(inner)["gen_ai.agent.name"] == "researcher"
+    assert attributes(inner)["statetools.iterations"] == 2
+    assert {s.context.trace_id for s in spans} == {outer.context.trace_id}
+
+
 def failing_on(kind: str) -> st.Listener:
     def fail(event: st.Event) -> None:
         if event.type == kind:
