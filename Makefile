@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BASE_STAMP := $(VENV)/.installed-base
 STAMP := $(VENV)/.installed
-EXTRAS := dev,openai,anthropic,mcp,pydantic-ai,langchain,openai-agents,otel,temporal,embeddings
+EXTRAS := dev,openai,anthropic,mcp,pydantic-ai,langchain,openai-agents,otel,temporal,embeddings,code
 # The lowest version of every runtime dependency that pyproject.toml allows, tested by
 # `make test-lowest` in a venv of its own.
 LOWEST_VENV ?= .venv-lowest

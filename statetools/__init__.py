@@ -100,6 +100,7 @@ from statetools.tools.wrappers import (
 if TYPE_CHECKING:
     from statetools import mcp as mcp
     from statetools import testing as testing
+    from statetools.code import CodeMode as CodeMode
     from statetools.durable import SessionInfo as SessionInfo
     from statetools.durable import SqliteStore as SqliteStore
     from statetools.evaluation import EvalReport as EvalReport
@@ -130,6 +131,7 @@ _LAZY = {
     **dict.fromkeys(("Section", "Sections", "load_skills"), "statetools.sections"),
     **dict.fromkeys(("Design", "dump_playbook", "load_design", "load_playbook"), "statetools.spec"),
     **dict.fromkeys(("EvalReport", "evaluate"), "statetools.evaluation"),
+    "CodeMode": "statetools.code",
 }
 """Names whose module (and what it imports: ``sqlite3``, networkx, graphviz, YAML, the
 review and spec packages) loads on first use, so that ``import statetools`` stays light
@@ -160,6 +162,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "CodeMode",
     "EvalReport",
     "evaluate",
     "Section",

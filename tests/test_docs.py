@@ -35,6 +35,7 @@ PAGES = [
     "durable.md",
     "sections.md",
     "skills.md",
+    "code-mode.md",
 ]
 # Pages whose python blocks another test runs (and that test's file names the page).
 RUN_ELSEWHERE = {

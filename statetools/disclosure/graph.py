@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from statetools.disclosure.chaining import ChainedTool, Chaining
+from statetools.disclosure.code_view import ScriptTool, through_scripts
 from statetools.disclosure.conditions import (
     After,
     AllOf,
@@ -134,6 +135,11 @@ class DisclosureGraph(GraphLookups):
         self.chained: dict[str, str] = {}
         """Chained tool name -> the key of the type it needs an instance of."""
         self.outlines: dict[str, Outline] = {}
+        self.code_modes: dict[str, frozenset[str]] = {}
+        """The tools of each code-mode item, by the name of its script tool (the model
+        is shown the script tool in their place)."""
+        self.code_member_of: dict[str, str] = {}
+        """Tool name -> the script tool it is called through."""
         """The prompt sections of each section-reading facade (``read_section``)."""
         self._scopes: dict[str, frozenset[str]] = {}
         self._producers: dict[str, list[str]] = {}
@@ -367,6 +373,29 @@ class DisclosureGraph(GraphLookups):
                 label=transition.label,
             )
 
+    def add_code_mode(self, tool: ScriptTool, items: Iterable[Any]) -> None:
+        """Register a code-mode item: its script ``tool``, then its ``items`` as usual;
+        the tools they register (and no tool registered before) are reached through
+        the script tool.
+
+        >>> from statetools.code import CodeMode
+        >>> disclosure_graph(CodeMode(Tool.create("ping", "Ping.", lambda: "pong"))).code_modes
+        {'run_code': frozenset({'ping'})}
+        """
+        if not isinstance(tool, ScriptTool):
+            raise DefinitionError(
+                f"the code-mode item's tool '{tool.name}' does not run scripts",
+                path=tool.name,
+                hint="build code mode with st.CodeMode(*items, name=...)",
+            )
+        self.add_tool(tool)
+        before = set(self.entries)
+        _add_items(self, _flatten(items))
+        members = frozenset(name for name in self.entries if name not in before)
+        self.code_modes[tool.name] = members
+        for name in members:
+            self.code_member_of[name] = tool.name
+
     def _finish(self) -> None:
         """Fill what runs read and nothing fills later: the plain dicts of the
         indexes, every facade's scope, the tools producing chained types and what a
@@ -384,6 +413,10 @@ class DisclosureGraph(GraphLookups):
         self.initial_visible, self.initial_shown = fresh_start(
             self.entries, self.places, initial, self.when_tools, facades=bool(self.facades)
         )
+        if self.code_modes and self.initial_shown is not None:
+            self.initial_shown = through_scripts(
+                self.initial_shown, self.code_modes, self.code_member_of
+            )
         entries = self.entries
         self.initial_tools = {name: entries[name].tool for name in self.initial_visible}
         self.initial_positions = {name: i for i, name in enumerate(self.initial_visible)}
@@ -452,6 +485,8 @@ def _add_items(graph: DisclosureGraph, items: Iterable[Any]) -> None:
     for item in items:
         if isinstance(item, Chaining):
             graph.add_chaining(item)
+        elif hasattr(item, "code_mode_items"):  # st.CodeMode: a script tool and its tools
+            graph.add_code_mode(item.tool, item.code_mode_items)
         elif isinstance(item, PlaybookTool | StateMachineTool) and item.agent.model is not None:
             graph.add_tool(agentic_from_definition(item))
         elif isinstance(item, PlaybookTool):

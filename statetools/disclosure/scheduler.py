@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from statetools.blackboard import Blackboard
 from statetools.disclosure.bindings import Bindings, Resolver
+from statetools.disclosure.code_view import through_scripts
 from statetools.disclosure.facades import Facades, Replay
 from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.graph_cache import compiled, kept
@@ -264,11 +265,15 @@ class Scheduler(Recording):
         >>> shown.names, scheduler.shown() is shown
         (('search',), True)
         """
+        graph = self.graph
         if self.visibility == "hidden":
             if self._shown is None:
-                self._shown = Shown.of(self._visible.values())
+                self._shown = through_scripts(
+                    Shown.of(self._visible.values()), graph.code_modes, graph.code_member_of
+                )
             return self._shown
-        return Shown.of(self._locks.declared_view())
+        declared = Shown.of(self._locks.declared_view())
+        return through_scripts(declared, graph.code_modes, graph.code_member_of)
 
     def resolve(self, name: str) -> BaseTool | Blocked | None:
         """The tool to run for ``name``; Blocked when it may not run now; None if unknown.

@@ -404,7 +404,9 @@ class Conversation:
         open_calls = pending_calls(record.messages)
         calls = self._calls = Calls(
             open_calls,
-            lambda call: open_call(record, call),
+            lambda call: open_call(
+                record, call, self._apply_strategies if self.strategy is not None else None
+            ),
             lambda: end_of_response(record, resumed),
         )
         if message is None:

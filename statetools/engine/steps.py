@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from statetools.blackboard import Blackboard
+from statetools.disclosure.code_view import ScriptTool
 from statetools.disclosure.scheduler import Injected
 from statetools.disclosure.shown import Shown
 from statetools.engine.answers import (
@@ -36,6 +37,7 @@ from statetools.engine.events import (
     ToolNotFound,
     ToolStarted,
 )
+from statetools.engine.nested import ScriptCalls
 from statetools.engine.output import OutputProblem, correction_message, parse_output
 from statetools.engine.record import RunRecord
 from statetools.engine.strategies import InjectionContext, ToolInjectionStrategy
@@ -93,10 +95,16 @@ def responded(record: RunRecord, response: ModelResponse) -> AssistantMessage:
     return message
 
 
-def open_call(record: RunRecord, call: ToolCall) -> Call | None:
+def open_call(
+    record: RunRecord,
+    call: ToolCall,
+    after: Callable[[ToolCall, ToolResult], None] | None = None,
+) -> Call | None:
     """The call to hand out (``ToolStarted``; its clock starts); None when it may not
     run: a name that is no tool (``ToolNotFound``, one more miss in a row) or a tool
     that is locked now (``CallBlocked``) is answered with its guidance right here.
+    A script tool (code mode) is handed out bound to the run: the calls its script
+    makes are checked and recorded as direct calls (``after`` sees their results).
 
     >>> from statetools.engine import Conversation
     >>> record = Conversation([], "Hi", run_id="r1").record
@@ -115,6 +123,10 @@ def open_call(record: RunRecord, call: ToolCall) -> Call | None:
         return None
     record.misses = 0
     record.emit(ToolStarted(record.iterations, call.id, call.name))
+    if isinstance(admitted, ScriptTool):
+        return Call(
+            call, admitted.hosted(ScriptCalls(record, call, call.name, after)), record.clock()
+        )
     return Call(call, admitted, record.clock())
 
 

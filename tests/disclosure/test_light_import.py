@@ -24,6 +24,8 @@ HEAVY = (
     "statetools.review",
     "statetools.spec",
     "statetools.testing",
+    "statetools.code",
+    "pydantic_monty",
 )
 
 PROGRAM = """

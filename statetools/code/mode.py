@@ -1,0 +1,181 @@
+"""``st.CodeMode``: the model writes one script that calls the visible tools.
+
+A :class:`CodeMode` goes in ``tools=[...]`` like any item. Its tools are registered as
+usual, so their conditions, states and facades hold as anywhere, but the model is shown
+one tool in their place (``run_code``), taking Python source; its description lists
+the tools visible now as typed Python functions. Every call a script makes is checked
+and recorded as a direct call (see :mod:`statetools.engine.nested`): a tool that is
+locked now raises ``PermissionError`` in the script with the usual guidance, and a call
+that opens tools makes them callable later in the same script.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from statetools.code.checks import ALLOWED_MODULES
+from statetools.code.sandbox import Limits, opened_line, run_script
+from statetools.code.stubs import function_names, stub
+from statetools.disclosure.code_view import NestedCalls, ScriptTool
+from statetools.errors import DefinitionError
+from statetools.tools.calling import Arguments, Context
+from statetools.tools.result import ToolResult
+from statetools.tools.tool import BaseTool
+
+__all__ = ["CodeMode", "CodeModeTool", "code_description"]
+
+_DEFAULT = Limits()
+
+_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "code": {
+            "type": "string",
+            "description": "Python source. Call the functions listed in the description.",
+        }
+    },
+    "required": ["code"],
+}
+
+_INTRO = (
+    "Run a Python script that calls the tools below as functions, to do several steps "
+    "in one go. The result is what the script prints, then the value of its last "
+    "expression. A tool returns its result (data, or the text it answers). A call of a "
+    "tool that is locked now raises PermissionError saying what to call first; a tool "
+    "that fails raises RuntimeError. Calls may make more tools callable, later in the "
+    "same script. No files, network or imports other than {modules}."
+)
+
+
+def code_description(tools: Sequence[BaseTool]) -> str:
+    """The description of a code-mode tool while ``tools`` may be called: what a script
+    does, then the tools as Python function stubs.
+
+    >>> ping = Tool.create("ping", "Ping the host.", lambda: "pong")
+    >>> print(code_description([ping]).split("```python")[1])
+    <BLANKLINE>
+    def ping() -> Any:
+        \"\"\"Ping the host.\"\"\"
+    ```
+    """
+    intro = _INTRO.format(modules=", ".join(ALLOWED_MODULES))
+    names = function_names(tool.name for tool in tools)
+    by_tool = {tool: python for python, tool in names.items()}
+    stubs = [stub(tool.definition, by_tool[tool.name]) for tool in tools if tool.name in by_tool]
+    if not stubs:
+        return f"{intro}\n\nNo tool may be called now."
+    return f"{intro}\n\n```python\n" + "\n\n".join(stubs) + "\n```"
+
+
+@attrs.frozen(kw_only=True)
+class CodeModeTool(ScriptTool):
+    """The tool code mode shows the model: it runs a script whose tool calls the run
+    checks and records. Run by a conversation (``ToolLoop``, ``Conversation``), which
+    hands it the run's calls; called on its own it says so.
+
+    >>> tool = CodeMode(Tool.create("ping", "Ping.", lambda: "pong")).tool
+    >>> tool.call({"code": "1"}).text
+    'run_code runs scripts inside a run: pass the CodeMode item in tools=[...] of a ToolLoop or Conversation.'
+    """  # noqa: E501
+
+    limits: Limits = _DEFAULT
+
+    def showing(self, tools: Sequence[BaseTool]) -> CodeModeTool:
+        """This tool with a description listing ``tools`` as functions.
+
+        >>> tool = CodeMode(name="run_code").tool
+        >>> tool.showing([]).description.endswith("No tool may be called now.")
+        True
+        """
+        return attrs.evolve(self, description=code_description(tools))
+
+    def hosted(self, calls: NestedCalls) -> BaseTool:
+        """The tool that runs one script with ``calls`` (what the conversation does).
+
+        >>> from statetools.engine import Conversation
+        >>> from statetools.engine.nested import ScriptCalls
+        >>> from statetools.messages import ToolCall
+        >>> mode = CodeMode(Tool.create("ping", "Ping.", lambda: "pong"))
+        >>> conv = Conversation([mode], "Hi", run_id="r1")
+        >>> calls = ScriptCalls(conv.record, ToolCall("c1", "run_code"), "run_code")
+        >>> mode.tool.hosted(calls).call({"code": "ping()"}).text
+        'pong'
+        """
+        return _Hosted(name=self.name, description=self.description, script=self, calls=calls)
+
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Outside a run there is no scheduler to check the calls: an error result."""
+        return ToolResult.error(
+            f"{self.name} runs scripts inside a run: pass the CodeMode item in tools=[...] "
+            "of a ToolLoop or Conversation."
+        )
+
+
+@attrs.frozen(kw_only=True)
+class _Hosted(BaseTool):
+    """A code-mode tool bound to the calls of one run."""
+
+    script: CodeModeTool
+    calls: NestedCalls = attrs.field(eq=False, repr=False)
+
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Run the script in ``arguments["code"]``."""
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except ValueError:
+                arguments = None
+        code = arguments.get("code") if isinstance(arguments, Mapping) else None
+        if not isinstance(code, str) or not code.strip():
+            return ToolResult.error(f"{self.name} needs 'code': the Python source to run.")
+        before = dict.fromkeys(self.calls.callable_now())
+        result = await run_script(code, self.calls, tool=self.name, limits=self.script.limits)
+        opened = opened_line(before, self.calls.callable_now())
+        return result.with_text(f"{result.text}\n{opened}".strip("\n")) if opened else result
+
+
+@attrs.frozen(init=False)
+class CodeMode:
+    """An item for ``tools=[...]``: the model gets one tool, ``name``, that runs a
+    Python script calling ``items``' tools (those visible now are listed in its
+    description as typed functions). Locks hold inside the script, call by call.
+    Needs the ``code`` extra (``pip install 'statetools[code]'``, the Monty sandbox).
+
+    ``seconds``, ``memory`` (bytes), ``calls``, ``depth`` and ``output`` (characters)
+    limit each script (see :class:`~statetools.code.sandbox.Limits`).
+
+    >>> search = Tool.create("search", "Search the notes.", lambda query: "2 notes")
+    >>> mode = CodeMode(search, name="run_code")
+    >>> mode.tool.name, [t.name for t in mode.code_mode_items]
+    ('run_code', ['search'])
+    """
+
+    code_mode_items: tuple[Any, ...]
+    tool: CodeModeTool
+
+    def __init__(
+        self,
+        *items: Any,
+        name: str = "run_code",
+        seconds: float = _DEFAULT.seconds,
+        memory: int = _DEFAULT.memory,
+        calls: int = _DEFAULT.calls,
+        depth: int = _DEFAULT.depth,
+        output: int = _DEFAULT.output,
+    ) -> None:
+        if importlib.util.find_spec("pydantic_monty") is None:
+            raise DefinitionError(
+                "code mode needs the Monty sandbox (pydantic-monty), which is not installed",
+                path=f"CodeMode({name!r})",
+                hint="pip install 'statetools[code]'",
+            )
+        limits = Limits(seconds, memory, calls, depth, output)
+        tool = CodeModeTool(
+            name=name, description=code_description(()), input_schema=_SCHEMA, limits=limits
+        )
+        self.__attrs_init__(tuple(items), tool)
