@@ -35,6 +35,7 @@ from statetools.disclosure.outcomes import (
 )
 from statetools.disclosure.shown import Shown
 from statetools.disclosure.tool_order import ToolOrder
+from statetools.disclosure.unfold_call import Loaded
 from statetools.disclosure.unfolding import Unfolded
 from statetools.disclosure.view import CallRecord, type_keys
 from statetools.messages import ToolCall
@@ -60,6 +61,8 @@ class Recording:
     _facades: Facades
     _folding: bool
     _bindings: Bindings
+    recorded: int
+    """How many calls were recorded (a caller can tell "nothing recorded since")."""
 
     if TYPE_CHECKING:  # the scheduler's own
 
@@ -92,6 +95,7 @@ class Recording:
         add discovered ones.
         """
         record = CallRecord(self._blackboard_changes())
+        self.recorded += 1
         self._note(call, result, record)
         if not (record.affected or record.entered or record.hidden or record.injected):
             return NOTHING_CHANGED  # the usual call: nothing depends on it
@@ -107,6 +111,10 @@ class Recording:
         )
 
     def _note(self, call: ToolCall, result: ToolResult, record: CallRecord) -> None:
+        if isinstance(result.value, Loaded) and call.name not in self.graph.facades:
+            for each in result.value.unfolds:  # a model's search loaded these facades' tools
+                if self._folding and each.facade in self.graph.facades:
+                    self._unfold(each, record)
         unfolded = unfolded_value(result) if self._folding else None
         if (
             unfolded is not None

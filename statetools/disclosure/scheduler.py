@@ -14,7 +14,7 @@ or removed at run time, is :mod:`~statetools.disclosure.recording`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from statetools.blackboard import Blackboard
@@ -40,7 +40,7 @@ from statetools.disclosure.shown import Shown
 from statetools.disclosure.state import DisclosureState
 from statetools.disclosure.tool_order import ToolOrder
 from statetools.disclosure.view import SchedulerView
-from statetools.disclosure.visibility import shows, usable
+from statetools.disclosure.visibility import Opened, shows, usable
 from statetools.errors import DefinitionError, SpecError
 from statetools.tools.tool import BaseTool
 
@@ -103,6 +103,7 @@ class Scheduler(Recording):
         self.blackboard = blackboard if blackboard is not None else Blackboard()
         self.context: Mapping[str, Any] = context or {}
         self.iteration = restored.iteration
+        self.recorded = 0
         self._counts: dict[str, int] = dict(restored.call_counts)
         self._machine_states = {name: m.initial_state() for name, m in graph.machines.items()}
         _check_machine_states(graph, restored)
@@ -220,6 +221,22 @@ class Scheduler(Recording):
         return name in self._dynamic or usable(
             self.graph.entries, name, self._view, scoped=scoped, places=self.graph.places
         )
+
+    def would_show(self, name: str, opened: Container[str] = (), *, unfolded: bool = False) -> bool:
+        """Whether ``name`` is shown now, the tools in ``opened`` counting as revealed by
+        their facades (what loading them would show; a model's ``tool_search``);
+        ``unfolded``: a facade that was unfolded counts as shown while its tools may show.
+
+        >>> Scheduler.for_items([Tool.create("ping", "Ping.", lambda: "ok")]).would_show("ping")
+        True
+        """
+        moment = Opened(self._view, opened) if opened else self._view
+        entries, places = self.graph.entries, self.graph.places
+        if name in self._dynamic:
+            return True
+        if unfolded:
+            return usable(entries, name, moment, places=places)
+        return shows(entries, name, moment, places)
 
     def explain(self, name: str) -> str | None:
         """Why ``name`` cannot be called now (the text the model gets), or None if it can.

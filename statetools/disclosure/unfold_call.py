@@ -108,6 +108,18 @@ class Unfolded:
         return [tool.name for tool in self.tools]
 
 
+@attrs.frozen
+class Loaded:
+    """The value of a search's result: what each facade it went through opened (the
+    scheduler unfolds each, as if the facade had been called).
+
+    >>> Loaded(()).unfolds
+    ()
+    """
+
+    unfolds: tuple[Unfolded, ...]
+
+
 def listing(names: Sequence[str], usage_notes: str | None = None, note: str | None = None) -> str:
     """The text of a facade call: ``Tools now available: a, b.``, a ``note`` on the
     next line (what the call ignored) and the usage notes.

@@ -154,3 +154,47 @@ def shows(
     return usable(entries, name, moment, places=places) and not (
         moment.facades and moment.replaced(name)
     )
+
+
+class Opened:
+    """A :class:`Moment` in which the tools in ``opened`` count as revealed by their
+    facades (what a search that loads them would show), the rest as ``moment`` says.
+
+    >>> class Now:
+    ...     def revealed(self, name): return False
+    >>> Opened(Now(), {"ping"}).revealed("ping"), Opened(Now(), {"ping"}).revealed("pong")
+    (True, False)
+    """
+
+    __slots__ = ("_moment", "_opened")
+
+    def __init__(self, moment: Moment, opened: Container[str]) -> None:
+        self._moment = moment
+        self._opened = opened
+
+    @property
+    def machines(self) -> Mapping[str, str]:
+        return self._moment.machines
+
+    @property
+    def removed(self) -> Container[str]:
+        return self._moment.removed
+
+    @property
+    def facades(self) -> bool:
+        return self._moment.facades
+
+    def holds(self, condition: Condition) -> bool:
+        return self._moment.holds(condition)
+
+    def in_scope(self, name: str) -> bool:
+        return self._moment.in_scope(name)
+
+    def enclosing(self, name: str) -> str | None:
+        return self._moment.enclosing(name)
+
+    def revealed(self, name: str) -> bool:
+        return name in self._opened or self._moment.revealed(name)
+
+    def replaced(self, name: str) -> bool:
+        return self._moment.replaced(name)

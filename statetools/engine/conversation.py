@@ -22,6 +22,7 @@ from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.facades import Replay
 from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Scheduler, Visibility
 from statetools.disclosure.state import DisclosureState
+from statetools.disclosure.tool_search import SEARCH_ROOM_KEY, TOOL_SEARCH_TOOL, SearchRoom
 from statetools.engine.answers import latest_response, pending_calls
 from statetools.engine.boundary import clean_message
 from statetools.engine.calls import Call, Calls
@@ -127,6 +128,8 @@ class Conversation:
             listeners = (*listeners, forward_to(base.relay))
         self.context = base.with_blackboard(self.blackboard).with_relay(self._relay)
         """What the host passes to the tools it runs (``tool.acall(arguments, context)``)."""
+        if capabilities.searches_tools:  # the model searches: the run answers its searches
+            items = (*items, TOOL_SEARCH_TOOL)
         self.scheduler = Scheduler.for_items(
             (*items, *chaining) if chaining else items,
             disclosure_only(state) if state is not None else None,
@@ -138,6 +141,10 @@ class Conversation:
             restore=self._restored_tool if self.strategy is not None else None,
             replay=replay,
         )
+        self.search_room = SearchRoom(self.scheduler) if capabilities.searches_tools else None
+        """The namespaces and searches of a model that searches tools itself, or None."""
+        if self.search_room is not None:
+            self.context = self.context.merge({SEARCH_ROOM_KEY: self.search_room})
         self.record = RunRecord(
             messages,
             self.scheduler,
@@ -256,7 +263,14 @@ class Conversation:
                 self.record.catalogue.request(definitions) if self.record.catalogue else None
             )
             self._asked = (static, conversation, definitions)
-            return ModelRequest(tuple(self.record.messages), definitions, conversation, catalogue)
+            room = self.search_room
+            return ModelRequest(
+                tuple(self.record.messages),
+                definitions,
+                conversation,
+                catalogue,
+                room.space() if room is not None else None,
+            )
 
     def take(self, response: ModelResponse) -> Calls:
         """Take the model's answer to :meth:`next_request`: the calls to run, in order.

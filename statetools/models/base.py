@@ -83,6 +83,53 @@ class ToolCatalogue:
 
 
 @attrs.frozen
+class ToolNamespace:
+    """A group of deferred tools a model can search and load (a facade, in a model's
+    ``tool_search`` mode): its ``name`` and ``description``, and the ``tools`` a search
+    may load now (locked ones are left out).
+
+    >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
+    >>> ToolNamespace("net", "Network tools", (ping,)).names
+    ['ping']
+    """
+
+    name: str
+    description: str
+    tools: tuple[ToolDefinition, ...] = ()
+
+    @property
+    def names(self) -> list[str]:
+        """Names of the namespace's tools, in order.
+
+        >>> ToolNamespace("net", "Network tools").names
+        []
+        """
+        return [tool.name for tool in self.tools]
+
+
+@attrs.frozen
+class SearchSpace:
+    """What a model that searches deferred tools needs (``ModelCapabilities.searches_tools``).
+
+    ``namespaces``: the groups to declare now, in the design's order, each with the
+    tools a search may load (the run's own search tool, ``search_tool``, loads them);
+    ``home``: the namespace of every tool that sits in one, and ``descriptions`` the
+    description of every namespace, both fixed for a run (a search answered earlier is
+    written again from them, the same way in every request).
+
+    >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
+    >>> space = SearchSpace((ToolNamespace("net", "Network tools", (ping,)),), {"ping": "net"})
+    >>> space.home["ping"], space.search_tool
+    ('net', 'tool_search')
+    """
+
+    namespaces: tuple[ToolNamespace, ...] = ()
+    home: Mapping[str, str] = attrs.field(factory=dict)
+    descriptions: Mapping[str, str] = attrs.field(factory=dict)
+    search_tool: str = "tool_search"
+
+
+@attrs.frozen
 class ModelRequest:
     """Everything sent to the model in one call: the history and the visible tools.
 
@@ -90,7 +137,8 @@ class ModelRequest:
     conversation again because a model without dynamic tools needs a new tool set
     (see ``ModelCapabilities.supports_dynamic_tools``). ``catalogue`` is set for a
     model that declares every tool and restricts them by other means (see
-    :class:`ToolCatalogue`).
+    :class:`ToolCatalogue`); ``search`` for a model that searches deferred tools itself
+    (see :class:`SearchSpace`).
 
     >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
     >>> ModelRequest((UserMessage("Ping the server."),), (ping,)).tool_names
@@ -101,6 +149,7 @@ class ModelRequest:
     tools: tuple[ToolDefinition, ...] = ()
     conversation: int = 0
     catalogue: ToolCatalogue | None = None
+    search: SearchSpace | None = None
 
     @property
     def tool_names(self) -> list[str]:
@@ -131,6 +180,9 @@ class ModelCapabilities:
     conversation. ``parallel_tool_calls``: it may ask for several calls at once.
     ``declares_all_tools``: the model wants ``ModelRequest.catalogue`` (every tool
     the design can show), as the provider-native disclosure modes do.
+    ``searches_tools``: the model searches deferred tools itself (OpenAI's
+    ``tool_search``): the run adds its search tool (``tool_search``), which loads the
+    facades' tools, and fills ``ModelRequest.search``.
 
     >>> capabilities = ModelCapabilities(parallel_tool_calls=False)
     >>> capabilities.supports_dynamic_tools, capabilities.parallel_tool_calls
@@ -140,6 +192,7 @@ class ModelCapabilities:
     supports_dynamic_tools: bool = True
     parallel_tool_calls: bool = True
     declares_all_tools: bool = False
+    searches_tools: bool = False
 
 
 @runtime_checkable

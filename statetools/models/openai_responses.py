@@ -10,22 +10,37 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from statetools.errors import ProviderError
+from statetools.errors import ProviderError, StatetoolsError
 from statetools.messages import AssistantMessage, Message, SystemMessage, ToolCall, UserMessage
-from statetools.models._openai import OpenAIModel, allowed_tools
+from statetools.models._openai import (
+    OPENAI_DISCLOSURES,
+    OpenAIDisclosure,
+    OpenAIModel,
+    allowed_tools,
+)
 from statetools.models._provider import plain_json, sdk_arguments
 from statetools.models.base import (
+    ModelCapabilities,
     ModelRequest,
     ModelResponse,
+    SearchSpace,
     StopReason,
     StreamSink,
     ToolDefinition,
     Usage,
 )
 from statetools.models.responses_run_time import RunTimeTools, with_additional_tools
+from statetools.models.responses_search import (
+    SearchExecution,
+    definitions_of,
+    search_input,
+    search_tools,
+    tool_search_call,
+)
 from statetools.tools.tool import parse_arguments
 
 if TYPE_CHECKING:
+    from openai import AsyncOpenAI
     from openai.types.responses import Response
 
 _INCOMPLETE: dict[str, StopReason] = {
@@ -102,17 +117,23 @@ def responses_tool(tool: ToolDefinition) -> dict[str, Any]:
 
 
 def _function_call(item: Any) -> ToolCall:
-    parsed = parse_arguments(item.name, item.arguments)
+    name = str(item.name)
+    namespace = getattr(item, "namespace", None)
+    if namespace and name.startswith(f"{namespace}."):
+        name = name[len(namespace) + 1 :]
+    parsed = parse_arguments(name, item.arguments)
     if isinstance(parsed, str):
-        return ToolCall(id=item.call_id, name=item.name, invalid_arguments=parsed)
-    return ToolCall(id=item.call_id, name=item.name, arguments=parsed)
+        return ToolCall(id=item.call_id, name=name, invalid_arguments=parsed)
+    return ToolCall(id=item.call_id, name=name, arguments=parsed)
 
 
-def from_response(response: Response) -> ModelResponse:
+def from_response(response: Response, search_tool: str | None = None) -> ModelResponse:
     """Our ModelResponse for a Responses API response.
 
     Output text parts are joined with newlines; a refusal becomes the text with stop
-    reason ``refusal``; other items (reasoning, built-in tools) are dropped.
+    reason ``refusal``; other items (reasoning, built-in tools) are dropped. With
+    ``search_tool`` (the ``tool_search`` mode), a tool search is a call of that tool
+    (see :func:`~statetools.models.responses_search.tool_search_call`).
     ``usage.input_tokens`` counts all input tokens, cached ones included.
 
     >>> from openai.types.responses import Response
@@ -129,6 +150,7 @@ def from_response(response: Response) -> ModelResponse:
     texts: list[str] = []
     refusals: list[str] = []
     calls: list[ToolCall] = []
+    pending: dict[str, Any] = {}
     for item in response.output:
         if item.type == "message":
             for part in item.content:
@@ -138,6 +160,10 @@ def from_response(response: Response) -> ModelResponse:
                     refusals.append(part.refusal)
         elif item.type == "function_call":
             calls.append(_function_call(item))
+        elif search_tool is not None and item.type in ("tool_search_call", "tool_search_output"):
+            search = tool_search_call(item, pending, search_tool)
+            if search is not None:
+                calls.append(search)
     stop: StopReason = "tool_use" if calls else "end_turn"
     if response.status == "incomplete":
         details = response.incomplete_details
@@ -183,6 +209,60 @@ class OpenAIResponsesModel(OpenAIModel):
 
     ADAPTER = "OpenAIResponsesModel"
     WIRE_TOOL = responses_tool
+    DISCLOSURES = (*OPENAI_DISCLOSURES, "tool_search")
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        client: AsyncOpenAI | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        max_retries: int = 2,
+        timeout: float = 60.0,
+        disclosure: OpenAIDisclosure = "tools",
+        search_execution: SearchExecution = "server",
+        **request_options: Any,
+    ) -> None:
+        if search_execution not in ("server", "client"):
+            raise StatetoolsError(
+                f"unknown search_execution {search_execution!r}",
+                path="OpenAIResponsesModel(search_execution=...)",
+                hint="use 'server' (OpenAI searches) or 'client' (the run searches)",
+            )
+        self.search_execution: SearchExecution = search_execution
+        super().__init__(
+            model,
+            client=client,
+            base_url=base_url,
+            api_key=api_key,
+            max_retries=max_retries,
+            timeout=timeout,
+            disclosure=disclosure,
+            **request_options,
+        )
+
+    @property
+    def capabilities(self) -> ModelCapabilities:
+        """As every adapter's; in ``tool_search`` mode the model searches tools itself
+        and gets the catalogue.
+
+        >>> OpenAIResponsesModel("m", api_key="k", disclosure="tool_search").capabilities
+        ModelCapabilities(supports_dynamic_tools=True, parallel_tool_calls=True, \
+declares_all_tools=True, searches_tools=True)
+        """
+        searches = self.disclosure == "tool_search"
+        return ModelCapabilities(
+            supports_dynamic_tools=True,
+            parallel_tool_calls=True,
+            declares_all_tools=searches or self.disclosure == self.NATIVE_DISCLOSURE,
+            searches_tools=searches,
+        )
+
+    @functools.cached_property
+    def _search_tools(self) -> _SearchTools:
+        """The ``tool_search`` mode's tools array, kept while nothing changed."""
+        return _SearchTools(self.search_execution)
 
     @functools.cached_property
     def _run_time(self) -> RunTimeTools:
@@ -207,6 +287,11 @@ class OpenAIResponsesModel(OpenAIModel):
                 body["tool_choice"] = (
                     {"type": "allowed_tools", **allowed} if allowed is not None else "none"
                 )
+        elif self.disclosure == "tool_search" and request.search is not None:
+            body["input"] = search_input(request.messages, request.search, definitions_of(request))
+            tools = self._search_tools(request, request.search)
+            if tools:
+                body["tools"] = tools
         elif request.tools:
             body["tools"] = self._wire_tools(request.tools)
         body.update(self.request_options)
@@ -226,7 +311,7 @@ class OpenAIResponsesModel(OpenAIModel):
             response: Response = await create(**sdk_arguments(create, self.request_body(request)))
         except self._sdk.OpenAIError as exc:
             raise self._failure(exc) from exc
-        return from_response(response)
+        return from_response(response, self._search_name)
 
     async def stream(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
         """Send ``request`` with ``stream: true``: text deltas and calls go to ``sink``
@@ -267,7 +352,11 @@ class OpenAIResponsesModel(OpenAIModel):
                 path=self.where,
                 hint="check that the server implements Responses streaming",
             )
-        return from_response(final)
+        return from_response(final, self._search_name)
+
+    @property
+    def _search_name(self) -> str | None:
+        return "tool_search" if self.disclosure == "tool_search" else None
 
     def _stream_failure(self, event: Any) -> ProviderError:
         error = getattr(getattr(event, "response", None), "error", None) or event
@@ -277,3 +366,26 @@ class OpenAIResponsesModel(OpenAIModel):
             path=self.where,
             hint="run again later; the provider reported the failure inside the stream",
         )
+
+
+class _SearchTools:
+    """The ``tool_search`` mode's tools array, built again only when the catalogue, the
+    namespaces or the visible tools are other objects than last time."""
+
+    __slots__ = ("_execution", "_last")
+
+    def __init__(self, execution: SearchExecution) -> None:
+        self._execution = execution
+        self._last: tuple[tuple[object, ...], list[dict[str, Any]]] | None = None
+
+    def __call__(self, request: ModelRequest, space: SearchSpace) -> list[dict[str, Any]]:
+        catalogue = request.catalogue.tools if request.catalogue is not None else None
+        key = (catalogue, space, request.tools)
+        last = self._last
+        if last is not None and all(a is b for a, b in zip(last[0], key, strict=True)):
+            return last[1]
+        tools = search_tools(request, space, self._execution, responses_tool)
+        if last is not None and tools == last[1]:
+            tools = last[1]
+        self._last = (key, tools)
+        return tools

@@ -236,7 +236,7 @@ def test_an_unknown_disclosure_mode_is_refused_with_the_modes() -> None:
 
     assert str(caught.value) == (
         "OpenAIResponsesModel(disclosure=...): unknown disclosure mode 'deferred' "
-        "Hint: use 'tools' or 'allowed_tools'"
+        "Hint: use 'tools' or 'allowed_tools' or 'tool_search'"
     )
 
 

@@ -1,0 +1,250 @@
+"""The run's own ``tool_search`` tool, for models that search deferred tools themselves.
+
+In a model's ``tool_search`` mode (``ModelCapabilities.searches_tools``) every plain or
+search facade the model can see is declared as a *namespace*: its name and description,
+and the tools its unfolding would show, deferred. A search loads tools: loading a tool
+of a plain facade unfolds the facade (all of its tools open, as when it is called);
+loading a tool of a search facade opens that tool (as its search does). Tools a
+condition, a state or an exclusive facade keeps locked are in no namespace, so no search
+finds them, and a call of one is still refused with its guidance.
+
+The model's search comes in as a call of ``tool_search``: with ``query`` (a search the
+run answers: BM25 over the namespaces' tools, each search facade's tools ranked by its
+own ranker) or with ``names`` (the tools the provider's hosted search already loaded).
+
+>>> net = Facade.of("net", "Network tools", [Tool.create("ping", "Ping a host", lambda: "ok")])
+>>> conv = Conversation([net], "Ping it", capabilities=ModelCapabilities(searches_tools=True),
+...                     run_id="r1")  # doctest: +SKIP
+>>> [n.name for n in conv.next_request().search.namespaces]  # doctest: +SKIP
+['net']
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import attrs
+
+from statetools.disclosure.search import SearchIndex, select_names
+from statetools.disclosure.shown import Shown
+from statetools.disclosure.unfold_call import Loaded, Unfolded, select
+from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.models.base import SearchSpace, ToolNamespace
+from statetools.models.responses_search import LOADED
+from statetools.tools.calling import Arguments, Context, parse_arguments
+from statetools.tools.result import ToolResult
+from statetools.tools.schema import InputSchema, Parameter
+from statetools.tools.summary import first_sentence
+from statetools.tools.tool import BaseTool
+
+if TYPE_CHECKING:
+    from statetools.disclosure.scheduler import Scheduler
+
+__all__ = [
+    "SEARCH_ROOM_KEY",
+    "TOOL_SEARCH",
+    "Loaded",
+    "SearchRoom",
+    "ToolSearch",
+]
+
+TOOL_SEARCH = "tool_search"
+"""The name of the run's search tool."""
+SEARCH_ROOM_KEY = "statetools.search_room"
+"""Where the run's :class:`SearchRoom` sits in the tools' context."""
+MAX_RESULTS = 5
+"""Tools found per query, at most."""
+
+
+def _searchable(facade: UnfoldingTool) -> bool:
+    """A facade a namespace stands for: a plain or a search facade (by-category and
+    selectable facades take arguments, so the model calls them as tools)."""
+    return facade.search is not None or (
+        facade.category_parameter is None and facade.selector is None
+    )
+
+
+def _members(facade: UnfoldingTool) -> tuple[BaseTool, ...]:
+    return facade.search_index.tools if facade.search is not None else facade.inner
+
+
+class SearchRoom:
+    """The namespaces of one run, and its searches: bound to the run's scheduler.
+
+    The namespaces are worked out again only when the visible tools or the recorded
+    calls changed (a request like the last one costs nothing); the ranking of the plain
+    facades' tools is indexed once per set of loadable tools.
+    """
+
+    def __init__(self, scheduler: Scheduler) -> None:
+        self.scheduler = scheduler
+        graph = scheduler.graph
+        self.facades: dict[str, UnfoldingTool] = {
+            name: facade
+            for name, facade in graph.facades.items()
+            if _searchable(facade) and graph.entries[name].facade is None and name in graph.entries
+        }
+        home: dict[str, str] = {}
+        for name, facade in self.facades.items():
+            for tool in _members(facade):
+                home.setdefault(tool.name, name)
+        self.home = home
+        self.descriptions = {name: f.description for name, f in self.facades.items()}
+        self._lock = threading.Lock()
+        self._last: tuple[Shown, int, SearchSpace] | None = None
+        self._index: tuple[frozenset[str], SearchIndex] | None = None
+
+    def loadable(self, name: str) -> tuple[BaseTool, ...]:
+        """The tools of facade ``name`` that its unfolding would show now."""
+        scheduler = self.scheduler
+        members = _members(self.facades[name])
+        opened = {tool.name for tool in members}
+        return tuple(tool for tool in members if scheduler.would_show(tool.name, opened))
+
+    def space(self) -> SearchSpace:
+        """The namespaces to declare now (facades the model can reach, in the design's
+        order, with their loadable tools; empty ones left out)."""
+        scheduler = self.scheduler
+        shown, recorded = scheduler.shown(), scheduler.recorded
+        last = self._last
+        if last is not None and last[0] is shown and last[1] == recorded:
+            return last[2]
+        namespaces = []
+        for name, facade in self.facades.items():
+            if not scheduler.would_show(name, unfolded=True):
+                continue
+            tools = self.loadable(name)
+            if tools:
+                namespaces.append(
+                    ToolNamespace(name, facade.description, tuple(t.definition for t in tools))
+                )
+        if last is not None and tuple(namespaces) == last[2].namespaces:
+            space = last[2]  # the same namespaces: the same object, for the adapters
+        else:
+            space = SearchSpace(tuple(namespaces), self.home, self.descriptions, TOOL_SEARCH)
+        self._last = (shown, recorded, space)
+        return space
+
+    def _plain_index(self, tools: Sequence[tuple[BaseTool, str]]) -> SearchIndex:
+        names = frozenset(tool.name for tool, _ in tools)
+        with self._lock:
+            if self._index is None or self._index[0] != names:
+                index = SearchIndex(
+                    [tool for tool, _ in tools], "bm25", paths={t.name: (h,) for t, h in tools}
+                )
+                self._index = (names, index)
+            return self._index[1]
+
+    def rank(self, query: str, k: int = MAX_RESULTS) -> list[BaseTool]:
+        """The ``k`` loadable tools that best match ``query``: the plain facades' tools
+        ranked by BM25, each search facade's by its own ranker, taken in turn."""
+        space = self.space()
+        loadable = {t.name for n in space.namespaces for t in n.tools}
+        plain: list[tuple[BaseTool, str]] = []
+        lists: list[list[BaseTool]] = []
+        for namespace in space.namespaces:
+            facade = self.facades[namespace.name]
+            if facade.search is not None:
+                ranked = facade.search_index.rank(query, len(facade.search_index.tools))
+                lists.append([tool for tool, _ in ranked if tool.name in loadable])
+            else:
+                plain.extend((t, namespace.name) for t in facade.inner if t.name in loadable)
+        if plain:
+            lists.insert(0, [tool for tool, _ in self._plain_index(plain).rank(query)])
+        found: list[BaseTool] = []
+        for position in range(max((len(lst) for lst in lists), default=0)):
+            for ranked_list in lists:
+                if position < len(ranked_list) and ranked_list[position] not in found:
+                    found.append(ranked_list[position])
+        return found[:k]
+
+    def load(self, tools: Sequence[BaseTool]) -> Loaded:
+        """What loading ``tools`` unfolds: each plain facade whole, each search facade's
+        tools one by one."""
+        by_facade: dict[str, list[BaseTool]] = {}
+        for tool in tools:
+            by_facade.setdefault(self.home[tool.name], []).append(tool)
+        unfolds: list[Unfolded] = []
+        for name, found in by_facade.items():
+            facade = self.facades[name]
+            if facade.search is not None:
+                chosen = select_names(facade, {"names": [t.name for t in found]})
+            else:
+                chosen = select(facade, {})
+            if isinstance(chosen, Unfolded):
+                opened = {t.name for t in self.loadable(name)}
+                kept = tuple(t for t in chosen.tools if t.name in opened)
+                unfolds.append(attrs.evolve(chosen, tools=kept))
+        return Loaded(tuple(unfolds))
+
+
+def _line(tool: BaseTool, home: str) -> str:
+    return f"- {tool.name} ({home}): {first_sentence(tool.description)}"
+
+
+def _answer(room: SearchRoom, header: str, found: Sequence[BaseTool], misses: str) -> ToolResult:
+    if not found:
+        return ToolResult.text(f"{header}\n{misses}" if header else misses)
+    loaded = room.load(found)
+    opened = [name for unfolded in loaded.unfolds for name in unfolded.names]
+    lines = [header, *(_line(t, room.home[t.name]) for t in found)] if header else []
+    lines.append(f"{LOADED}{', '.join(opened)}." if opened else "No tool was loaded.")
+    return ToolResult(content="\n".join(lines), value=loaded)
+
+
+@attrs.frozen(kw_only=True)
+class ToolSearch(BaseTool):
+    """The run's search tool (see the module's docstring): ``query`` searches the
+    namespaces, ``names`` loads tools by name. Outside a run it has nothing to search.
+
+    >>> print(TOOL_SEARCH_TOOL.call({"query": "ping"}).text)
+    tool_search searches the namespaces of a run; there is none here.
+    """
+
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Search, or load by name, and say what was loaded."""
+        room = context.get(SEARCH_ROOM_KEY) if isinstance(context, Mapping) else None
+        if not isinstance(room, SearchRoom):
+            return ToolResult.error(
+                f"{self.name} searches the namespaces of a run; there is none here."
+            )
+        parsed = parse_arguments(self.name, arguments)
+        if isinstance(parsed, str):
+            return ToolResult.error(parsed)
+        names = parsed.get("names")
+        if isinstance(names, list) and names:
+            loadable = {t.name: t for n in room.space().namespaces for t in room.loadable(n.name)}
+            found = [loadable[n] for n in dict.fromkeys(map(str, names)) if n in loadable]
+            missing = [str(n) for n in names if str(n) not in loadable]
+            header = "Tools loaded by name:" if found else ""
+            text = f"Not loadable now: {', '.join(missing)}." if missing else ""
+            result = _answer(room, header, found, text or "No tool was loaded.")
+            if found and missing:
+                return attrs.evolve(result, content=f"{result.content}\n{text}")
+            return result
+        query = str(parsed.get("query") or "").strip()
+        if not query:
+            return ToolResult.error(
+                f"Tool '{self.name}' needs a query (words describing the tools you need)."
+            )
+        found = room.rank(query)
+        return _answer(
+            room,
+            f'Tools matching "{query}", best first:',
+            found,
+            f'No loadable tool matches "{query}". Try other words.',
+        )
+
+
+TOOL_SEARCH_TOOL = ToolSearch(
+    name=TOOL_SEARCH,
+    description="Search the namespaces for the tools you need and load them.",
+    input_schema=InputSchema.of(
+        Parameter.string("query", "Words describing the tools you need", required=False),
+        Parameter.array("names", "Exact names of tools to load", str, required=False),
+    ),
+)
+"""The one search tool every run in a ``tool_search`` mode registers (one object, so
+runs of the same tools share their compiled design)."""

@@ -1,0 +1,305 @@
+"""The Responses API's ``tool_search`` mode: facades as namespaces of deferred functions.
+
+The ``tools`` array holds the ``tool_search`` tool (hosted, or ``execution: "client"``),
+each namespace the run can search (a facade: its name, description and the functions
+its unfolding would show, every one ``defer_loading``) and the visible tools outside
+any namespace. Searching and loading never change it; only the design does (a lock
+opens or closes).
+
+A search is a call of the run's ``tool_search`` tool in the history: a hosted search
+(``tool_search_call`` and ``tool_search_output`` with ``execution: "server"``) comes in
+as ``{"names": [loaded tools], "searched": {the search's arguments}}``, a client one as
+the model's own arguments, answered by the run. Each is written back as the
+``tool_search_call`` / ``tool_search_output`` pair, the loaded tools in their
+namespaces, the same way in every request.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from statetools.messages import AssistantMessage, Message, SystemMessage, ToolCall, UserMessage
+from statetools.models._provider import plain_json
+from statetools.models.base import ModelRequest, SearchSpace, ToolDefinition
+
+__all__ = [
+    "LOADED",
+    "SearchExecution",
+    "loaded_names",
+    "search_input",
+    "search_tool_entry",
+    "search_tools",
+    "tool_search_call",
+]
+
+SearchExecution = Literal["server", "client"]
+LOADED = "Tools now available: "
+"""How the line of a search's answer that names the loaded tools starts."""
+QUERY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "description": "Words describing the tools you need"}
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+"""The arguments of a client-executed search: the words to search for."""
+CLIENT_DESCRIPTION = (
+    "Search the namespaces for the tools you need; the best matches are loaded "
+    "(a namespace's tools load together)."
+)
+
+Wire = dict[str, Any]
+
+
+def loaded_names(text: str) -> list[str]:
+    """The tools a search's answer says it loaded (its ``Tools now available:`` line).
+
+    >>> loaded_names('Tools matching "ping":\\n- ping: Ping.\\nTools now available: ping, trace.')
+    ['ping', 'trace']
+    >>> loaded_names("No tool was loaded.")
+    []
+    """
+    for line in text.splitlines():
+        if line.startswith(LOADED):
+            return [name for name in line[len(LOADED) :].rstrip(".").split(", ") if name]
+    return []
+
+
+def deferred_function(tool: ToolDefinition) -> Wire:
+    """One tool as a deferred ``function`` of a namespace.
+
+    >>> deferred_function(ToolDefinition("ping", "Ping.", {"type": "object"}))["defer_loading"]
+    True
+    """
+    return {
+        "type": "function",
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": plain_json(tool.input_schema),
+        "strict": False,
+        "defer_loading": True,
+    }
+
+
+def namespace_entry(name: str, description: str, tools: Iterable[ToolDefinition]) -> Wire:
+    """A ``namespace`` tool: its name, description and deferred functions.
+
+    >>> namespace_entry("net", "Network tools", [])
+    {'type': 'namespace', 'name': 'net', 'description': 'Network tools', 'tools': []}
+    """
+    return {
+        "type": "namespace",
+        "name": name,
+        "description": description,
+        "tools": [deferred_function(tool) for tool in tools],
+    }
+
+
+def search_tool_entry(execution: SearchExecution) -> Wire:
+    """The ``tool_search`` tool: hosted, or executed by the run (``client``), which
+    takes a query.
+
+    >>> search_tool_entry("server")
+    {'type': 'tool_search'}
+    >>> sorted(search_tool_entry("client"))
+    ['description', 'execution', 'parameters', 'type']
+    """
+    if execution == "server":
+        return {"type": "tool_search"}
+    return {
+        "type": "tool_search",
+        "execution": "client",
+        "description": CLIENT_DESCRIPTION,
+        "parameters": QUERY_SCHEMA,
+    }
+
+
+def search_tools(
+    request: ModelRequest,
+    space: SearchSpace,
+    execution: SearchExecution,
+    function: Callable[[ToolDefinition], Wire],
+) -> list[Wire]:
+    """The ``tools`` array: ``tool_search`` (when there is a namespace), then the
+    namespaces and the visible tools outside them, in the catalogue's order (a
+    namespace takes its facade's place). ``function`` writes a visible tool.
+
+    >>> from statetools.models.base import ToolNamespace
+    >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
+    >>> space = SearchSpace((ToolNamespace("net", "Network tools", (ping,)),), {"ping": "net"})
+    >>> net = ToolDefinition("net", "Network tools", {"type": "object"})
+    >>> request = ModelRequest((), (net,), search=space)
+    >>> [t["type"] for t in search_tools(request, space, "server", lambda d: {"name": d.name})]
+    ['tool_search', 'namespace']
+    """
+    namespaces = {namespace.name: namespace for namespace in space.namespaces}
+    visible = {tool.name for tool in request.tools}
+    order = request.catalogue.tools if request.catalogue is not None else request.tools
+    out: list[Wire] = [search_tool_entry(execution)] if namespaces else []
+    for tool in order:
+        name = tool.name
+        namespace = namespaces.get(name)
+        if namespace is not None:
+            out.append(namespace_entry(name, namespace.description, namespace.tools))
+        elif (
+            name in visible
+            and name != space.search_tool
+            and name not in space.descriptions
+            and space.home.get(name) not in namespaces
+        ):
+            out.append(function(tool))
+    return out
+
+
+def _loaded_entries(
+    names: Sequence[str], space: SearchSpace, definitions: Mapping[str, ToolDefinition]
+) -> list[Wire]:
+    """The loaded tools of a search output, in their namespaces (in the order loaded)."""
+    groups: dict[str, list[ToolDefinition]] = {}
+    alone: list[ToolDefinition] = []
+    for name in dict.fromkeys(names):
+        tool = definitions.get(name)
+        if tool is None:
+            continue
+        home = space.home.get(name)
+        if home is None:
+            alone.append(tool)
+        else:
+            groups.setdefault(home, []).append(tool)
+    entries = [
+        namespace_entry(home, space.descriptions.get(home, ""), tools)
+        for home, tools in groups.items()
+    ]
+    return entries + [deferred_function(tool) for tool in alone]
+
+
+def _search_pair(
+    execution: SearchExecution, call_id: str | None, arguments: Any, tools: list[Wire]
+) -> tuple[Wire, Wire]:
+    call = {
+        "type": "tool_search_call",
+        "execution": execution,
+        "call_id": call_id,
+        "status": "completed",
+        "arguments": plain_json(arguments),
+    }
+    output = {
+        "type": "tool_search_output",
+        "execution": execution,
+        "call_id": call_id,
+        "status": "completed",
+        "tools": tools,
+    }
+    return call, output
+
+
+def search_input(
+    messages: Sequence[Message], space: SearchSpace, definitions: Mapping[str, ToolDefinition]
+) -> list[Wire]:
+    """The history as input items, searches as ``tool_search_call`` /
+    ``tool_search_output`` pairs and calls of namespaced tools with their namespace.
+
+    >>> search = ToolCall("ts_1", "tool_search", {"names": ["ping"], "searched": {"q": "ping"}})
+    >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
+    >>> space = SearchSpace((), {"ping": "net"}, {"net": "Network tools"})
+    >>> items = search_input([AssistantMessage("", (search,))], space, {"ping": ping})
+    >>> [(item["type"], item["execution"]) for item in items]
+    [('tool_search_call', 'server'), ('tool_search_output', 'server')]
+    >>> items[1]["tools"][0]["name"], items[1]["tools"][0]["tools"][0]["name"]
+    ('net', 'ping')
+    """
+    items: list[Wire] = []
+    hosted: set[str] = set()
+    for message in messages:
+        if isinstance(message, SystemMessage | UserMessage):
+            items.append({"role": message.role, "content": message.content})
+        elif isinstance(message, AssistantMessage):
+            if message.content or not message.tool_calls:
+                items.append({"role": "assistant", "content": message.content})
+            for call in message.tool_calls:
+                if call.name != space.search_tool:
+                    items.append(_function_call(call, space))
+                elif "searched" in call.arguments:  # a hosted search: both items came back
+                    hosted.add(call.id)
+                    names = [str(n) for n in call.arguments.get("names") or ()]
+                    tools = _loaded_entries(names, space, definitions)
+                    items.extend(_search_pair("server", None, call.arguments["searched"], tools))
+                else:
+                    items.append(_search_pair("client", call.id, call.arguments, [])[0])
+        elif message.tool_call_id in hosted:
+            continue
+        elif message.name == space.search_tool:
+            tools = _loaded_entries(loaded_names(message.content), space, definitions)
+            items.append(_search_pair("client", message.tool_call_id, {}, tools)[1])
+        else:
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": message.tool_call_id,
+                    "output": message.content,
+                }
+            )
+    return items
+
+
+def _function_call(call: ToolCall, space: SearchSpace) -> Wire:
+    item: Wire = {"type": "function_call", "call_id": call.id, "name": call.name}
+    home = space.home.get(call.name)
+    if home is not None:
+        item["namespace"] = home
+    item["arguments"] = json.dumps(plain_json(call.arguments))
+    return item
+
+
+def tool_search_call(item: Any, pending: dict[str, Any], search_tool: str) -> ToolCall | None:
+    """Our call for a ``tool_search_call`` or ``tool_search_output`` output item: a
+    client search is the model's call of the run's search tool; a hosted search (its
+    call, kept in ``pending``, then its output) is a call that loads what it loaded.
+
+    >>> from types import SimpleNamespace as Item
+    >>> pending = {}
+    >>> tool_search_call(Item(type="tool_search_call", execution="server", id="ts_1",
+    ...                       call_id=None, arguments={"query": "ping"}), pending, "tool_search")
+    >>> loaded = Item(type="tool_search_output", execution="server", id="tso_1", call_id=None,
+    ...               tools=[Item(type="namespace", name="net", tools=[Item(name="ping")])])
+    >>> tool_search_call(loaded, pending, "tool_search").arguments
+    {'names': ['ping'], 'searched': {'query': 'ping'}}
+    """
+    arguments = getattr(item, "arguments", None)
+    if item.type == "tool_search_call":
+        if item.execution == "client":
+            given = dict(arguments) if isinstance(arguments, Mapping) else {}
+            return ToolCall(id=str(item.call_id or item.id), name=search_tool, arguments=given)
+        pending["arguments"] = plain_json(arguments) if arguments is not None else {}
+        pending["id"] = item.id
+        return None
+    if item.execution != "server":
+        return None
+    names: list[str] = []
+    for tool in item.tools:
+        inner = getattr(tool, "tools", None) if getattr(tool, "type", "") == "namespace" else None
+        names.extend(str(t.name) for t in inner or [tool])
+    searched = pending.pop("arguments", {})
+    call_id = str(pending.pop("id", None) or item.id)
+    return ToolCall(id=call_id, name=search_tool, arguments={"names": names, "searched": searched})
+
+
+def definitions_of(request: ModelRequest) -> dict[str, ToolDefinition]:
+    """Every tool definition the request knows, by name (the catalogue's, or the
+    visible ones and the namespaces').
+
+    >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
+    >>> list(definitions_of(ModelRequest((), (ping,))))
+    ['ping']
+    """
+    found: dict[str, ToolDefinition] = {}
+    if request.search is not None:
+        for namespace in request.search.namespaces:
+            found.update((tool.name, tool) for tool in namespace.tools)
+    found.update((tool.name, tool) for tool in request.tools)
+    if request.catalogue is not None:
+        found.update((tool.name, tool) for tool in request.catalogue.tools)
+    return found
