@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 import attrs
 import cattrs
+from cattrs.gen import make_dict_unstructure_fn, override
 from cattrs.preconf.json import make_converter
 
 from statetools.errors import SpecError
@@ -89,14 +90,20 @@ class UserMessage:
 class AssistantMessage:
     """What the model said: text (possibly empty) and tool calls.
 
+    ``native`` keeps what a provider needs back verbatim and statetools does not model,
+    as JSON under the provider API's name (Anthropic's server tool blocks:
+    ``{"anthropic": {"content": [...]}}``); None for most messages. Adapters of other
+    providers ignore it.
+
     >>> message = AssistantMessage(tool_calls=[ToolCall("call_1", "add", {"a": 2, "b": 3})])
-    >>> message.content, [call.name for call in message.tool_calls]
-    ('', ['add'])
+    >>> message.content, [call.name for call in message.tool_calls], message.native
+    ('', ['add'], None)
     """
 
     content: str = ""
     tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_calls)
     role: Literal["assistant"] = "assistant"
+    native: Mapping[str, Any] | None = attrs.field(default=None, repr=False)
 
 
 @attrs.frozen
@@ -130,6 +137,10 @@ _BY_ROLE: dict[str, type[Any]] = {
 }
 
 _converter = make_converter(forbid_extra_keys=True)
+_converter.register_unstructure_hook(
+    AssistantMessage,
+    make_dict_unstructure_fn(AssistantMessage, _converter, native=override(omit_if_default=True)),
+)
 _converter.register_structure_hook(
     Message,
     lambda data, _: _converter.structure(data, _BY_ROLE[data["role"]]),

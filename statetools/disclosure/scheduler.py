@@ -249,6 +249,17 @@ class Scheduler(Recording):
         """
         return self._locks.explain(name)
 
+    def search_lock(self, facade: str, name: str) -> str | None:
+        """Why ``name``, found by searching search facade ``facade``, may not open now
+        (the text the model gets), or None if it may.
+
+        >>> ping = Tool.create("ping", "Ping a host", lambda: "pong")
+        >>> scheduler = Scheduler.for_items([Facade.searchable("find", "Find tools", [ping])])
+        >>> scheduler.search_lock("find", "ping") is None
+        True
+        """
+        return self._locks.search_lock(facade, name)
+
     def visible(self) -> list[BaseTool]:
         """The tools to send to the model now, in stable order.
 

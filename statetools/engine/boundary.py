@@ -88,7 +88,9 @@ def clean_message(message: Message) -> Message:
     """
     if isinstance(message, AssistantMessage):
         return AssistantMessage(
-            clean_text(message.content), tuple(_call(call) for call in message.tool_calls)
+            clean_text(message.content),
+            tuple(_call(call) for call in message.tool_calls),
+            native=message.native,
         )
     if isinstance(message, ToolMessage):
         content = clean_text(message.content)

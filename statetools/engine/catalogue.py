@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from statetools.disclosure.provider_search import search_facades, searchable_now
 from statetools.disclosure.scheduler import Scheduler
 from statetools.models.base import ToolCatalogue, ToolChange, ToolDefinition
 from statetools.tools.tool import BaseTool
@@ -37,6 +38,10 @@ class CatalogueKeeper:
     """
 
     def __init__(self, scheduler: Scheduler) -> None:
+        self._scheduler = scheduler
+        self._searches = bool(search_facades(scheduler))
+        self._searchable: dict[str, tuple[str, ...]] = {}
+        """What the design's search facades may open now (kept while it holds)."""
         self._tools = {name: definition(e.tool) for name, e in scheduler.graph.entries.items()}
         self._registered = len(self._tools)
         self._initial: tuple[str, ...] | None = None
@@ -73,6 +78,11 @@ class CatalogueKeeper:
         )
         self._changed = None
 
+    def after_search(self, search_id: str, visible: Sequence[str]) -> None:
+        """Note the tools visible after a provider's own search (``search_id``) opened
+        what it found; the changes count for the search, not for a tool result."""
+        self.after_call(search_id, visible)
+
     def after_call(self, call_id: str, visible: Sequence[str]) -> None:
         """Note the tools visible after the result of ``call_id``."""
         if self._initial is not None:
@@ -84,6 +94,10 @@ class CatalogueKeeper:
         time are appended; a tool shown in a new form (``tool_detail`` of a layered
         catalogue, an object's tool with another schema) takes the place of the form the
         catalogue held; changes since the last result count for that result."""
+        if self._searches:  # a search may open other tools though none showed or hid
+            searchable = searchable_now(self._scheduler)
+            if searchable != self._searchable:
+                self._searchable, self._last = searchable, None
         last = self._last
         if last is not None and last[0] is visible:
             return last[1]
@@ -107,7 +121,7 @@ class CatalogueKeeper:
         if self._changed is None:
             self._changed = dict(self._changes)
         tools, run_time = self._listed
-        catalogue = ToolCatalogue(tools, self._initial, self._changed, run_time)
+        catalogue = ToolCatalogue(tools, self._initial, self._changed, run_time, self._searchable)
         self._last = (visible, catalogue)
         return catalogue
 

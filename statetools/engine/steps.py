@@ -14,6 +14,7 @@ from typing import Any
 
 from statetools.blackboard import Blackboard
 from statetools.disclosure.code_view import ScriptTool
+from statetools.disclosure.provider_search import open_found
 from statetools.disclosure.scheduler import Injected
 from statetools.disclosure.shown import Shown
 from statetools.engine.answers import (
@@ -91,6 +92,11 @@ def responded(record: RunRecord, response: ModelResponse) -> AssistantMessage:
     record.ending = None
     names = tuple(call.name for call in message.tool_calls)
     record.emit(ModelResponded(record.iterations, message.content, names, response.stop_reason))
+    if response.found:  # the provider's search opened these: its calls of them may run
+        search_id = f"search:{record.iterations}"
+        record.emit_changes(open_found(record.scheduler, response.found, search_id))
+        if record.catalogue is not None:
+            record.catalogue.after_search(search_id, record.scheduler.shown().names)
     record.checkpoint()
     return message
 

@@ -17,8 +17,8 @@ from statetools.errors import ProviderError
 from statetools.models._provider import plain_json
 from statetools.models.base import ModelRequest, ToolChange, ToolDefinition
 
-AnthropicDisclosure = Literal["tools", "deferred"]
-ANTHROPIC_DISCLOSURES: tuple[str, ...] = ("tools", "deferred")
+AnthropicDisclosure = Literal["tools", "deferred", "tool_search"]
+ANTHROPIC_DISCLOSURES: tuple[str, ...] = ("tools", "deferred", "tool_search")
 TOOL_CHANGES_BETA = "mid-conversation-tool-changes-2026-07-01"
 """The ``anthropic-beta`` value for ``tool_addition``/``tool_removal`` blocks."""
 

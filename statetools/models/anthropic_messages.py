@@ -28,7 +28,17 @@ from statetools.models.anthropic_disclosure import (
     initially_visible,
     with_reveals,
 )
+from statetools.models.anthropic_search import (
+    SEARCHES,
+    SERVER_BLOCKS,
+    AnthropicSearch,
+    SearchPlan,
+    native_content,
+    referenced,
+    verbatim,
+)
 from statetools.models.base import (
+    ModelCapabilities,
     ModelRequest,
     ModelResponse,
     StopReason,
@@ -100,6 +110,9 @@ def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
         }
         return "user", [block]
     assert isinstance(message, AssistantMessage)
+    kept = verbatim(message.native, [call.id for call in message.tool_calls])
+    if kept is not None:  # an answer with server tool blocks goes back as it came
+        return "assistant", kept
     blocks: list[dict[str, Any]] = []
     if message.content:  # the API rejects empty text blocks
         blocks.append({"type": "text", "text": message.content})
@@ -157,8 +170,11 @@ def from_anthropic_message(message: AnthropicMessage) -> ModelResponse:
     """Our ModelResponse for a Messages API response.
 
     Text blocks are joined with newlines; other blocks than text and ``tool_use``
-    (thinking, server tools) are dropped. ``usage.input_tokens`` counts all input
-    tokens: uncached, read from the cache and written to it.
+    (thinking) are dropped, except that an answer with server tool blocks
+    (``server_tool_use``, ``tool_search_tool_result``) is kept whole in
+    ``message.native`` to be sent back verbatim, and the tools its searches loaded
+    are ``response.found``. ``usage.input_tokens`` counts all input tokens:
+    uncached, read from the cache and written to it.
 
     >>> from anthropic.types import Message
     >>> message = Message.model_validate({
@@ -182,18 +198,32 @@ def from_anthropic_message(message: AnthropicMessage) -> ModelResponse:
             else:
                 calls.append(ToolCall(id=block.id, name=block.name, arguments=parsed))
     stop = _STOP_REASONS.get(str(message.stop_reason), "other")
+    blocks = _server_answer(message)
+    native = native_content(blocks) if blocks is not None else None
     usage = message.usage
     cache_read = usage.cache_read_input_tokens or 0
     cache_write = usage.cache_creation_input_tokens or 0
     return ModelResponse(
-        AssistantMessage("\n".join(texts), tuple(calls)),
+        AssistantMessage("\n".join(texts), tuple(calls), native=native),
         Usage(
             input_tokens=usage.input_tokens + cache_read + cache_write,
             output_tokens=usage.output_tokens,
             cached_input_tokens=cache_read,
         ),
         stop,
+        found=tuple(referenced(blocks)) if blocks is not None else (),
     )
+
+
+def _server_answer(message: AnthropicMessage) -> list[dict[str, Any]] | None:
+    """The content blocks of an answer with server tool blocks, as JSON (None for
+    other answers, and for one whose blocks cannot be JSON)."""
+    if not any(block.type in SERVER_BLOCKS for block in message.content):
+        return None
+    try:
+        return [block.to_dict(mode="json", warnings=False) for block in message.content]
+    except ValueError:  # a value the lenient reader could not make JSON of
+        return None
 
 
 class AnthropicModel(ProviderModel["AsyncAnthropic"]):
@@ -210,7 +240,13 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
     request, ``defer_loading`` on those not visible at the start, and reveals a tool
     with a ``tool_reference`` block in the tool result that made it visible;
     ``beta_tool_changes=True`` uses the ``tool_addition``/``tool_removal`` system
-    blocks of the mid-conversation tool changes beta instead. See docs/providers.md.
+    blocks of the mid-conversation tool changes beta instead.
+    ``disclosure="tool_search"`` declares only the tools the design lets the model have
+    now, those not visible at the start deferred, and lets Anthropic's server-side
+    tool search (``search="bm25"``, the default, or ``"regex"``) find the tools of the
+    design's search facades; ``search="client"`` keeps the search facade as a tool,
+    answered by statetools' ranker, whose result loads what it found with
+    ``tool_reference`` blocks. See docs/providers.md.
 
     >>> model = AnthropicModel("claude-sonnet-4-6", cache_control=True)  # doctest: +SKIP
     >>> st.ToolLoop(model).run("What is 2 + 3?", tools=[add]).output  # doctest: +SKIP
@@ -242,11 +278,19 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
         cache_control: bool = False,
         disclosure: AnthropicDisclosure = "tools",
         beta_tool_changes: bool = False,
+        search: AnthropicSearch = "bm25",
         **request_options: Any,
     ) -> None:
         self._configure(
             model, timeout=timeout, disclosure=disclosure, request_options=request_options
         )
+        if search not in SEARCHES:
+            raise StatetoolsError(
+                f"unknown tool search {search!r}",
+                path="AnthropicModel(search=...)",
+                hint="use 'bm25' or 'regex' (Anthropic's server-side search) or 'client'",
+            )
+        self.search = search
         if beta_tool_changes and disclosure != "deferred":
             raise StatetoolsError(
                 "beta_tool_changes=True needs disclosure='deferred'",
@@ -272,6 +316,17 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
         self._connect(
             client, api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
         )
+
+    @property
+    def capabilities(self) -> ModelCapabilities:
+        """Tools may change between calls; several calls may come in one response; the
+        native modes (``deferred``, ``tool_search``) want the run's catalogue.
+
+        >>> model = AnthropicModel("m", api_key="k", disclosure="tool_search")
+        >>> model.capabilities.declares_all_tools
+        True
+        """
+        return ModelCapabilities(declares_all_tools=self.disclosure in ("deferred", "tool_search"))
 
     def _has_key(self, client: AsyncAnthropic) -> bool:
         """Whether the client found an API key, a token or other credentials."""
@@ -303,6 +358,13 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
             if declared:  # built once per catalogue: the same list while it holds
                 deferred = self._deferred[bool(self.cache_control)]
                 body["tools"] = deferred(declared, initially_visible(request))
+        elif self.disclosure == "tool_search":
+            plan = SearchPlan(request, self.search, messages)
+            body["messages"] = plan.messages(messages)
+            cache = EPHEMERAL if self.cache_control else None
+            tools = plan.tools(anthropic_tool, self.search, cache)
+            if tools:
+                body["tools"] = tools
         elif request.tools:
             body["tools"] = self._wire[bool(self.cache_control)](request.tools)
         body.update(self.request_options)

@@ -63,7 +63,10 @@ class ToolCatalogue:
     appeared (``run_time`` names those). ``initial`` names the tools visible in the
     first request; ``changes``
     says, by tool call id, which tools each tool result showed or hid (changes seen at
-    the start of a turn count for the latest tool result). The loop fills it in when
+    the start of a turn count for the latest tool result). ``searchable`` names every
+    search facade of the design (``Facade.searchable``) with the tools below it that
+    its search may open now (none while the facade is locked; a tool a condition, a
+    state or an exclusive facade keeps locked is left out). The loop fills it in when
     ``ModelCapabilities.declares_all_tools`` is set.
 
     >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
@@ -75,6 +78,7 @@ class ToolCatalogue:
     initial: tuple[str, ...] = ()
     changes: Mapping[str, ToolChange] = attrs.field(factory=dict)
     run_time: tuple[str, ...] = ()
+    searchable: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
 
     @property
     def names(self) -> list[str]:
@@ -161,6 +165,10 @@ class ModelRequest:
 class ModelResponse:
     """The model's answer to one request.
 
+    ``found`` names the tools a provider's own tool search loaded while answering
+    (Anthropic's server-side tool search): the loop opens them as the design's search
+    facade would have, so calls of them in this answer run (locks still hold).
+
     >>> call = ToolCall("call_1", "ping", {})
     >>> response = ModelResponse(AssistantMessage(tool_calls=[call]), stop_reason="tool_use")
     >>> [call.name for call in response.message.tool_calls], response.usage.input_tokens
@@ -170,6 +178,7 @@ class ModelResponse:
     message: AssistantMessage
     usage: Usage = Usage()
     stop_reason: StopReason = "end_turn"
+    found: tuple[str, ...] = ()
 
 
 @attrs.frozen

@@ -254,5 +254,5 @@ def test_the_cli_refuses_a_mode_the_provider_does_not_have(
     assert (status, capsys.readouterr().err) == (
         2,
         "statetools run: error: AnthropicModel(disclosure=...): unknown disclosure mode "
-        "'allowed_tools' Hint: use 'tools' or 'deferred'\n",
+        "'allowed_tools' Hint: use 'tools' or 'deferred' or 'tool_search'\n",
     )
