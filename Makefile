@@ -46,6 +46,7 @@ diagrams: setup-base
 bench: setup
 	rm -f benchmarks/RESULTS.md
 	$(PY) benchmarks/tokens.py --write
+	$(PY) benchmarks/layered_cache.py --write
 	$(PY) benchmarks/retrieval.py --write $(if $(BFCL_DATA),--bfcl-data $(BFCL_DATA))
 	$(PY) benchmarks/examples_check.py --write
 	$(PY) benchmarks/overhead.py --write

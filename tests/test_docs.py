@@ -220,6 +220,15 @@ def test_the_figures_of_the_search_page_are_those_of_the_results() -> None:
     assert [figure for figure in figures if figure not in results] == []
 
 
+def test_the_figures_of_the_layered_cache_paragraph_are_those_of_the_results() -> None:
+    results = (ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    section = _read("search.md").split("### Layered detail and the prompt cache", 1)[1]
+    prose = FENCE.sub("", section.split("\n## ", 1)[0])
+    figures = re.findall(r"\d+,\d{3}|\d+\.\d+|\b\d{3}\b", prose)
+    assert len(figures) == 15
+    assert [figure for figure in figures if figure not in results] == []
+
+
 def test_the_versions_the_bridges_are_tested_with_are_the_lowest_the_project_takes() -> None:
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     extras = pyproject["project"]["optional-dependencies"].values()

@@ -7,6 +7,10 @@ arguments, and the full tool then takes the base form's place (moved to the end 
 list, so what comes before it stays the same for a provider's prompt cache). A call of
 a base form is checked against the real schema: a valid call runs, an invalid one gets
 the detail text in its error.
+
+``layered(*items, swap=False)`` is the cache-safe form: the base forms stay, so the
+tools array never changes during a run and a cached prompt prefix is never lost;
+``tool_detail``'s answer is where the model reads the full parameters.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from statetools.tools.tool import BaseTool
 from statetools.tools.validation import argument_problems, make_validator
 from statetools.tools.wrappers import WrapperTool
 
-__all__ = ["BaseForm", "ToolDetail", "layered"]
+__all__ = ["BaseForm", "DetailText", "ToolDetail", "layered"]
 
 BASE_SCHEMA: dict[str, Any] = {"type": "object"}
 
@@ -100,23 +104,65 @@ class ToolDetail(UnfoldingTool):
         return self._detail(arguments)
 
     def _detail(self, arguments: Arguments) -> ToolResult:
-        parsed = parse_arguments(self.name, arguments)
-        if isinstance(parsed, str):
-            return ToolResult.error(parsed)
-        problems = argument_problems(self.validator, parsed)
-        if problems:
-            return ToolResult.error(
-                f"Invalid arguments for tool '{self.name}': {'; '.join(problems)}. "
-                "Call it again with the name of a tool."
-            )
-        name = str(parsed["name"])
-        tool = self.full.get(name)
-        if tool is None:
-            closest = difflib.get_close_matches(name, list(self.full), n=3, cutoff=0.5)
-            hint = f" Closest names: {', '.join(closest)}." if closest else ""
-            return ToolResult.error(f"Tool '{self.name}' knows no tool named '{name}'.{hint}")
-        value = Unfolded(self.name, (tool,), {"name": name})
+        tool = _named_tool(self.name, self.validator, self.full, arguments)
+        if isinstance(tool, ToolResult):
+            return tool
+        value = Unfolded(self.name, (tool,), {"name": tool.name})
         return ToolResult(content=detail_text(tool), value=value)
+
+
+@attrs.frozen(kw_only=True)
+class DetailText(BaseTool):
+    """``tool_detail(name)`` of the cache-safe form (``layered(..., swap=False)``): it
+    answers with the detail text and changes no tool, so the tools array stays as it
+    was.
+
+    >>> def add(a: int, b: int) -> int:
+    ...     '''Add two numbers.'''
+    ...     return a + b
+    >>> *_, detail = layered(add, swap=False)
+    >>> print(detail.call({"name": "add"}).text)
+    add: Add two numbers.
+    Parameters:
+    - a (integer, required)
+    - b (integer, required)
+    Returns: int
+    Example arguments: {"a": 1, "b": 1}
+    """
+
+    full: Mapping[str, BaseTool] = attrs.field(factory=dict, eq=False, repr=False)
+    """The full tools by name."""
+    validator: Any = attrs.field(init=False, eq=False, repr=False, hash=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "validator", make_validator(self.input_schema))
+
+    async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
+        """Answer with the detail of the named tool."""
+        tool = _named_tool(self.name, self.validator, self.full, arguments)
+        return tool if isinstance(tool, ToolResult) else ToolResult.text(detail_text(tool))
+
+
+def _named_tool(
+    detail_tool: str, validator: Any, full: Mapping[str, BaseTool], arguments: Arguments
+) -> BaseTool | ToolResult:
+    """The full tool ``arguments`` name, or the error result that says what is wrong."""
+    parsed = parse_arguments(detail_tool, arguments)
+    if isinstance(parsed, str):
+        return ToolResult.error(parsed)
+    problems = argument_problems(validator, parsed)
+    if problems:
+        return ToolResult.error(
+            f"Invalid arguments for tool '{detail_tool}': {'; '.join(problems)}. "
+            "Call it again with the name of a tool."
+        )
+    name = str(parsed["name"])
+    tool = full.get(name)
+    if tool is None:
+        closest = difflib.get_close_matches(name, list(full), n=3, cutoff=0.5)
+        hint = f" Closest names: {', '.join(closest)}." if closest else ""
+        return ToolResult.error(f"Tool '{detail_tool}' knows no tool named '{name}'.{hint}")
+    return tool
 
 
 def _pick(full: Mapping[str, BaseTool]) -> Any:
@@ -164,10 +210,15 @@ class _Layering:
         return self.tool(tool)
 
 
-def layered(*items: Any, detail_tool: str = "tool_detail") -> list[Any]:
+def layered(*items: Any, detail_tool: str = "tool_detail", swap: bool = True) -> list[Any]:
     """``items`` (tools, functions, playbooks, machines, facades) with every tool in its
     base form, followed by the ``detail_tool`` that shows a tool in full. Pass the list
     in ``tools=[...]``.
+
+    With ``swap`` (the default) the full tool takes its base form's place, at the end of
+    the list, once its detail was read; ``swap=False`` keeps the base forms, so the
+    tools array never changes and a provider's cached prompt prefix is never lost (the
+    detail is in ``tool_detail``'s answer only).
 
     >>> def create_employee(name: str, salary: float, department: str = "R&D") -> str:
     ...     '''Create a new employee. The name must be unique.'''
@@ -197,6 +248,12 @@ def layered(*items: Any, detail_tool: str = "tool_detail") -> list[Any]:
             hint="pass detail_tool='...' with another name",
         )
     schema = InputSchema.of(Parameter.string("name", "The exact name of the tool"))
+    if not swap:
+        description = "Show the full parameters and example arguments of a tool by name."
+        text = DetailText(
+            name=detail_tool, description=description, input_schema=schema, full=layering.full
+        )
+        return [*shown, text]
     detail = ToolDetail(
         name=detail_tool,
         description="Show the full parameters and example arguments of a tool by name; "

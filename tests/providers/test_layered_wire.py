@@ -181,3 +181,55 @@ def test_anthropic_deferred_declares_the_full_tool_after_its_detail(wire: WireSe
     ]
     assert wire.bodies[2]["messages"][-1]["content"][0]["content"] == "ticket x p3"
     assert result.output == "Done."
+
+
+SAFE_DETAIL_TOOL = {
+    "type": "function",
+    "function": {
+        **DETAIL_TOOL["function"],
+        "description": "Show the full parameters and example arguments of a tool by name.",
+    },
+}
+DETAIL_TEXT = (
+    "create_ticket: Open a support ticket. Priority 1 is the most urgent.\n"
+    "Parameters:\n"
+    "- title (string, required)\n"
+    "- priority (integer, default 3)\n"
+    "Returns: str\n"
+    'Example arguments: {"title": "Fix the login page", "priority": 3}'
+)
+
+
+def test_the_cache_safe_form_sends_one_tools_array_and_the_detail_in_the_result(
+    wire: WireServer,
+) -> None:
+    """Issue 30: each tool_detail changed the tools array, so the cached prefix ended."""
+    for call in detail_then_call():
+        wire.reply(chat_completion(tool_calls=[openai_call(*call)]))
+    wire.reply(chat_completion("Done."))
+    model = OpenAIChatModel("gpt-test", base_url=f"{wire.url}/v1", api_key="sk-test")
+
+    tools = st.layered(create_ticket, swap=False)
+    result = st.ToolLoop(model).run("Open a ticket.", tools=tools)
+
+    assert [body["tools"] for body in wire.bodies] == [[BASE_TOOL, SAFE_DETAIL_TOOL]] * 3
+    answers = [m["content"] for m in wire.bodies[2]["messages"] if m["role"] == "tool"]
+    assert answers == [DETAIL_TEXT, "ticket x p3"]
+    assert result.output == "Done."
+
+
+def test_the_cache_safe_form_keeps_the_deferred_declaration_too(wire: WireServer) -> None:
+    for call_id, name, arguments in detail_then_call():
+        wire.reply(anthropic_message(tool_use(call_id, name, json.loads(arguments))))
+    wire.reply(anthropic_message(text("Done.")))
+    model = AnthropicModel(
+        "claude-test", base_url=wire.url, api_key="sk-ant", disclosure="deferred"
+    )
+
+    tools = st.layered(create_ticket, swap=False)
+    result = st.ToolLoop(model).run("Open a ticket.", tools=tools)
+
+    declared = [anthropic_form(BASE_TOOL), anthropic_form(SAFE_DETAIL_TOOL)]
+    assert [body["tools"] for body in wire.bodies] == [declared] * 3
+    assert wire.bodies[1]["messages"][-1]["content"][0]["content"] == DETAIL_TEXT
+    assert result.output == "Done."

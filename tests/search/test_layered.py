@@ -172,3 +172,60 @@ def test_two_layered_tools_with_one_name_are_refused() -> None:
     other = st.Tool.create("ping", "Another ping.", lambda: "pong")
     with pytest.raises(st.DefinitionError, match="two layered tools are named 'ping'"):
         st.layered(ping, other)
+
+
+def test_the_cache_safe_form_never_changes_the_tools_array() -> None:
+    """Issue 30: every tool_detail changed the tools array (a prefix break each)."""
+    tools = st.layered(place_order, ping, swap=False)
+    result, model = run(
+        [
+            ("tool_detail", {"name": "place_order"}),
+            ("place_order", {"customer": "C-1", "lines": [{"sku": "A"}]}),
+            ("tool_detail", {"name": "place_order"}),
+        ],
+        tools,
+    )
+
+    first = model.requests[0].tools
+    assert [r.tools for r in model.requests] == [first] * 4
+    assert [(t.name, t.description, t.input_schema) for t in first] == [
+        ("place_order", "Place an order for a customer.", {"type": "object"}),
+        ("ping", "Check the link.", {"type": "object"}),
+        (
+            "tool_detail",
+            "Show the full parameters and example arguments of a tool by name.",
+            tools[2].input_schema,
+        ),
+    ]
+    assert tool_texts(result) == [(DETAIL, False), ('{"total": 9.5}', False), (DETAIL, False)]
+    assert result.state.unfolds == ()
+    changes = ("tools_unlocked", "tools_hidden", "tools_injected", "tools_removed")
+    assert [e.type for e in result.trace if e.type in changes] == []
+
+
+def test_the_cache_safe_form_answers_mistakes_as_the_default_form_does() -> None:
+    tools = st.layered(place_order, ping, detail_tool="describe", swap=False)
+    result, _ = run(
+        [
+            ("place_order", {"customer": "C-1", "lines": [{"quantity": 2}]}),
+            ("describe", {"name": "place_ordr"}),
+            ("describe", {}),
+        ],
+        tools,
+    )
+
+    assert tool_texts(result) == [
+        (
+            "Invalid arguments for tool 'place_order': missing required argument "
+            "'lines[0].sku'. Call it again with arguments that fit:\n\n" + DETAIL,
+            True,
+        ),
+        ("Tool 'describe' knows no tool named 'place_ordr'. Closest names: place_order.", True),
+        (
+            "Invalid arguments for tool 'describe': missing required argument 'name'. "
+            "Call it again with the name of a tool.",
+            True,
+        ),
+    ]
+    assert type(tools[2]).__name__ == "DetailText"
+    assert [f.code for f in st.check(st.disclosure_graph(*tools)).findings] == []
