@@ -7,9 +7,9 @@ Both servers run in their own process (uvicorn on 127.0.0.1) with the same 2,000
 ``st.mcp.disclosure_server(tools)``, and the MCP SDK's low-level ``Server`` answering
 ``tools/list`` and ``tools/call`` itself. One client process per server (``mcp.Client``
 over ``streamable_http_client``) lists the tools, then times ``--calls`` calls of one
-tool; the two clients take turns, ``--rounds`` times. A client either sends no session
-header (a 2026-era client: each request starts from a fresh session) or the
-``Statetools-Session`` header (the gateway keeps its session). Wall milliseconds per
+tool; the two clients take turns, ``--rounds`` times. A 2026-07-28 client either
+passes no ``session`` argument (each call starts a fresh session) or passes the handle
+its first call's result gave (the gateway keeps its session). Wall milliseconds per
 call, medians over every call. Target: the gateway within 2x of the plain server.
 """
 
@@ -82,18 +82,22 @@ CLIENT = textwrap.dedent(
     url, calls, session = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 
     async def main():
-        headers = {"statetools-session": session} if session else {}
         async with (
-            create_mcp_http_client(headers=headers) as http,
+            create_mcp_http_client() as http,
             mcp.Client(streamable_http_client(url, http_client=http)) as client,
         ):
             await client.list_tools()
             timings = []
+            handle = None
             for _ in range(calls):
+                arguments = {"q": "x"}
+                if session and handle:
+                    arguments["session"] = handle
                 start = time.perf_counter()
-                result = await client.call_tool("t5", {"q": "x"})
+                result = await client.call_tool("t5", arguments)
                 timings.append((time.perf_counter() - start) * 1000)
-                assert result.content[0].text == "tool 5 got x", result
+                assert result.content[0].text.splitlines()[0] == "tool 5 got x", result
+                handle = (result.meta or {}).get("statetools/session")
             print(json.dumps(timings))
 
     asyncio.run(main())
@@ -144,7 +148,7 @@ def main() -> None:
     servers = {kind: _start(kind) for kind in ("gateway", "plain")}
     rows = []
     try:
-        for header, session in (("none (fresh session per request)", ""), ("kept", "ann")):
+        for header, session in (("none (a fresh session per call)", ""), ("handle passed", "yes")):
             timings: dict[str, list[float]] = {"gateway": [], "plain": []}
             for _ in range(args.rounds):
                 for kind, (_, url) in servers.items():
@@ -174,18 +178,18 @@ def main() -> None:
         f"per call, medians. Load average (1 min) when measured: {load}. Target: the "
         "gateway within 2x of the plain server.",
         "",
-        "| session header | gateway ms | plain MCP SDK ms | ratio | target |",
+        "| `session` argument | gateway ms | plain MCP SDK ms | ratio | target |",
         "|---|---|---|---|---|",
         *rows,
         "",
-        "Cause of the 267-529 ms measured before: the 2026-07-28 protocol has no sessions, "
-        "so a client without the `Statetools-Session` header starts a fresh gateway "
-        "session on every request, and each fresh session compiled the whole design again "
-        "(about 300 ms of CPU at 2,000 tools). The graph is now compiled once per server "
-        "and shared; a fresh session costs well under a millisecond (see the gateway's "
-        "cost per session above). Measured on this machine with the same client before "
-        "the change (at d5c1d11, load average about 8, 15 calls each): 468 ms median per "
-        "call without the header and 100 ms with it, against 48 ms for the plain server.",
+        "Cause of the 267-529 ms measured before: the 2026-07-28 protocol has no sessions, so"
+        " a client without the (since removed) `Statetools-Session` header started a fresh "
+        "gateway session on every request, and each fresh session compiled the whole design "
+        "again (about 300 ms of CPU at 2,000 tools). The graph is now compiled once per "
+        "server and shared; a fresh session costs well under a millisecond (see the gateway's"
+        " cost per session above). Measured on this machine with the same client before the "
+        "change (at d5c1d11, load average about 8, 15 calls each): 468 ms median per call "
+        "without the header and 100 ms with it, against 48 ms for the plain server.",
         "",
         machine_line(),
     ]

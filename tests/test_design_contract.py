@@ -1233,27 +1233,55 @@ def test_disclosure_server_with_mcp_client() -> None:
     def shown(result: Any) -> tuple[str, bool]:
         return "\n".join(block.text for block in result.content), bool(result.is_error)
 
-    async def main() -> list[Any]:
+    changed: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        changed.append(type(getattr(message, "root", message)).__name__)
+
+    async def legacy() -> list[Any]:
+        """2025-era clients: state per connection, tools/list_changed."""
         seen: list[Any] = []
-        async with mcp.Client(server) as first, mcp.Client(server) as second:
+        async with (
+            mcp.Client(server, mode="legacy", message_handler=on_message) as first,
+            mcp.Client(server, mode="legacy") as second,
+        ):
             seen.append(shown(await first.call_tool("summarize", {})))
-            async with first.listen(tools_list_changed=True) as changes:
-                seen.append(shown(await first.call_tool("search", {"q": "tides"})))
-                event = await asyncio.wait_for(changes.__anext__(), timeout=5)
-                seen.append(type(event).__name__)
+            seen.append(shown(await first.call_tool("search", {"q": "tides"})))
             seen.append(await names(first))
             seen.append(await names(second))  # state is per connection
-        async with mcp.Client(single) as third:
+        async with mcp.Client(single, mode="legacy") as third:
             seen.append(await names(third))
         return seen
 
-    assert asyncio.run(main()) == [
+    assert asyncio.run(legacy()) == [
         (LOCKED, True),
         ("2 notes about tides\n[now available: summarize]", False),
-        "ToolsListChanged",
         ["search", "summarize"],
         ["search"],
         ["search"],
+    ]
+    assert "ToolListChangedNotification" in changed
+
+    async def modern() -> list[Any]:
+        """2026-07-28 clients: one stable listing; state behind the handle a result gives."""
+        async with mcp.Client(server) as client:
+            seen: list[Any] = [await names(client)]
+            seen.append(shown(await client.call_tool("summarize", {})))
+            opened = await client.call_tool("search", {"q": "tides"})
+            handle = opened.meta["statetools/session"]
+            seen.append(shown(opened)[0].splitlines()[:2])
+            seen.append(await names(client))
+            seen.append(
+                shown(await client.call_tool("call_tool", {"name": "summarize", "session": handle}))
+            )
+            return seen
+
+    assert asyncio.run(modern()) == [
+        ["search", "describe_tool", "call_tool"],
+        (LOCKED, True),
+        ["2 notes about tides", "[now available: summarize]"],
+        ["search", "describe_tool", "call_tool"],
+        ("Tides follow the moon.", False),
     ]
 
 
@@ -1294,16 +1322,27 @@ def test_mcp_http_server(http_design_url: str) -> None:
             "**options": None,
         },
     )
-    remote = st.mcp.MCPServer.http(
-        http_design_url, headers={st.mcp.SESSION_HEADER: "contract"}, name="remote"
+    remote = st.mcp.MCPServer.http(http_design_url, name="remote")
+
+    def call_summarize(request: Any) -> tuple[str, dict[str, Any]]:
+        handle = request.messages[-1].content.rsplit('session="', 1)[1].split('"', 1)[0]
+        return ("call_tool", {"name": "summarize", "session": handle})
+
+    model = ScriptedModel(
+        [("remote", {}), ("summarize", {}), ("search", {"q": "tides"}), call_summarize, "ok"]
     )
-    model = ScriptedModel([("remote", {}), ("summarize", {}), ("search", {"q": "tides"}), "ok"])
     result = st.ToolLoop(model).run("Notes", tools=[remote.facade()])
-    assert [(m.name, m.content, m.is_error) for m in result.messages if m.role == "tool"] == [
-        ("remote", "Tools now available: search.", False),
-        ("summarize", "Tool 'summarize' does not exist. Available tools: search.", True),
-        ("search", "2 notes about tides\n[now available: summarize]", False),
+    answers = [(m.name, m.content, m.is_error) for m in result.messages if m.role == "tool"]
+    assert answers[:2] == [
+        ("remote", "Tools now available: search, describe_tool, call_tool.", False),
+        (
+            "summarize",
+            "Tool 'summarize' does not exist. Available tools: search, describe_tool, call_tool.",
+            True,
+        ),
     ]
+    assert answers[2][1].splitlines()[:2] == ["2 notes about tides", "[now available: summarize]"]
+    assert answers[3] == ("call_tool", "Tides follow the moon.", False)
 
 
 def test_statetools_serve_design_yaml_over_stdio(
@@ -1337,7 +1376,10 @@ def test_statetools_serve_design_yaml_over_stdio(
     )
     command = str(Path(sys.executable).parent / "statetools")
     params = StdioServerParameters(
-        command=command, args=["serve", str(design), "--transport", "stdio"], cwd=str(tmp_path)
+        command=command,
+        args=["serve", str(design), "--transport", "stdio"],
+        cwd=str(tmp_path),
+        env={"PYTHONPATH": str(Path(__file__).resolve().parents[1])},  # the code under test
     )
 
     async def main() -> tuple[list[str], str, bool]:
@@ -1346,7 +1388,7 @@ def test_statetools_serve_design_yaml_over_stdio(
             locked = await client.call_tool("summarize", {})
             return listed, locked.content[0].text, bool(locked.is_error)
 
-    assert asyncio.run(main()) == (["search"], LOCKED, True)
+    assert asyncio.run(main()) == (["search", "describe_tool", "call_tool"], LOCKED, True)
 
 
 # ---- round 2: streaming and sessions ------------------------------------------------

@@ -4,13 +4,11 @@ compiled graph, and the MCP form of what it shows."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
 import mcp.types as types
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
 from statetools.blackboard import Blackboard
 from statetools.disclosure.graph import DisclosureGraph
@@ -21,6 +19,7 @@ from statetools.messages import ToolCall
 from statetools.tools.calling import failure
 from statetools.tools.context import ToolCallContext
 from statetools.tools.result import ToolResult
+from statetools.tools.tool import BaseTool
 
 __all__: list[str] = []
 
@@ -47,9 +46,28 @@ class _Listings:
         return listing
 
 
+class _Answer:
+    """A call answered in a session: the result (its text with the announcement), the
+    names shown before it, and what is shown after it."""
+
+    __slots__ = ("after", "before", "result")
+
+    def __init__(self, result: ToolResult, before: tuple[str, ...], after: Shown) -> None:
+        self.result = result
+        self.before = before
+        self.after = after
+
+    @property
+    def changed(self) -> bool:
+        """Whether the call changed what the session shows."""
+        return self.after.names != self.before
+
+
 class _Session:
-    """One client's scheduler, context and change subscriptions. The compiled graph
-    is the server's, shared by every session."""
+    """One client's scheduler and context over the server's compiled graph, shared by
+    every session (a session holds only what it changed)."""
+
+    __slots__ = ("blackboard", "calls", "context", "listings", "lock", "scheduler")
 
     def __init__(
         self, graph: DisclosureGraph, context: ToolCallContext, listings: _Listings
@@ -58,33 +76,39 @@ class _Session:
         self.context = context.with_blackboard(self.blackboard)
         self.scheduler = Scheduler(graph, None, blackboard=self.blackboard, context=self.context)
         self.listings = listings
-        self.bus = InMemorySubscriptionBus()
-        self.listen = ListenHandler(self.bus)
         self.lock = asyncio.Lock()
-        self.calls = itertools.count(1)
+        self.calls = 0
 
-    def names(self) -> list[str]:
-        return [tool.name for tool in self.scheduler.visible()]
+    def names(self) -> tuple[str, ...]:
+        """The names of the tools the session shows now."""
+        return self.scheduler.shown().names
 
     def listing(self) -> list[types.Tool]:
+        """The session's visible tools in MCP form (a 2025-era client's ``tools/list``)."""
         return self.listings.of(self.scheduler.shown())
 
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> tuple[ToolResult, bool]:
-        """Run one call as the loop would; returns the result (its text with the
-        announcement) and whether the visible tools changed."""
+    def admit(self, name: str) -> BaseTool | Refusal:
+        """The tool a call of ``name`` would run now, or the refusal it would get."""
+        self.scheduler.begin_turn()
+        return admit(self.scheduler, name)
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> _Answer:
+        """Run one call as the loop would: a locked or unknown tool never runs and is
+        answered with guidance; a call that ran is recorded and its result carries the
+        announcement of what it opened."""
         async with self.lock:
             before = self.names()
-            self.scheduler.begin_turn()
-            admitted = admit(self.scheduler, name)
+            admitted = self.admit(name)
             if isinstance(admitted, Refusal):
-                result = ToolResult.error(admitted.text)
-            else:
-                try:
-                    result = await admitted.acall(dict(arguments), self.context)
-                except Exception as exc:
-                    result = failure(name, exc)
-                call = ToolCall(f"mcp_{next(self.calls)}", name, dict(arguments))
-                settled = settle(self.scheduler, call, result)
-                if settled.changes.announcement:
-                    result = result.with_text(settled.text)
-            return result, self.names() != before
+                return _Answer(ToolResult.error(admitted.text), before, self.scheduler.shown())
+            try:
+                result = await admitted.acall(dict(arguments), self.context)
+            except Exception as exc:
+                result = failure(name, exc)
+            self.calls += 1
+            settled = settle(
+                self.scheduler, ToolCall(f"mcp_{self.calls}", name, dict(arguments)), result
+            )
+            if settled.changes.announcement:
+                result = result.with_text(settled.text)
+            return _Answer(result, before, self.scheduler.shown())

@@ -1,16 +1,22 @@
-"""disclosure_server: a design served over MCP, with one scheduler per client session.
+"""disclosure_server: a design served over MCP, enforced call by call.
 
-``tools/list`` answers the session's visible tools; ``tools/call`` goes through the
-same enforcement as a run (a locked call is an ``isError`` result saying what to call
-first, never a protocol error) and is recorded; when a call changes what the session
-sees, the session is told ``tools/list_changed`` (on a ``subscriptions/listen`` stream
-for 2026-07-28 clients, as a notification for earlier ones). Tools of the design that
-come from MCP servers are called through them: a gateway in front of many servers.
+Two protocol eras, one engine (:func:`~statetools.engine.answers.admit` and
+:func:`~statetools.engine.answers.settle`, as every host answers calls) and one
+compiled graph shared by every session:
 
-Which session a request belongs to: each in-process client and each stdio process is
-one session; over HTTP, the ``Mcp-Session-Id`` of a 2025-era client, or the
-``Statetools-Session`` header a 2026-era client sends (the 2026-07-28 protocol has no
-sessions of its own; without the header every request starts from the first set).
+- 2026-07-28 clients (see :mod:`statetools.mcp.stateless`): ``tools/list`` is the same
+  for everyone whatever was called (the first visible set, each tool with an optional
+  ``session`` argument, then ``describe_tool`` and ``call_tool``); a call that may run
+  starts a session whose server-minted handle the result gives; results say what
+  opened and give the definitions of tools to call through ``call_tool``.
+- 2025-era clients: one session per connection (a stdio process, an in-process
+  client, an HTTP ``Mcp-Session-Id`` the SDK minted), kept in the SDK's connection
+  state, so no header a client chooses can name another's; ``tools/list`` answers the
+  session's visible tools and a call that changes them sends ``tools/list_changed``.
+
+A locked call is an ``isError`` result saying what to call first (never a protocol
+error) and never runs. Tools of the design that come from MCP servers are called
+through them: a gateway in front of many servers.
 
 >>> import asyncio, mcp
 >>> def search(q: str) -> str:
@@ -28,90 +34,103 @@ sessions of its own; without the header every request starts from the first set)
 ...         after = [t.name for t in (await client.list_tools(cache_mode="bypass")).tools]
 ...         return before + after
 >>> asyncio.run(main())
-['search', 'search', 'summarize']
+['search', 'describe_tool', 'call_tool', 'search', 'describe_tool', 'call_tool']
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections import OrderedDict
+import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 import mcp.types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
-from mcp.server.subscriptions import ToolsListChanged
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.scheduler import Scheduler
 from statetools.mcp.convert import wire_content
 from statetools.mcp.disclosure_session import _Listings, _Session
+from statetools.mcp.stateless import _Stable
 from statetools.tools.context import RUN_ID_KEY, RunEnd, ToolCallContext
 
 __all__ = ["SESSION_HEADER", "disclosure_server"]
 
 SESSION_HEADER = "statetools-session"
-"""The HTTP header a 2026-era client sends to keep its disclosure state between
-requests (2025-era clients are told apart by ``Mcp-Session-Id``).
+"""No longer read. 2026-era clients used to name their session with this HTTP header,
+a value the client chose, so any client could read and drive another's session; a
+2026-07-28 client now passes the handle the server minted as the ``session`` argument.
 
->>> from statetools.mcp import MCPServer
->>> desk = MCPServer.http(
-...     "http://127.0.0.1:8000/mcp", headers={SESSION_HEADER: "user-42"}, name="desk"
-... )
 >>> SESSION_HEADER
 'statetools-session'
 """
 
 ContextSource = Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
 
+_STATE_KEY = "statetools.session"
+"""Where a 2025-era connection's session is kept, in the SDK's per-connection state."""
 
-class _Sessions:
-    """The sessions of one server lifespan (one in-process client, one stdio process,
-    or one HTTP server), by key."""
+
+class _Gateway:
+    """One server lifespan (an in-process client, a stdio process, an HTTP server):
+    the shared graph, the 2026-07-28 sessions by handle, 2025-era sessions by
+    connection."""
 
     def __init__(
         self,
         design: DisclosureGraph | Sequence[Any],
         context: ContextSource,
+        *,
         max_sessions: int = 1000,
+        session_ttl: float = 1800.0,
+        session_argument: str = "session",
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.graph = (
             design if isinstance(design, DisclosureGraph) else Scheduler.for_items(design).graph
         )
         self.listings = _Listings()
         self.context = context
-        self.max_sessions = max_sessions
         self.run_end = RunEnd()
         self.run_id = f"mcp-gateway-{id(self)}"
-        self.sessions: OrderedDict[str | None, _Session] = OrderedDict()
+        self.stable = _Stable(
+            self.new().scheduler.shown(),
+            self.new,
+            argument=session_argument,
+            limit=max_sessions,
+            ttl=session_ttl,
+            clock=clock,
+        )
+        self.listen = ListenHandler(InMemorySubscriptionBus())
 
     def _context(self) -> ToolCallContext:
         values = self.context() if callable(self.context) else (self.context or {})
         base = ToolCallContext(values).merge({RUN_ID_KEY: self.run_id})
         return base.with_run_end(self.run_end)
 
-    def of(self, ctx: ServerRequestContext[Any, Any]) -> _Session:
-        request = ctx.request
-        headers = getattr(request, "headers", None)
-        key: str | None = None
-        if headers is not None:
-            key = headers.get("mcp-session-id") or headers.get(SESSION_HEADER)
-            if key is None:
-                return self.new()  # stateless: a fresh session
-        session = self.sessions.get(key)
-        if session is None:
-            session = self.sessions[key] = self.new()
-            while len(self.sessions) > self.max_sessions:
-                self.sessions.popitem(last=False)  # the least recently used session
-        else:
-            self.sessions.move_to_end(key)
-        return session
-
     def new(self) -> _Session:
         """A fresh session over the shared graph."""
         return _Session(self.graph, self._context(), self.listings)
+
+    def of_connection(self, ctx: ServerRequestContext[Any, Any]) -> _Session:
+        """A 2025-era client's session: the one of its connection (which the SDK made
+        for the stdio process, the in-process client or the ``Mcp-Session-Id`` it
+        minted); a request with no connection state gets a fresh one."""
+        connection = getattr(ctx.session, "_connection", None)
+        state = getattr(connection, "state", None)
+        if not isinstance(state, dict):
+            return self.new()
+        session = state.get(_STATE_KEY)
+        if not isinstance(session, _Session):
+            session = state[_STATE_KEY] = self.new()
+        return session
+
+
+def _modern(ctx: ServerRequestContext[Any, Any]) -> bool:
+    return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
 
 
 def disclosure_server(
@@ -121,14 +140,21 @@ def disclosure_server(
     context: ContextSource = None,
     instructions: str | None = None,
     max_sessions: int = 1000,
+    session_ttl: float = 1800.0,
+    session_argument: str = "session",
+    clock: Callable[[], float] = time.monotonic,
 ) -> Server[Any]:
     """An MCP server (the SDK's low-level ``Server``) that serves ``definition_or_items``
     (one definition, or a list as for ``tools=[...]``) with progressive disclosure.
 
-    ``context`` (a mapping, or a function returning a fresh one per session) is the
-    :class:`~statetools.ToolCallContext` of every call. Over HTTP at most
-    ``max_sessions`` sessions are kept; the least recently used one is forgotten first
-    (its client starts again from the first visible set). Pass the result to
+    2026-07-28 clients all get one stable ``tools/list``: the first visible tools (with
+    an optional ``session_argument``), ``describe_tool`` and ``call_tool``; at most
+    ``max_sessions`` of their sessions live at once (a new one is refused while the
+    table is full, none is evicted), each closing after ``session_ttl`` seconds without
+    calls on ``clock``. 2025-era clients keep one session per connection, a
+    ``tools/list`` of what it shows, and ``tools/list_changed``. ``context`` (a
+    mapping, or a function returning a fresh one per session) is the
+    :class:`~statetools.ToolCallContext` of every call. Pass the result to
     ``mcp.Client(...)`` in tests, or serve it with ``statetools serve``.
 
     >>> import asyncio, mcp
@@ -146,7 +172,7 @@ def disclosure_server(
     ...         locked = await client.call_tool("summarize", {})
     ...         print(locked.is_error, locked.content[0].text)
     >>> asyncio.run(session())
-    ['search']
+    ['search', 'describe_tool', 'call_tool']
     True Tool 'summarize' is locked. Call first: search.
     """
     items: Sequence[Any] = (
@@ -156,36 +182,46 @@ def disclosure_server(
     )
     # compiled once, shared by every session; a bad definition fails here
     graph = Scheduler.for_items(items).graph
+    options: dict[str, Any] = {
+        "max_sessions": max_sessions,
+        "session_ttl": session_ttl,
+        "session_argument": session_argument,
+        "clock": clock,
+    }
+    _Stable.check_names(graph.entries, session_argument)  # a clash fails here, not later
 
     @contextlib.asynccontextmanager
-    async def lifespan(_: Server[Any]) -> AsyncIterator[_Sessions]:
-        sessions = _Sessions(graph, context, max_sessions)
+    async def lifespan(_: Server[Any]) -> AsyncIterator[_Gateway]:
+        gateway = _Gateway(graph, context, **options)
         try:
-            yield sessions
+            yield gateway
         finally:
-            await sessions.run_end.aclose()
+            await gateway.run_end.aclose()
 
     async def list_tools(
-        ctx: ServerRequestContext[_Sessions, Any], params: types.PaginatedRequestParams | None
+        ctx: ServerRequestContext[_Gateway, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=ctx.lifespan_context.of(ctx).listing())
+        gateway = ctx.lifespan_context
+        if _modern(ctx):
+            return gateway.stable.result
+        return types.ListToolsResult(tools=gateway.of_connection(ctx).listing())
 
     async def call_tool(
-        ctx: ServerRequestContext[_Sessions, Any], params: types.CallToolRequestParams
+        ctx: ServerRequestContext[_Gateway, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        session = ctx.lifespan_context.of(ctx)
-        result, changed = await session.call(params.name, params.arguments or {})
-        if changed:
-            if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                await session.bus.publish(ToolsListChanged())
-            else:
-                await ctx.session.send_tool_list_changed()
-        return types.CallToolResult.model_validate(wire_content(result), by_name=False)
+        gateway = ctx.lifespan_context
+        if _modern(ctx):
+            return await gateway.stable.call(params.name, params.arguments or {})
+        answer = await gateway.of_connection(ctx).call(params.name, params.arguments or {})
+        if answer.changed:
+            await ctx.session.send_tool_list_changed()
+        return types.CallToolResult.model_validate(wire_content(answer.result), by_name=False)
 
     async def listen(
-        ctx: ServerRequestContext[_Sessions, Any], params: types.SubscriptionsListenRequestParams
+        ctx: ServerRequestContext[_Gateway, Any], params: types.SubscriptionsListenRequestParams
     ) -> types.SubscriptionsListenResult:
-        return await ctx.lifespan_context.of(ctx).listen(ctx, params)
+        # the 2026-07-28 listing never changes: a stream that stays quiet
+        return await ctx.lifespan_context.listen(ctx, params)
 
     return Server(
         name,

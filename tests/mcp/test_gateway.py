@@ -1,4 +1,6 @@
-"""A design served over MCP: the SDK's own client in memory, over stdio and over HTTP."""
+"""A design served over MCP to 2025-era clients (``mode="legacy"``: one session per
+connection, ``tools/list_changed``): the SDK's own client in memory, over stdio and over
+HTTP. 2026-07-28 clients: test_gateway_2026.py."""
 
 from __future__ import annotations
 
@@ -23,6 +25,8 @@ import statetools as st
 from tests.mcp.upstream import TIME_SERVER
 
 STATETOOLS = str(Path(sys.executable).parent / "statetools")
+CHECKOUT = {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+"""The code under test, for servers started as subprocesses."""
 LOCKED = "Tool 'summarize' is locked. Call first: search."
 
 TOOLS_MODULE = '''
@@ -74,23 +78,31 @@ def text(result: Any) -> tuple[str, bool]:
     return "\n".join(block.text for block in result.content), bool(result.is_error)
 
 
-async def next_event(subscription: Any) -> Any:
-    async def first() -> Any:
-        async for event in subscription:
-            return event
-        return None
+class Changes:
+    """The ``tools/list_changed`` notifications a 2025-era client received."""
 
-    return await asyncio.wait_for(first(), timeout=5)
+    def __init__(self) -> None:
+        self.seen = 0
+
+    async def __call__(self, message: Any) -> None:
+        if type(getattr(message, "root", message)).__name__ == "ToolListChangedNotification":
+            self.seen += 1
+
+    async def wait(self) -> str:
+        # the notification may cross a process; a loaded 2-core CI machine may take seconds
+        deadline = time.monotonic() + 30
+        while not self.seen and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        return "ToolListChangedNotification" if self.seen else "none"
 
 
-async def unlock_flow(client: mcp.Client) -> list[Any]:
-    """The first listing, a refused call, an unlocking call with its change event, the
+async def unlock_flow(client: mcp.Client, changes: Changes) -> list[Any]:
+    """The first listing, a refused call, an unlocking call with its change notice, the
     larger listing, and the call that is allowed now."""
     seen: list[Any] = [await names(client)]
     seen.append(text(await client.call_tool("summarize", {})))
-    async with client.listen(tools_list_changed=True) as subscription:
-        seen.append(text(await client.call_tool("search", {"q": "tides"})))
-        seen.append(type(await next_event(subscription)).__name__)
+    seen.append(text(await client.call_tool("search", {"q": "tides"})))
+    seen.append(await changes.wait())
     seen.append(await names(client))
     seen.append(text(await client.call_tool("summarize", {})))
     return seen
@@ -100,16 +112,19 @@ EXPECTED_FLOW = [
     ["search"],
     (LOCKED, True),
     ("2 notes about tides\n[now available: summarize]", False),
-    "ToolsListChanged",
+    "ToolListChangedNotification",
     ["search", "summarize"],
     ("Tides follow the moon.", False),
 ]
 
 
 def test_in_memory_listing_lock_unlock_and_list_changed() -> None:
+    changes = Changes()
+    server = st.mcp.disclosure_server(notes_design())
+
     async def main() -> list[Any]:
-        async with mcp.Client(st.mcp.disclosure_server(notes_design())) as client:
-            return await unlock_flow(client)
+        async with mcp.Client(server, mode="legacy", message_handler=changes) as client:
+            return await unlock_flow(client, changes)
 
     assert asyncio.run(main()) == EXPECTED_FLOW
 
@@ -118,7 +133,10 @@ def test_two_in_memory_clients_do_not_share_state() -> None:
     server = st.mcp.disclosure_server([notes_design()])
 
     async def main() -> tuple[list[str], list[str], tuple[str, bool]]:
-        async with mcp.Client(server) as first, mcp.Client(server) as second:
+        async with (
+            mcp.Client(server, mode="legacy") as first,
+            mcp.Client(server, mode="legacy") as second,
+        ):
             await first.call_tool("search", {"q": "tides"})
             return (
                 await names(first),
@@ -145,7 +163,7 @@ def test_the_gateway_proxies_a_real_upstream_server() -> None:
     gateway = st.mcp.disclosure_server([upstream.facade()])
 
     async def main() -> list[Any]:
-        async with mcp.Client(gateway) as client:
+        async with mcp.Client(gateway, mode="legacy") as client:
             seen: list[Any] = [await names(client)]
             seen.append(text(await client.call_tool("get_current_time", {"timezone": "UTC"})))
             seen.append(text(await client.call_tool("time", {})))
@@ -178,11 +196,14 @@ def design_file(tmp_path: Path) -> Path:
 
 
 def test_statetools_serve_over_stdio(design_file: Path) -> None:
-    params = StdioServerParameters(command=STATETOOLS, args=["serve", str(design_file)])
+    params = StdioServerParameters(
+        command=STATETOOLS, args=["serve", str(design_file)], env=CHECKOUT
+    )
+    changes = Changes()
 
     async def main() -> list[Any]:
-        async with mcp.Client(params) as client:
-            return await unlock_flow(client)
+        async with mcp.Client(params, mode="legacy", message_handler=changes) as client:
+            return await unlock_flow(client, changes)
 
     assert asyncio.run(main()) == EXPECTED_FLOW
 
@@ -213,27 +234,12 @@ def http_url(design_file: Path) -> Iterator[str]:
 
 
 @asynccontextmanager
-async def http_client(
-    url: str, session: str | None = None, **options: Any
-) -> AsyncIterator[mcp.Client]:
-    headers = {st.mcp.SESSION_HEADER: session} if session else {}
+async def http_client(url: str, **options: Any) -> AsyncIterator[mcp.Client]:
     async with (
-        create_mcp_http_client(headers=headers) as http,
+        create_mcp_http_client() as http,
         mcp.Client(streamable_http_client(url, http_client=http), **options) as client,
     ):
         yield client
-
-
-def test_statetools_serve_over_http_keeps_sessions_apart(http_url: str) -> None:
-    async def main() -> list[Any]:
-        async with http_client(http_url, "ann") as ann, http_client(http_url, "bob") as bob:
-            flow = await unlock_flow(ann)
-            return [flow, await names(bob), text(await bob.call_tool("summarize", {}))]
-
-    flow, bob_names, bob_call = asyncio.run(main())
-    assert flow == EXPECTED_FLOW
-    assert bob_names == ["search"]
-    assert bob_call == (LOCKED, True)
 
 
 def test_2025_era_http_clients_are_kept_apart_by_their_mcp_session(http_url: str) -> None:
@@ -258,53 +264,32 @@ def test_2025_era_http_clients_are_kept_apart_by_their_mcp_session(http_url: str
     assert "ToolListChangedNotification" in changes
 
 
-def test_an_http_mcp_server_as_a_facade_follows_its_list_changed(http_url: str) -> None:
-    remote = st.mcp.MCPServer.http(
-        http_url, headers={st.mcp.SESSION_HEADER: "run-1"}, name="remote"
-    )
+def test_an_http_mcp_server_as_a_facade_drives_a_2026_session(http_url: str) -> None:
+    """statetools' own client (2026-07-28) through the gateway: the facade opens the
+    stable listing; the opened tool is called through call_tool with the handle."""
+    remote = st.mcp.MCPServer.http(http_url, name="remote")
 
-    async def wait_for_change(request: object) -> tuple[str, dict[str, Any]]:
-        # the notification crosses a process; a loaded 2-core CI machine may take seconds
-        deadline = time.monotonic() + 30
-        while not remote.stale and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
-        return ("remote", {})
+    def call_summarize(request: Any) -> tuple[str, dict[str, Any]]:
+        said = request.messages[-1].content
+        handle = said.rsplit('session="', 1)[1].split('"', 1)[0]
+        return ("call_tool", {"name": "summarize", "session": handle})
 
     model = st.models.ScriptedModel(
-        [
-            ("remote", {}),
-            ("search", {"q": "tides"}),
-            wait_for_change,
-            ("summarize", {}),
-            "Done.",
-        ]
+        [("remote", {}), ("search", {"q": "tides"}), call_summarize, "Done."]
     )
     result = asyncio.run(st.ToolLoop(model).arun("hi", tools=[remote.facade()]))
-    assert [(m.name, m.content, m.is_error) for m in result.messages if m.role == "tool"] == [
-        ("remote", "Tools now available: search.", False),
-        ("search", "2 notes about tides\n[now available: summarize]", False),
-        ("remote", "Tools now available: search, summarize.", False),
-        ("summarize", "Tides follow the moon.", False),
+    answers = [(m.name, m.content, m.is_error) for m in result.messages if m.role == "tool"]
+    handle = answers[1][1].rsplit('session="', 1)[1].split('"', 1)[0]
+    assert answers == [
+        ("remote", "Tools now available: search, describe_tool, call_tool.", False),
+        (
+            "search",
+            "2 notes about tides\n[now available: summarize]\n[call these with call_tool:]\n"
+            '{"name":"summarize","description":"Summarize what was found.","inputSchema":'
+            '{"type":"object","properties":{},"required":[],"additionalProperties":false}}\n'
+            f'[session started: pass session="{handle}" in every later call]',
+            False,
+        ),
+        ("call_tool", "Tides follow the moon.", False),
     ]
     assert remote._link is None
-
-
-def test_http_sessions_are_kept_up_to_a_limit_least_recently_used_first() -> None:
-    from types import SimpleNamespace
-
-    from statetools.mcp.gateway import _Sessions
-
-    sessions = _Sessions([notes_design()], None, max_sessions=2)
-
-    def request(**headers: str) -> Any:
-        return SimpleNamespace(request=SimpleNamespace(headers=headers))
-
-    ann = sessions.of(request(**{"statetools-session": "ann"}))
-    bob = sessions.of(request(**{"mcp-session-id": "bob"}))
-    assert sessions.of(request(**{"statetools-session": "ann"})) is ann
-    sessions.of(request(**{"statetools-session": "cy"}))
-    assert list(sessions.sessions) == ["ann", "cy"]
-    assert sessions.of(request(**{"mcp-session-id": "bob"})) is not bob
-    fresh = [sessions.of(request()) for _ in range(2)]
-    assert fresh[0] is not fresh[1]
-    assert list(sessions.sessions) == ["cy", "bob"]

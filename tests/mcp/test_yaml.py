@@ -178,10 +178,11 @@ def test_statetools_serve_is_a_gateway_to_an_upstream_server(tmp_path: Path) -> 
         f"mcp_servers:\n  time: {{command: {TIME_SERVER}}}\n"
         "definitions:\n  - {kind: facade, mcp: time, usage_notes: Times are ISO 8601.}\n"
     )
-    params = StdioServerParameters(command=STATETOOLS, args=["serve", str(design)])
+    checkout = {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}  # the code under test
+    params = StdioServerParameters(command=STATETOOLS, args=["serve", str(design)], env=checkout)
 
-    async def main_() -> list[Any]:
-        async with mcp.Client(params) as client:
+    async def main_() -> list[Any]:  # a 2025-era client: tools/list follows the session
+        async with mcp.Client(params, mode="legacy") as client:
             seen: list[Any] = [await names(client)]
             seen.append(text(await client.call_tool("convert_time", {})))
             seen.append(text(await client.call_tool("time", {})))
