@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 KEY_VARIABLE = "OPENAI_API_KEY"
 
-OpenAIDisclosure = Literal["tools", "allowed_tools", "tool_search"]
+OpenAIDisclosure = Literal["tools", "allowed_tools", "tool_search", "stable_prefix"]
 OPENAI_DISCLOSURES: tuple[str, ...] = ("tools", "allowed_tools")
 
 

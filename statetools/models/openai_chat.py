@@ -14,9 +14,10 @@ import attrs
 
 from statetools.errors import ProviderError
 from statetools.messages import AssistantMessage, Message, SystemMessage, ToolCall, UserMessage
-from statetools.models._openai import OpenAIModel, allowed_tools
+from statetools.models._openai import OPENAI_DISCLOSURES, OpenAIModel, allowed_tools
 from statetools.models._provider import declared_tools, plain_json, sdk_arguments
 from statetools.models.base import (
+    ModelCapabilities,
     ModelRequest,
     ModelResponse,
     StopReason,
@@ -24,6 +25,7 @@ from statetools.models.base import (
     ToolDefinition,
     Usage,
 )
+from statetools.models.stable_prefix import dispatched, stable_request
 from statetools.models.text_calls import calls_in_text
 from statetools.tools.tool import parse_arguments
 
@@ -242,6 +244,10 @@ class OpenAIChatModel(OpenAIModel):
     ``disclosure="allowed_tools"`` declares every tool the design can show, in a
     stable order, in every request, and lists the visible ones in ``tool_choice``
     (``allowed_tools``, mode ``auto``); see docs/providers.md.
+    ``disclosure="stable_prefix"``, for local servers with a prompt cache (llama.cpp),
+    never changes the tools array: tools opened later are described in the tool result
+    that opened them and called through ``call_tool`` (see
+    :mod:`~statetools.models.stable_prefix`).
 
     >>> model = OpenAIChatModel("gpt-4o-mini", temperature=0)  # doctest: +SKIP
     >>> st.ToolLoop(model).run("What is 2 + 3?", tools=[add]).output  # doctest: +SKIP
@@ -256,6 +262,20 @@ class OpenAIChatModel(OpenAIModel):
 
     ADAPTER = "OpenAIChatModel"
     WIRE_TOOL = openai_tool
+    DISCLOSURES = (*OPENAI_DISCLOSURES, "stable_prefix")
+
+    @property
+    def capabilities(self) -> ModelCapabilities:
+        """As every OpenAI adapter's; the ``stable_prefix`` mode takes the run's
+        catalogue too.
+
+        >>> OpenAIChatModel("m", api_key="k", disclosure="stable_prefix").capabilities.declares_all_tools
+        True
+        """  # noqa: E501
+        native = super().capabilities
+        if self.disclosure == "stable_prefix":
+            return attrs.evolve(native, declares_all_tools=True)
+        return native
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
         """The JSON body of the request (``tools`` only if any).
@@ -264,7 +284,14 @@ class OpenAIChatModel(OpenAIModel):
         ...     ModelRequest((UserMessage("hi"),)))
         {'model': 'm', 'messages': [{'role': 'user', 'content': 'hi'}]}
         """
-        body: dict[str, Any] = {
+        if self.disclosure == "stable_prefix":
+            declared, messages = stable_request(request)
+            body: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(messages)}
+            if declared:
+                body["tools"] = self._wire_tools(declared)
+            body.update(self.request_options)
+            return body
+        body = {
             "model": self.model,
             "messages": to_openai_messages(request.messages),
         }
@@ -301,7 +328,12 @@ class OpenAIChatModel(OpenAIModel):
             )
         except self._sdk.OpenAIError as exc:
             raise self._failure(exc) from exc
-        return from_openai_completion(completion, request)
+        return self._read(from_openai_completion(completion, request))
+
+    def _read(self, response: ModelResponse) -> ModelResponse:
+        if self.disclosure == "stable_prefix":
+            return dispatched(response)
+        return response
 
     async def stream(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
         """Send ``request`` with ``stream: true`` (usage included): text deltas and
@@ -346,4 +378,5 @@ class OpenAIChatModel(OpenAIModel):
                 path=self.where,
                 hint="check that the server implements Chat Completions streaming",
             )
-        return from_openai_completion(cast(Any, state.current_completion_snapshot), request)
+        completion = cast(Any, state.current_completion_snapshot)
+        return self._read(from_openai_completion(completion, request))

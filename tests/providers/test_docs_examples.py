@@ -147,10 +147,11 @@ def test_the_modes_example_makes_the_adapters(monkeypatch: pytest.MonkeyPatch) -
         exec(compile(example("modes"), str(DOC), "exec"), namespace)
 
     assert out.getvalue() == "True\n"
-    assert [namespace[name].disclosure for name in ("responses", "chat", "claude")] == [
+    assert [namespace[name].disclosure for name in ("responses", "chat", "claude", "local")] == [
         "allowed_tools",
         "allowed_tools",
         "deferred",
+        "stable_prefix",
     ]
 
 
