@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import anthropic_search_mode
 from replay import (
     CACHE_READ,
     CACHE_WRITE,
@@ -43,6 +44,7 @@ MODES = (
     "tools, stable order (default)",
     "allowed_tools",
     "deferred",
+    *anthropic_search_mode.MODES,
 )
 _ALLOWED = OpenAIChatModel("gpt-4o", api_key="offline", disclosure="allowed_tools")
 _DEFERRED = AnthropicModel("claude-test", api_key="offline", disclosure="deferred")
@@ -145,6 +147,7 @@ def measure_modes(
         MODES[1]: measure(sent),
         MODES[2]: allowed_tools(requests, registered),
         MODES[3]: deferred(requests, registered),
+        **anthropic_search_mode.measure_modes(requests, registered, graph),
     }
 
 
@@ -186,7 +189,10 @@ def report(runs: Sequence[tuple[str, float, Sequence[TaskResult]]]) -> str:
             lines.append(f"| {label} | {mode} | {breaks:.2f} | {tokens:,.0f} | {ratio:.3f} |")
     lines += [
         "",
-        "Reading it: the native modes never break the prefix; `allowed_tools` pays for the "
+        "Reading it: `allowed_tools` and `deferred` never break the prefix (Anthropic's "
+        "`tool_search` only where a tool of the first request is locked: its rows and its "
+        "cost model are in the section of `benchmarks/anthropic_search_mode.py`); "
+        "`allowed_tools` pays for the "
         "whole catalogue in every request (cached after the first, so it costs about what "
         "flat costs), `deferred` only for the start set and what is revealed. In the "
         "default mode the stable order removes the breaks that reordering caused; the "

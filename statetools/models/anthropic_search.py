@@ -3,7 +3,8 @@
 The request declares only tools the design lets the model have now:
 
 - loaded from the start (not deferred): the tools visible in the run's first request,
-  while they stay visible, and, with the server-side search, the search tool
+  while they stay visible (when none is, the tools visible now: Anthropic needs one
+  tool that is not deferred), and, with the server-side search, the search tool
   (``tool_search_tool_bm25_20251119`` or ``tool_search_tool_regex_20251119``) in
   place of the design's search facades;
 - deferred (``defer_loading: true``): the tools below a search facade that its search
@@ -127,6 +128,10 @@ class SearchPlan:
         self.loaded_from_start = [
             n for n in definitions if n in visible and n in initial and n not in facades
         ]
+        if not self.loaded_from_start and not self.search_tool:
+            # none of the first tools is visible any more: Anthropic needs one that is
+            # not deferred, so the visible ones are loaded from the start now
+            self.loaded_from_start = [n for n in definitions if n in visible]
         self.references = _references(turns, request, set(self.loaded_from_start) | facades)
         loaded = {name for names in self.references.values() for name in names}
         loaded.update(_server_loaded(turns))

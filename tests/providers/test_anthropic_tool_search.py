@@ -327,3 +327,25 @@ def test_a_run_resumed_after_a_search_sends_the_same_tools_and_history(
     assert again.bodies == bodies
     assert resumed.output == "Refunded o7."
     assert list(resumed.messages) == list(unbroken.messages)
+
+
+def test_when_no_tool_of_the_first_request_is_visible_the_visible_ones_load_from_the_start() -> (
+    None
+):
+    from statetools.models import ModelRequest, ToolCatalogue, ToolDefinition
+    from statetools.models.anthropic_search import SearchPlan
+
+    first, later, kept = (
+        ToolDefinition(name, name.title(), {"type": "object"})
+        for name in ("first", "later", "kept")
+    )
+    catalogue = ToolCatalogue((first, later, kept), ("first",), {})
+    request = ModelRequest((st.UserMessage("Go."),), (later, kept), catalogue=catalogue)
+
+    plan = SearchPlan(request, "client", [])
+
+    assert (plan.loaded_from_start, plan.deferred) == (["later", "kept"], [])
+    assert plan.tools(lambda t: {"name": t.name}, "client", None) == [
+        {"name": "later"},
+        {"name": "kept"},
+    ]

@@ -44,7 +44,15 @@ def test_every_python_block_is_an_example_a_test_runs() -> None:
 
     assert names == [
         f"# example: {name}"
-        for name in ("openai-responses", "openai", "anthropic", "resolve", "errors", "modes")
+        for name in (
+            "openai-responses",
+            "openai",
+            "anthropic",
+            "resolve",
+            "errors",
+            "modes",
+            "anthropic-tool-search",
+        )
     ]
 
 
@@ -93,6 +101,44 @@ def test_the_anthropic_example_runs(wire: WireServer, monkeypatch: pytest.Monkey
     }
     assert wire.bodies[0]["system"][0]["cache_control"] == {"type": "ephemeral"}
     assert wire.bodies[0]["max_tokens"] == 1024
+
+
+def test_the_anthropic_tool_search_example_runs(
+    wire: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-doc")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", wire.url)
+    search = {
+        "type": "server_tool_use",
+        "id": "srvtoolu_1",
+        "name": "tool_search_tool_bm25",
+        "input": {"query": "orders of a customer"},
+    }
+    found = {
+        "type": "tool_search_tool_result",
+        "tool_use_id": "srvtoolu_1",
+        "content": {
+            "type": "tool_search_tool_search_result",
+            "tool_references": [{"type": "tool_reference", "tool_name": "list_orders"}],
+        },
+    }
+    call = tool_use("toolu_1", "list_orders", {"customer": "c1"})
+    wire.reply(anthropic_message(search, found, call))
+    wire.reply(anthropic_message(text("Order o7.")))
+
+    printed = run(example("anthropic-tool-search"))
+
+    assert printed == "Order o7.\n['list_orders']\n"
+    assert [
+        (tool.get("name"), tool.get("defer_loading"), "cache_control" in tool)
+        for tool in wire.bodies[0]["tools"]
+    ] == [
+        ("tool_search_tool_bm25", None, False),
+        ("lookup_customer", None, True),
+        ("list_orders", True, False),
+        ("refund_order", True, False),
+    ]
+    assert wire.bodies[1]["messages"][1] == {"role": "assistant", "content": [search, found, call]}
 
 
 def test_the_openai_responses_example_runs(
