@@ -15,6 +15,7 @@ from statetools.mcp.facade import Grouping, MCPFacade
 from statetools.mcp.gateway import SESSION_HEADER, disclosure_server
 from statetools.mcp.listing import Listing
 from statetools.mcp.server import MCPServer, MCPServerError
+from statetools.mcp.skill_serving import publish_skills
 from statetools.mcp.tool import MCPTool
 
 __all__ = [
@@ -26,4 +27,5 @@ __all__ = [
     "MCPServerError",
     "MCPTool",
     "disclosure_server",
+    "publish_skills",
 ]

@@ -54,6 +54,7 @@ from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.scheduler import Scheduler
 from statetools.mcp.convert import wire_content
 from statetools.mcp.disclosure_session import _Listings, _Session
+from statetools.mcp.skill_serving import publish_skills
 from statetools.mcp.stateless import _Stable
 from statetools.tools.context import RUN_ID_KEY, RunEnd, ToolCallContext
 
@@ -223,7 +224,7 @@ def disclosure_server(
         # the 2026-07-28 listing never changes: a stream that stays quiet
         return await ctx.lifespan_context.listen(ctx, params)
 
-    return Server(
+    server = Server(
         name,
         instructions=instructions,
         lifespan=lifespan,
@@ -231,3 +232,5 @@ def disclosure_server(
         on_call_tool=call_tool,
         on_subscriptions_listen=listen,
     )
+    publish_skills(server, items)  # skill:// resources for the design's sections and skills
+    return server

@@ -41,8 +41,10 @@ from statetools.mcp.follow import FollowChanges
 from statetools.mcp.link import Link
 from statetools.mcp.listing import Listing
 from statetools.mcp.options import OptionError, may_resend, names_or_all, unknown_outcome
+from statetools.mcp.remote_skills import read_remote_skills, resource_bytes
 from statetools.mcp.tool import MCPTool, tools_of
 from statetools.mcp.transports import Transport
+from statetools.sections.sections import Sections
 from statetools.tools.calling import Context
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
 from statetools.tools.result import ToolResult
@@ -398,6 +400,61 @@ class MCPServer:
         ):
             return await self.list_tools(context)
         return self.cached_tools()
+
+    # skills ---------------------------------------------------------------------------
+
+    async def read_resource(self, uri: str, context: Context = None) -> bytes:
+        """The bytes of the server's resource ``uri`` (connects if needed); raises
+        :class:`MCPServerError` when it cannot be read.
+
+        >>> import asyncio
+        >>> from mcp.server import Server
+        >>> from statetools.mcp.skill_serving import publish_skills
+        >>> upstream = Server("docs")
+        >>> _ = publish_skills(upstream, [Sections(Section("tone", "Tone", "Be brief."))])
+        >>> server = MCPServer.in_process(upstream, name="docs")
+        >>> asyncio.run(server.read_resource("skill://tone/SKILL.md")).decode().splitlines()[1]
+        'name: tone'
+        """
+        client = await self._connected(context)
+        try:
+            answer = await client.read_resource(uri, cache_mode="bypass")
+            return resource_bytes(answer, uri)
+        except Exception as exc:
+            message = exc.error.message if isinstance(exc, mcp.MCPError) else str(exc)
+            raise MCPServerError(
+                f"cannot read {uri} from MCP server '{self.name}': {message}",
+                path=f"mcp server '{self.name}': {uri}",
+                hint="check the URI; the server lists its resources with resources/list",
+            ) from exc
+
+    async def skills(self, *, tool_name: str = "load_skill", context: Context = None) -> Sections:
+        """The server's skills (Skills over MCP, SEP-2640) as :class:`~statetools.Sections`:
+        the prompt lists each skill (its title names the server), ``load_skill(key)``
+        (the key is the skill's name) returns its ``SKILL.md`` and opens the tools of
+        this server its ``allowed-tools`` names, and ``read_skill_file(skill, path)``
+        reads its other files. A malformed index, entry or ``SKILL.md`` raises
+        :class:`~statetools.SpecError` naming the server and the URI.
+
+        >>> import asyncio
+        >>> from mcp.server import Server
+        >>> from statetools.mcp.skill_serving import publish_skills
+        >>> upstream = Server("docs")
+        >>> _ = publish_skills(upstream, [Sections(Section("tone", "Tone", "Be brief."))])
+        >>> skills = asyncio.run(MCPServer.in_process(upstream, name="docs").skills())
+        >>> print(skills.prompt())
+        ## tone (skill of MCP server 'docs')
+        <BLANKLINE>
+        Tone
+        (Summary only: call load_skill with key "tone" to read it in full.)
+        """
+        client = await self._connected(context)
+        tools = await self.current_tools(context) if client.server_capabilities.tools else []
+
+        async def read(uri: str) -> bytes:
+            return await self.read_resource(uri)
+
+        return await read_remote_skills(self.name, client, read, tools, tool_name=tool_name)
 
     # facades --------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +38,16 @@ class SkillFile:
     description: str
     allowed_tools: tuple[str, ...]
     body: str
+    front_matter: Mapping[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
+    """Every field of the front matter, as YAML gave it."""
 
 
-def _fail(path: Path, line: int, message: str, hint: str) -> SpecError:
+def _fail(path: Path | str, line: int, message: str, hint: str) -> SpecError:
     where = f"{path}:{line}"
     return SpecError(message, path=where, hint=hint, problems=(f"{where}: {message}",))
 
 
-def _split(path: Path, text: str) -> tuple[str, str, int]:
+def _split(path: Path | str, text: str) -> tuple[str, str, int]:
     """(front matter, body, line of the front matter's first line)."""
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].strip() != "---":
@@ -105,7 +108,21 @@ def read_skill_file(path: Path) -> SkillFile:
     Traceback (most recent call last):
     statetools.errors.SpecError: missing/SKILL.md:1: cannot read the file ...
     """
-    text = _read(path)
+    return skill_from_text(_read(path), path, path.parent.name)
+
+
+def skill_from_text(text: str, path: Path | str, folder: str) -> SkillFile:
+    """Check the text of a ``SKILL.md`` (as :func:`read_skill_file` does) read from
+    ``path`` (named in errors, e.g. a ``skill://`` URI) in the folder ``folder``.
+
+    >>> skill_from_text("---\\nname: refunds\\ndescription: Refunds.\\n---\\nBe kind.\\n",
+    ...                 "skill://refunds/SKILL.md", "refunds").body
+    'Be kind.'
+    >>> skill_from_text("# no front matter\\n", "skill://refunds/SKILL.md", "refunds")
+    Traceback (most recent call last):
+    ...
+    statetools.errors.SpecError: skill://refunds/SKILL.md:1: SKILL.md does not start ...
+    """
     front, body, first = _split(path, text)
     try:
         node = compose(front)
@@ -133,11 +150,11 @@ def read_skill_file(path: Path) -> SkillFile:
             f"invalid skill name {_shown(name)}",
             "write name: with 1-64 lowercase letters, digits and single hyphens",
         )
-    if name != path.parent.name:
+    if name != folder:
         raise _fail(
             path,
             _value_line(node, "name", first),
-            f"the skill name '{name}' differs from its folder '{path.parent.name}'",
+            f"the skill name '{name}' differs from its folder '{folder}'",
             "name the folder after the skill",
         )
     description = data.get("description")
@@ -162,4 +179,4 @@ def read_skill_file(path: Path) -> SkillFile:
             "allowed-tools must be tool names separated by spaces (or a list of names)",
             "write allowed-tools: search_orders refund_order",
         )
-    return SkillFile(name, description.strip(), names, body)
+    return SkillFile(name, description.strip(), names, body, data)
