@@ -1,7 +1,10 @@
 """A saved tool listing of an MCP server: review a design without running the server.
 
 ``statetools mcp list NAME --save FILE`` writes one; a design's ``mcp_servers:`` entry
-reads it with ``listing: FILE``.
+reads it with ``listing: FILE``. A listing from a 2026-07-28 server keeps the server's
+``ttlMs`` and when it was listed (``listedAt``): a live server with a saved listing
+uses it until ``ttlMs`` has passed and lists again after that (a listing without
+``ttlMs`` is listed again at once).
 
 >>> listing = Listing("time", ({"name": "now", "description": "The time"},))
 >>> Listing.from_json(listing.to_json()).names
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +40,22 @@ class Listing:
     server: str
     tools: tuple[Mapping[str, Any], ...]
     saved: bool = attrs.field(default=False, eq=False)
+    ttl_ms: int | None = attrs.field(default=None, eq=False)
+    """How long (ms) the server said the listing stays fresh (None: it did not say)."""
+    listed_at: float | None = attrs.field(default=None, eq=False)
+    """When it was listed (seconds since the epoch, from the server's clock)."""
+
+    def fresh(self, now: float) -> bool:
+        """Whether the server's ``ttlMs`` has not passed yet at ``now`` (seconds since the
+        epoch); a listing without ``ttlMs`` is never fresh.
+
+        >>> listing = Listing("t", (), ttl_ms=60_000, listed_at=1000.0)
+        >>> listing.fresh(1059.9), listing.fresh(1060.0), Listing("t", ()).fresh(0.0)
+        (True, False, False)
+        """
+        if self.ttl_ms is None or self.listed_at is None:
+            return False
+        return now < self.listed_at + self.ttl_ms / 1000
 
     @property
     def names(self) -> list[str]:
@@ -59,7 +79,11 @@ class Listing:
          ]
         }
         """
-        data = {"server": self.server, "tools": [dict(t) for t in self.tools]}
+        data: dict[str, Any] = {"server": self.server}
+        if self.ttl_ms is not None and self.listed_at is not None:
+            data["ttlMs"] = self.ttl_ms
+            data["listedAt"] = _stamp(self.listed_at)
+        data["tools"] = [dict(t) for t in self.tools]
         return json.dumps(data, indent=1) + "\n"  # the server's key order: tokens count the same
 
     @classmethod
@@ -88,7 +112,16 @@ class Listing:
                 raise SpecError(
                     "a tool needs a 'name'", path=f"{where}: tools[{index}]", hint="re-save it"
                 )
-        return cls(server, tuple(tools), saved=True)
+        ttl, listed = data.get("ttlMs"), data.get("listedAt")
+        if ttl is None and listed is None:
+            return cls(server, tuple(tools), saved=True)
+        if not isinstance(ttl, int) or isinstance(ttl, bool) or ttl < 0:
+            raise SpecError(
+                f"ttlMs must be a whole number of milliseconds, got {ttl!r}",
+                path=f"{where}: ttlMs",
+                hint="re-save it with: statetools mcp list NAME --save FILE",
+            )
+        return cls(server, tuple(tools), saved=True, ttl_ms=ttl, listed_at=_when(listed, where))
 
     @classmethod
     def read(cls, path: str | Path) -> Listing:
@@ -109,3 +142,30 @@ class Listing:
                 hint="write it with: statetools mcp list NAME --save FILE",
             ) from None
         return cls.from_json(text, where=str(path))
+
+
+def _stamp(seconds: float) -> str:
+    """``seconds`` since the epoch as UTC ISO 8601, to the millisecond.
+
+    >>> _stamp(0.25)
+    '1970-01-01T00:00:00.250Z'
+    """
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
+
+
+def _when(value: Any, where: str) -> float:
+    """A ``listedAt`` stamp back in seconds since the epoch.
+
+    >>> _when("1970-01-01T00:00:00.250Z", "t.json")
+    0.25
+    """
+    try:
+        if not isinstance(value, str):
+            raise ValueError(value)
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        raise SpecError(
+            f"listedAt must be a UTC time like 2026-07-28T12:00:00.000Z, got {value!r}",
+            path=f"{where}: listedAt",
+            hint="re-save it with: statetools mcp list NAME --save FILE",
+        ) from None

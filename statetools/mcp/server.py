@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
@@ -73,6 +74,8 @@ class MCPServer:
     again when the connection drops during a call, besides those the server marks
     ``readOnlyHint`` or ``idempotentHint``; any other call whose connection dropped is
     answered as an error saying its outcome is unknown, never sent twice.
+    ``clock`` (seconds since the epoch; ``time.time``) dates listings, for the
+    ``ttlMs`` a 2026-07-28 server gives them (see :meth:`current_tools`).
 
     >>> MCPServer.stdio("mcp-server-time", name="time").name
     'time'
@@ -89,8 +92,10 @@ class MCPServer:
         listing: Listing | None = None,
         timeout: float | None = 60.0,
         idempotent: Sequence[str] | Literal["all"] = (),
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.name = name
+        self.clock = clock
         self.prefix = prefix
         self.forward_context = _checked("forward_context", forward_context, name)
         self.idempotent = _checked("idempotent", idempotent, name)
@@ -340,15 +345,18 @@ class MCPServer:
         client = await self._connected(context)
         wire: list[dict[str, Any]] = []
         cursor: str | None = None
+        ttl: int | None = None
         while True:
             page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+            if cursor is None and "ttl_ms" in page.model_fields_set:  # the server said it
+                ttl = page.ttl_ms
             wire.extend(
                 t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools
             )
             cursor = page.next_cursor
             if cursor is None:
                 break
-        self._listing = Listing(self.name, tuple(wire))
+        self._listing = Listing(self.name, tuple(wire), ttl_ms=ttl, listed_at=self.clock())
         self._stale = False
         self._version += 1
         return self.cached_tools()
@@ -380,7 +388,9 @@ class MCPServer:
         return self._listing
 
     async def current_tools(self, context: Context = None) -> list[MCPTool]:
-        """The cached listing, listed again first if the server said it changed.
+        """The cached listing, listed again first if the server said it changed. A saved
+        listing of a live server is used while its ``ttlMs`` lasts (by ``clock``, without
+        connecting), then listed again; one without ``ttlMs`` is listed again at once.
 
         >>> import asyncio
         >>> from mcp.server.mcpserver import MCPServer as FastServer
@@ -393,13 +403,18 @@ class MCPServer:
         >>> [tool.name for tool in asyncio.run(server.current_tools())]  # lists it first
         ['now']
         """
-        if (
-            self._listing is None
-            or self._stale
-            or (self._transport is not None and self._listing.saved)
-        ):
+        if self._needs_listing():
             return await self.list_tools(context)
         return self.cached_tools()
+
+    def _needs_listing(self) -> bool:
+        listing = self._listing
+        if listing is None or self._stale:
+            return True
+        if self._transport is None:
+            return False  # known only by its listing
+        # a live listing follows the server's list changes (subscriptions/listen)
+        return listing.saved and not listing.fresh(self.clock())
 
     # skills ---------------------------------------------------------------------------
 
