@@ -222,13 +222,15 @@ def _key(skill: RemoteSkill, names: Sequence[str]) -> str:
     return _KEY_ODD.sub("_", path.replace("/", "_"))
 
 
-def _body(skill: RemoteSkill, server: str, text: str) -> str:
+def _body(skill: RemoteSkill, server: str, text: str, file_tool_name: str) -> str:
     origin = f"[Skill {skill.uri} from MCP server '{server}']"
     files = [uri[len(skill.root) + 1 :] for uri in (skill.files or {}) if uri != skill.uri]
     if not files:
         return f"{origin}\n\n{text}"
     listing = "\n".join(f"- {name}" for name in files)
-    return f"{origin}\n\n{text}\n\nFiles of this skill (read them with {FILE_TOOL}):\n{listing}"
+    return (
+        f"{origin}\n\n{text}\n\nFiles of this skill (read them with {file_tool_name}):\n{listing}"
+    )
 
 
 async def read_remote_skills(
@@ -238,6 +240,7 @@ async def read_remote_skills(
     tools: Sequence[MCPTool],
     *,
     tool_name: str = "load_skill",
+    file_tool_name: str = FILE_TOOL,
 ) -> Sections:
     """The skills server ``server`` serves, as :class:`~statetools.Sections`; ``read``
     reads a resource, ``tools`` are the server's tools. Bad entries, indexes and
@@ -294,18 +297,20 @@ async def read_remote_skills(
             Section(
                 _key(skill, names),
                 f"{skill.name} (skill of MCP server '{server}')",
-                _body(skill, server, parsed.body),
+                _body(skill, server, parsed.body, file_tool_name),
                 summary=parsed.description,
                 tools=[by_remote[name] for name in parsed.allowed_tools],
             )
         )
     keyed = {section.key: skill for section, skill in zip(sections, skills, strict=True)}
     more = any(s.files is None or set(s.files) - {s.uri} for s in skills)
-    common = [file_tool(keyed, read)] if more else []  # a skill has files besides SKILL.md
+    common = (
+        [file_tool(keyed, read, file_tool_name)] if more else []
+    )  # a skill has files besides SKILL.md
     return Sections(*sections, tool_name=tool_name, common_tools=common)
 
 
-def file_tool(skills: Mapping[str, RemoteSkill], read: Reader) -> Tool:
+def file_tool(skills: Mapping[str, RemoteSkill], read: Reader, name: str = FILE_TOOL) -> Tool:
     """``read_skill_file(skill, path)`` for remote skills: reads ``path`` inside the
     skill's folder on the server (only files its entry lists, checked against their
     digests, when the server listed them).
@@ -353,7 +358,7 @@ def file_tool(skills: Mapping[str, RemoteSkill], read: Reader) -> Tool:
             text = text[:MAX_FILE_CHARS] + f"\n[cut off after {MAX_FILE_CHARS} characters]"
         return ToolResult.text(text)
 
-    return Tool.create(FILE_TOOL, "Read a file of a skill.", handler, schema=schema)
+    return Tool.create(name, "Read a file of a skill.", handler, schema=schema)
 
 
 def resource_bytes(result: types.ReadResourceResult, uri: str) -> bytes:

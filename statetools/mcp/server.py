@@ -443,12 +443,19 @@ class MCPServer:
                 hint="check the URI; the server lists its resources with resources/list",
             ) from exc
 
-    async def skills(self, *, tool_name: str = "load_skill", context: Context = None) -> Sections:
+    async def skills(
+        self,
+        *,
+        tool_name: str = "load_skill",
+        file_tool_name: str = "read_skill_file",
+        context: Context = None,
+    ) -> Sections:
         """The server's skills (Skills over MCP, SEP-2640) as :class:`~statetools.Sections`:
         the prompt lists each skill (its title names the server), ``load_skill(key)``
         (the key is the skill's name) returns its ``SKILL.md`` and opens the tools of
         this server its ``allowed-tools`` names, and ``read_skill_file(skill, path)``
-        reads its other files. A malformed index, entry or ``SKILL.md`` raises
+        reads its other files (rename both to use them next to local skills, or another
+        server's). A malformed index, entry or ``SKILL.md`` raises
         :class:`~statetools.SpecError` naming the server and the URI.
 
         >>> import asyncio
@@ -469,7 +476,9 @@ class MCPServer:
         async def read(uri: str) -> bytes:
             return await self.read_resource(uri)
 
-        return await read_remote_skills(self.name, client, read, tools, tool_name=tool_name)
+        return await read_remote_skills(
+            self.name, client, read, tools, tool_name=tool_name, file_tool_name=file_tool_name
+        )
 
     # facades --------------------------------------------------------------------------
 

@@ -333,3 +333,23 @@ def test_a_good_entry_from_skills_list_is_read(tmp_path: Path) -> None:
 def test_pdf_text_is_the_one_served(tmp_path: Path) -> None:
     server = st.mcp.MCPServer.in_process(shop(tmp_path), name="forms")
     assert asyncio.run(server.read_resource("skill://pdf-forms/SKILL.md")).decode() == PDF
+
+
+def test_skills_sharing_a_name_get_their_paths_as_keys_and_tools_can_be_renamed() -> None:
+    index = {
+        "skills": [
+            {"name": "refunds", "type": "skill-md", "url": f"skill://{prefix}/refunds/SKILL.md"}
+            for prefix in ("acme", "other.shop")
+        ]
+    }
+    files = {"skill://index.json": json.dumps(index)}
+    for prefix in ("acme", "other.shop"):
+        files[f"skill://{prefix}/refunds/SKILL.md"] = (
+            f"---\nname: refunds\ndescription: Refunds at {prefix}.\n---\nx\n"
+        )
+    server = st.mcp.MCPServer.in_process(serving(files), name="two")
+    remote = asyncio.run(server.skills(tool_name="load_two", file_tool_name="read_two_file"))
+    assert remote.keys() == ["acme_refunds", "other_shop_refunds"]
+    assert [s.summary for s in remote.sections] == ["Refunds at acme.", "Refunds at other.shop."]
+    assert remote.tool_name == "load_two"
+    assert [tool.name for tool in remote.common_tools] == ["read_two_file"]
