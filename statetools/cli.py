@@ -50,7 +50,6 @@ from statetools.review.prefix import PathBreaks, prefix_breaks
 from statetools.review.render import FORMATS, render
 from statetools.review.tokens import tools_tokens
 from statetools.spec.design import Design, load_design
-from statetools.tools.tool import BaseTool
 from statetools.wording import counted
 
 PROVIDERS = ("openai", "anthropic")
@@ -129,10 +128,12 @@ def cmd_explore(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _visible_tools(design: Design) -> list[BaseTool]:
-    """The first visible set (of sections sharing a key the first one counts, as in
-    ``explore``; ``check`` reports the others as ST017)."""
-    return Scheduler(_graph(design), strict_sections=False).visible()
+def _code_mode_graph(design: Design) -> DisclosureGraph:
+    """The design with everything in it reached through one code-mode tool."""
+    from statetools.code import CodeMode
+
+    _graph(design)  # a file without definitions is a usage error
+    return disclosure_graph(CodeMode(*(design.tools if design.definitions else design.catalogue)))
 
 
 def _prompt_tokens(output: Output, graph: DisclosureGraph, args: argparse.Namespace) -> None:
@@ -149,12 +150,13 @@ def cmd_tokens(args: argparse.Namespace, out: TextIO) -> int:
     """Tokens of the first visible set (and, with --vs-flat, of every tool at once)."""
     design = _design(args.file)
     output = Output.of(out)
+    graph = _code_mode_graph(design) if args.code_mode else _graph(design)
     with output.progress("counting tokens") as update:
-        first = _visible_tools(design)
+        first = Scheduler(graph, strict_sections=False).visible()
         update(f"first visible set: {counted(len(first), 'tool')}")
         rows = [("first visible set", len(first), tools_tokens(first, args.provider))]
         if args.vs_flat:
-            flat = flat_tools(_graph(design))
+            flat = flat_tools(graph)
             update(f"every tool at once: {counted(len(flat), 'tool')}")
             label = "flat (every tool at once, no facades)"
             rows.append((label, len(flat), tools_tokens(flat, args.provider)))
@@ -308,6 +310,12 @@ def _parser() -> argparse.ArgumentParser:
         "and the tools in each state).",
     )
     sub.add_argument("--vs-flat", action="store_true", help="compare with all tools at once")
+    sub.add_argument(
+        "--code-mode",
+        action="store_true",
+        help="count the design as code mode shows it: one run_code tool listing the "
+        "callable tools as Python functions (st.CodeMode)",
+    )
     sub.add_argument(
         "--max-states",
         type=int,

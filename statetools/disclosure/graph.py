@@ -395,6 +395,16 @@ class DisclosureGraph(GraphLookups):
         self.code_modes[tool.name] = members
         for name in members:
             self.code_member_of[name] = tool.name
+        if self._graph is not None:  # the script tool holds what its items hold
+            source = tool_node(tool.name)
+            inner = {name for name in members if self.entries[name].facade is not None}
+            targets = {
+                self.entries[name].owner or self.node_of(name)
+                for name in members
+                if name not in inner and not _owned_by(self.entries[name].owner, members)
+            }
+            for target in sorted(targets):
+                self._edge(source, target, "contains")
 
     def _finish(self) -> None:
         """Fill what runs read and nothing fills later: the plain dicts of the
@@ -495,6 +505,11 @@ def _add_items(graph: DisclosureGraph, items: Iterable[Any]) -> None:
             graph.add_machine(item)
         else:
             graph.add_tool(as_tool(item))
+
+
+def _owned_by(owner: str | None, members: frozenset[str]) -> bool:
+    """Whether ``owner`` (a node id) is a facade among ``members`` (its tools sit in it)."""
+    return owner is not None and owner.startswith("facade:") and owner[7:] in members
 
 
 def _flatten(items: Iterable[Any]) -> Iterator[Any]:

@@ -20,6 +20,8 @@ from typing import Any
 
 import attrs
 
+from statetools.disclosure.code_view import ScriptTool
+from statetools.disclosure.graph import DisclosureGraph
 from statetools.errors import StatetoolsError
 from statetools.review.exploration import Exploration as Exploration
 from statetools.review.model import DesignView, as_graph
@@ -76,13 +78,14 @@ class Progress:
 
 def flat_tools(graph: Any) -> list[BaseTool]:
     """Every tool a design would send at once without disclosure: the registered tools
-    except facades (the tools inside them count instead).
+    except facades and code mode's script tools (the tools inside them count instead).
 
     >>> tools_tokens(flat_tools(graph))  # the "flat" size  # doctest: +SKIP
     25688
     """
     design = DesignView(as_graph(graph))
-    return [entry.tool for name, entry in design.entries.items() if name not in design.facades]
+    skipped = {**design.facades, **design.graph.code_modes}  # their tools count instead
+    return [entry.tool for name, entry in design.entries.items() if name not in skipped]
 
 
 def explore(
@@ -214,11 +217,12 @@ def _result(
 ) -> Exploration:
     entries = design.entries
     texts = {name: entry_texts([entry.tool], provider)[0] for name, entry in entries.items()}
+    shown = _ShownTexts(design.graph, texts, provider)
     sets = tuple(
-        VisibleSet(tools, array_tokens([texts[n] for n in tools]), path)
-        for tools, path in found.items()
+        VisibleSet(tools, array_tokens(shown.of(tools)), path) for tools, path in found.items()
     )
-    flat = [texts[name] for name in entries if name not in design.facades]
+    modes = design.graph.code_modes
+    flat = [texts[name] for name in entries if name not in design.facades and name not in modes]
     position = {name: index for index, name in enumerate(entries)}
     ordered = sorted(first, key=lambda name: (len(first[name]), position[name]))
     return Exploration(
@@ -233,3 +237,31 @@ def _result(
         complete=complete,
         provider=provider,
     )
+
+
+class _ShownTexts:
+    """The entries a visible set sends, as the model is shown them: with code mode the
+    tools of a code-mode item are left out and its script tool lists them."""
+
+    def __init__(self, graph: DisclosureGraph, texts: dict[str, str], provider: Provider) -> None:
+        self.graph = graph
+        self.texts = texts
+        self.provider = provider
+
+    def of(self, tools: tuple[str, ...]) -> list[str]:
+        """The entry texts of the visible set ``tools``."""
+        graph, texts = self.graph, self.texts
+        if not graph.code_modes:
+            return [texts[name] for name in tools]
+        member_of, entries = graph.code_member_of, graph.entries
+        shown: list[str] = []
+        for name in tools:
+            if name in member_of:
+                continue
+            tool = entries[name].tool
+            if name in graph.code_modes and isinstance(tool, ScriptTool):
+                own = [entries[n].tool for n in tools if member_of.get(n) == name]
+                shown.append(entry_texts([tool.showing(own)], self.provider)[0])
+            else:
+                shown.append(texts[name])
+        return shown

@@ -24,6 +24,7 @@ from statetools.review.marks import Step as Step
 from statetools.review.model import DesignView
 from statetools.review.picture import COLUMN, Cluster, Edge, Node, NodeKind, Row, Scene
 from statetools.review.picture import node_id as node_id
+from statetools.review.scene_code import code_mode_edges
 from statetools.review.scene_sections import section_picture
 
 
@@ -347,6 +348,7 @@ class _Builder:
                 self.place_tool(tool, None)
         self.nest_machines()
         self.chains()
+        code_mode_edges(self.scene, design, self.tool_endpoint)
         return self.scene
 
     def nest_machines(self) -> None:
