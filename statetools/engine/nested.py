@@ -14,14 +14,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from statetools.disclosure.code_view import ScriptTool
+from statetools.disclosure.scheduler import Scheduler
 from statetools.engine.answers import Refusal, admit, settle
-from statetools.engine.events import CallBlocked, ToolCalled, ToolNotFound, ToolStarted
+from statetools.engine.events import CallBlocked, Event, ToolCalled, ToolNotFound, ToolStarted
 from statetools.engine.record import RunRecord
+from statetools.errors import StatetoolsError
 from statetools.messages import ToolCall
 from statetools.tools.definition import ToolDefinition
 from statetools.tools.result import ToolResult
+from statetools.tools.tool import BaseTool
 
-__all__ = ["ScriptCalls", "nested_call_message"]
+__all__ = ["ScriptCalls", "admit_call", "nested_call_message"]
 
 
 def nested_call_message(name: str, script: str) -> str:
@@ -50,16 +53,29 @@ class ScriptCalls:
 
     def __init__(
         self,
-        record: RunRecord,
+        record: RunRecord | None,
         call: ToolCall,
         script: str,
         after: Callable[[ToolCall, ToolResult], None] | None = None,
+        *,
+        scheduler: Scheduler | None = None,
+        context: Mapping[str, Any] | None = None,
     ) -> None:
+        if record is not None:
+            scheduler = record.scheduler
+        if scheduler is None:
+            raise StatetoolsError("ScriptCalls needs a run's record or scheduler")
         self._record = record
+        self._scheduler = scheduler
+        self._context = context if context is not None else scheduler.context
         self._call = call
         self._script = script
         self._after = after
         self._count = 0
+
+    def _emit(self, event: Event) -> None:
+        if self._record is not None:
+            self._record.emit(event)
 
     def tools(self) -> Mapping[str, ToolDefinition]:
         """Every tool the script may name (visible now or not), by name.
@@ -69,7 +85,7 @@ class ScriptCalls:
         >>> dict(ScriptCalls(conv.record, ToolCall("c1", "run_code"), "run_code").tools())
         {}
         """
-        graph = self._record.scheduler.graph
+        graph = self._scheduler.graph
         entries, position = graph.entries, graph.position
         members = sorted(graph.code_modes.get(self._script, ()), key=position.__getitem__)
         return {name: entries[name].tool.definition for name in members}
@@ -82,35 +98,57 @@ class ScriptCalls:
         >>> ScriptCalls(conv.record, ToolCall("c1", "run_code"), "run_code").callable_now()
         []
         """
-        scheduler = self._record.scheduler
+        scheduler = self._scheduler
         return [name for name in self.tools() if scheduler.explain(name) is None]
 
     async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult | str:
         """Check, run and record a call of ``name``: the tool's result, or the guidance
         text when it may not run now (nothing ran)."""
-        record = self._record
+        record, scheduler = self._record, self._scheduler
+        iteration = record.iterations if record is not None else scheduler.iteration
         self._count += 1
         call = ToolCall(f"{self._call.id}.{self._count}", name, dict(arguments))
-        admitted = admit(record.scheduler, name)
+        admitted = admit(scheduler, name)
         if isinstance(admitted, Refusal):
             if admitted.blocked:
-                record.emit(CallBlocked(record.iterations, call.id, name, admitted.text))
+                self._emit(CallBlocked(iteration, call.id, name, admitted.text))
             else:
-                record.emit(ToolNotFound(record.iterations, call.id, name))
+                self._emit(ToolNotFound(iteration, call.id, name))
             return admitted.text
         if isinstance(admitted, ScriptTool):
             text = nested_call_message(name, self._script)
-            record.emit(CallBlocked(record.iterations, call.id, name, text))
+            self._emit(CallBlocked(iteration, call.id, name, text))
             return text
-        record.emit(ToolStarted(record.iterations, call.id, name))
-        started = record.clock()
-        result = await admitted.acall(dict(arguments), record.scheduler.context)
-        elapsed = record.clock() - started
-        record.emit(
-            ToolCalled(record.iterations, call.id, name, dict(arguments), result.kind, elapsed)
-        )
-        settled = settle(record.scheduler, call, result)
-        record.emit_changes(settled.changes)
+        self._emit(ToolStarted(iteration, call.id, name))
+        started = record.clock() if record is not None else 0.0
+        result = await admitted.acall(dict(arguments), self._context)
+        elapsed = record.clock() - started if record is not None else 0.0
+        self._emit(ToolCalled(iteration, call.id, name, dict(arguments), result.kind, elapsed))
+        settled = settle(scheduler, call, result)
+        if record is not None:
+            record.emit_changes(settled.changes)
         if self._after is not None:
             self._after(call, result)
         return result
+
+
+def admit_call(
+    scheduler: Scheduler, call: ToolCall, context: Mapping[str, Any] | None = None
+) -> BaseTool | Refusal:
+    """:func:`~statetools.engine.answers.admit` for hosts that answer one call at a time
+    (the bridges, the MCP gateway): a script tool (code mode) comes bound to
+    ``scheduler``, so its script's calls are checked and recorded there.
+
+    >>> from statetools.code import CodeMode
+    >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+    >>> scheduler = Scheduler.for_items([CodeMode(ping)])
+    >>> admit_call(scheduler, ToolCall("c1", "run_code")).call({"code": "ping()"}).text
+    'pong'
+    >>> dict(scheduler.snapshot().call_counts)
+    {'ping': 1}
+    """
+    admitted = admit(scheduler, call.name)
+    if isinstance(admitted, ScriptTool):
+        calls = ScriptCalls(None, call, call.name, scheduler=scheduler, context=context)
+        return admitted.hosted(calls)
+    return admitted

@@ -22,7 +22,8 @@ from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.scheduler import Changes, Scheduler
 from statetools.disclosure.shown import Shown
 from statetools.disclosure.state import DisclosureState
-from statetools.engine.answers import Refusal, admit, settle
+from statetools.engine.answers import Refusal, settle
+from statetools.engine.nested import admit_call
 from statetools.errors import DefinitionError
 from statetools.messages import ToolCall
 from statetools.tools.calling import failure
@@ -333,7 +334,7 @@ class BridgeRun:
 
     def _runnable(self, call: ToolCall) -> BaseTool | Answer:
         """The tool to run for ``call``, or the refusal when it may not run now."""
-        admitted = admit(self.scheduler, call.name)
+        admitted = admit_call(self.scheduler, call, self.context)
         if isinstance(admitted, Refusal):
             blocked = admitted.text if admitted.blocked else None
             return Answer(admitted.text, True, False, blocked=blocked)
