@@ -31,6 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import machine_line, write_section
 from alternatives import Catalogue
 from alternatives import report as alternatives_report
+from code_mode import design_rows
+from code_mode import section as code_mode_section
 from convert import BUILD, SHARED, convert_all
 from modes import measure_modes
 from modes import report as modes_report
@@ -450,12 +452,23 @@ def main() -> None:
         + alternatives_report(catalogues, args.shared, command)
     )
     print(body)
+    code_body = ""
+    if not all(custom):  # code mode on the same catalogues, next to these designs
+        rows = [
+            (s.name, LABELS[CATALOGUE_OF[s.name]], s.statetools, s.requests, s.cost / s.flat_cost)
+            for s in summaries
+        ]
+        picked = {key: files[key] for key in chosen}
+        code_body = code_mode_section(picked, design_rows(rows), command, args.limit)
+        print(code_body)
     print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(dump, indent=1), encoding="utf-8")
     if args.write:
         write_section("tokens", body)
+        if code_body:
+            write_section("code mode", code_body)
 
 
 if __name__ == "__main__":
