@@ -14,7 +14,8 @@ from statetools.blackboard import Blackboard
 from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.scheduler import Scheduler
 from statetools.disclosure.shown import Shown
-from statetools.engine.answers import Refusal, admit, settle
+from statetools.engine.answers import Refusal, settle
+from statetools.engine.nested import admit_call
 from statetools.messages import ToolCall
 from statetools.tools.calling import failure
 from statetools.tools.context import ToolCallContext
@@ -89,8 +90,8 @@ class _Session:
 
     def admit(self, name: str) -> BaseTool | Refusal:
         """The tool a call of ``name`` would run now, or the refusal it would get."""
-        self.scheduler.begin_turn()
-        return admit(self.scheduler, name)
+        self.scheduler.begin_turn()  # a script tool (code mode) comes bound to the session
+        return admit_call(self.scheduler, ToolCall(f"mcp_{self.calls + 1}", name), self.context)
 
     async def call(self, name: str, arguments: Mapping[str, Any]) -> _Answer:
         """Run one call as the loop would: a locked or unknown tool never runs and is

@@ -1,8 +1,12 @@
-"""Code mode in hosts that answer one call at a time: a pydantic-ai agent (the bridge)
-runs the script, and every call from it is checked by the bridge's own scheduler."""
+"""Code mode in hosts that answer one call at a time: a pydantic-ai agent (the bridge) and
+an MCP client of the gateway run the script, and every call from it is checked by the
+host's own scheduler."""
 
 from __future__ import annotations
 
+import asyncio
+
+import mcp
 from pydantic_ai import Agent
 from pydantic_ai.models.function import FunctionModel
 
@@ -49,3 +53,31 @@ def test_a_pydantic_ai_agent_runs_the_script_and_the_lock_holds_inside_it() -> N
         "Tool 'refund' is locked. Call first: lookup.\nlate\nrefunded\n[now callable: refund]"
     ]
     assert ran == ["lookup", "refund"]
+
+
+def test_an_mcp_client_runs_a_script_through_the_gateway_and_its_session_keeps_the_locks() -> None:
+    script = (
+        "try:\n    refund(7)\nexcept PermissionError as e:\n    print(e)\n"
+        "print(lookup(7))\nrefund(7)"
+    )
+    ran: list[str] = []
+    server = st.mcp.disclosure_server([st.CodeMode(_desk(ran))])
+
+    async def main() -> tuple[list[str], str, bool, str]:
+        async with mcp.Client(server) as client:
+            listed = [tool.name for tool in (await client.list_tools()).tools]
+            result = await client.call_tool("run_code", {"code": script})
+            again = await client.call_tool("run_code", {"code": "refund(8)"})
+            first = result.content[0]
+            second = again.content[0]
+            assert isinstance(first, mcp.types.TextContent)
+            assert isinstance(second, mcp.types.TextContent)
+            return listed, first.text, bool(result.is_error), second.text
+
+    assert asyncio.run(main()) == (
+        ["run_code"],
+        "Tool 'refund' is locked. Call first: lookup.\nlate\nrefunded\n[now callable: refund]",
+        False,
+        "refunded",
+    )
+    assert ran == ["lookup", "refund", "refund"]
