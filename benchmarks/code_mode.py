@@ -102,6 +102,10 @@ def script_of(steps: Sequence[tuple[str, Mapping[str, Any], bool]]) -> str:
     return "\n".join(lines)
 
 
+def _without_script(state: st.DisclosureState) -> dict[str, int]:
+    return {name: n for name, n in state.call_counts.items() if name != "run_code"}
+
+
 async def plan_turn(
     graph: st.DisclosureGraph, state: st.DisclosureState | None, turn: Sequence[Call]
 ) -> tuple[list[tuple[str, dict[str, Any], bool]], st.DisclosureState] | str:
@@ -148,7 +152,8 @@ class CodeReplay:
             steps, expected = planned
             script = script_of(steps)
             script_tokens += count_text(script)
-            model = st.models.ScriptedModel([("run_code", {"code": script}), "done"])
+            answers: list[Any] = [("run_code", {"code": script})] if steps else []
+            model = st.models.ScriptedModel([*answers, "done"])  # a turn without calls: answer
             events: list[Any] = []
             loop = st.ToolLoop(model, listeners=(events.append,), check_design=False)
             context = {FAILING: frozenset(call.key for call in turn if call.fails)}
@@ -165,10 +170,7 @@ class CodeReplay:
                 break
             calls += len(steps)
             messages, state = list(result.messages), result.state
-            if dict(state.call_counts) != {
-                **expected.call_counts,
-                "run_code": state.call_counts.get("run_code", 0),
-            }:
+            if _without_script(state) != _without_script(expected):
                 failure = f"turn {number}: the run's state differs from the plan's"
                 break
         entries = [tools_entries(r, self.adapter) for r in requests]
@@ -277,7 +279,8 @@ def report(
             f"Command: `{command}`. The ground-truth calls of each user turn (with the "
             "fewest disclosure calls each needs, planned as in the replay above) are sent "
             "as one `run_code` script, which really runs in the Monty sandbox; then the "
-            "model answers. So a turn costs two requests, whatever its number of calls. "
+            "model answers. So a turn costs two requests, whatever its number of calls (one "
+            "for a turn without calls). "
             "*Tool tokens/task*: o200k_base tokens of the `tools` array of every request "
             "(for code mode: `run_code`, whose description holds the stubs of the tools "
             "callable at that request, and any tool outside it), summed per task. "

@@ -19,6 +19,7 @@ import attrs
 from statetools.code.checks import refusal
 from statetools.code.stubs import function_names, keyword_arguments
 from statetools.disclosure.code_view import NestedCalls
+from statetools.errors import StatetoolsError
 from statetools.tools.result import ToolResult
 from statetools.wording import counted
 
@@ -195,6 +196,10 @@ async def run_script(
         return ToolResult.error(output.failed(_failure(exc, tool, limits)))
     except monty.MontyError as exc:
         return ToolResult.error(output.failed(f"{tool}: the sandbox stopped the script: {exc}"))
+    except RuntimeError as exc:  # the worker could not start (binary missing, no processes)
+        if isinstance(exc, StatetoolsError):
+            raise
+        return ToolResult.error(f"{tool}: the sandbox could not run the script: {exc}")
     return ToolResult.text(output.text("" if value is None else _shown(value)))
 
 

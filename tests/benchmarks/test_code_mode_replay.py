@@ -68,3 +68,11 @@ def test_the_report_puts_code_mode_next_to_flat_and_the_designs() -> None:
     assert "| tau | code mode, every tool | 2 | 0 | 40 | 2.00 | 0.250 | 30 |" in text
     assert "| tau | flat | 2 | 0 | 100 | 5.00 | 1.000 | 0 |" in text
     assert "| tau | desk machine | 2 | | 30 | 6.00 | 0.500 | 0 |" in text
+
+
+def test_a_turn_without_calls_is_one_answer(tmp_path: Path) -> None:
+    bench = _bench(tmp_path)
+
+    result = asyncio.run(bench.arun(_task([], [("login", {"email": "x"})])))
+
+    assert (result.failure, result.calls, result.code.requests) == (None, 1, 3)

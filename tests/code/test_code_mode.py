@@ -358,3 +358,32 @@ def test_the_code_tool_called_on_its_own_says_it_runs_inside_a_run() -> None:
         "run_code runs scripts inside a run: pass the CodeMode item in tools=[...] of a "
         "ToolLoop or Conversation.",
     )
+
+
+def test_a_sandbox_that_cannot_start_is_an_error_result_and_the_run_goes_on() -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    program = (
+        "import statetools as st\n"
+        "from statetools.models import ScriptedModel\n"
+        "ping = st.Tool.create('ping', 'Ping.', lambda: 'pong')\n"
+        "model = ScriptedModel([('run_code', {'code': 'ping()'}), 'ok'])\n"
+        "result = st.ToolLoop(model).run('x', tools=[st.CodeMode(ping)])\n"
+        "print(result.messages[2].content)\n"
+        "print(result.output)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root), "MONTY_BIN": "/nonexistent/monty"}
+    done = subprocess.run(
+        [sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=60
+    )
+    # (pydantic-monty 1.4 aborts the process at exit after a worker failed to start;
+    # the run itself finished, which is what is checked here)
+    assert done.stdout.splitlines() == [
+        "run_code: the sandbox could not run the script: failed to spawn monty worker: "
+        "/nonexistent/monty: No such file or directory (os error 2)",
+        "ok",
+    ]
