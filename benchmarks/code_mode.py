@@ -277,7 +277,8 @@ def report(
             "## Code mode: one script per turn (oracle replay)",
             "",
             f"Command: `{command}`. The ground-truth calls of each user turn (with the "
-            "fewest disclosure calls each needs, planned as in the replay above) are sent "
+            "fewest disclosure calls each needs, planned as in the oracle replay of 'Tool "
+            "tokens on real tasks') are sent "
             "as one `run_code` script, which really runs in the Monty sandbox; then the "
             "model answers. So a turn costs two requests, whatever its number of calls (one "
             "for a turn without calls). "
@@ -299,9 +300,12 @@ def report(
             *failures,
             "",
             "Reading it: code mode over every tool sends the whole catalogue as stubs in "
-            "each request, but needs two requests per turn instead of one per call. Over a "
-            "design, the stubs are only those of the tools callable at the request; the "
-            "disclosure calls ride in the same script and cost no request.",
+            "each request (stubs are shorter than JSON schemas), but needs two requests per "
+            "turn instead of one per call. Over a design, the stubs are only those of the "
+            "tools callable at the request, and the disclosure calls ride in the same script "
+            "at no request. Under caching it pays where the callable tools change: "
+            "`run_code`'s description then changes, so its whole entry is written again, "
+            "where a design with plain tools appends the opened tools after a cached prefix.",
             "",
             machine_line(),
         ]
