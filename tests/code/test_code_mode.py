@@ -387,3 +387,24 @@ def test_a_sandbox_that_cannot_start_is_an_error_result_and_the_run_goes_on() ->
         "/nonexistent/monty: No such file or directory (os error 2)",
         "ok",
     ]
+
+
+def test_with_declared_visibility_the_stubs_list_locked_tools_with_what_unlocks_them() -> None:
+    model = ScriptedModel([("run_code", {"code": "refund(1)"}), "ok"])
+    desk = Desk()
+    result = st.ToolLoop(model, visibility="declared").run(
+        "Go", tools=[st.CodeMode(desk.playbook())]
+    )
+
+    description = model.requests[0].tools[0].description
+    assert description.endswith(
+        '```python\ndef lookup(order: int) -> Any:\n    """Find an order."""\n\n'
+        "def refund(order: int, amount: float = 5.0) -> Any:\n"
+        '    """Refund part of an order.\n'
+        "    Tool 'refund' is locked. Call first: lookup.\n"
+        '    """\n```'
+    )
+    assert result.messages[2].content.endswith(
+        "PermissionError: Tool 'refund' is locked. Call first: lookup."
+    )
+    assert desk.ran == []
