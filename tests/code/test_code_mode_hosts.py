@@ -67,17 +67,18 @@ def test_an_mcp_client_runs_a_script_through_the_gateway_and_its_session_keeps_t
         async with mcp.Client(server) as client:
             listed = [tool.name for tool in (await client.list_tools()).tools]
             result = await client.call_tool("run_code", {"code": script})
-            again = await client.call_tool("run_code", {"code": "refund(8)"})
-            first = result.content[0]
-            second = again.content[0]
+            handle = result.meta["statetools/session"]
+            again = await client.call_tool("run_code", {"code": "refund(8)", "session": handle})
+            first, second = result.content[0], again.content[0]
             assert isinstance(first, mcp.types.TextContent)
             assert isinstance(second, mcp.types.TextContent)
             return listed, first.text, bool(result.is_error), second.text
 
-    assert asyncio.run(main()) == (
-        ["run_code"],
-        "Tool 'refund' is locked. Call first: lookup.\nlate\nrefunded\n[now callable: refund]",
-        False,
-        "refunded",
+    listed, first, failed, second = asyncio.run(main())
+    assert listed == ["run_code", "describe_tool", "call_tool"]
+    assert first.startswith(
+        "Tool 'refund' is locked. Call first: lookup.\nlate\nrefunded\n[now callable: refund]\n"
+        "[session started: pass session="
     )
+    assert (failed, second) == (False, "refunded")
     assert ran == ["lookup", "refund", "refund"]
