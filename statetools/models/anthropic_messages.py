@@ -19,6 +19,7 @@ from statetools.messages import (
     UserMessage,
 )
 from statetools.models._provider import ProviderModel, declared_tools, plain_json, sdk_arguments
+from statetools.models.anthropic_code import container_of, programmatic
 from statetools.models.anthropic_disclosure import (
     ANTHROPIC_DISCLOSURES,
     TOOL_CHANGES_BETA,
@@ -200,6 +201,8 @@ def from_anthropic_message(message: AnthropicMessage) -> ModelResponse:
     stop = _STOP_REASONS.get(str(message.stop_reason), "other")
     blocks = _server_answer(message)
     native = native_content(blocks) if blocks is not None else None
+    if native is not None and message.container is not None:  # code runs on in it
+        native["anthropic"]["container"] = message.container.id
     usage = message.usage
     cache_read = usage.cache_read_input_tokens or 0
     cache_write = usage.cache_creation_input_tokens or 0
@@ -216,9 +219,13 @@ def from_anthropic_message(message: AnthropicMessage) -> ModelResponse:
 
 
 def _server_answer(message: AnthropicMessage) -> list[dict[str, Any]] | None:
-    """The content blocks of an answer with server tool blocks, as JSON (None for
-    other answers, and for one whose blocks cannot be JSON)."""
-    if not any(block.type in SERVER_BLOCKS for block in message.content):
+    """The content blocks of an answer with server tool blocks or calls made by code,
+    as JSON (None for other answers, and for one whose blocks cannot be JSON)."""
+    if not any(
+        block.type in SERVER_BLOCKS
+        or (block.type == "tool_use" and block.caller is not None and block.caller.type != "direct")
+        for block in message.content
+    ):
         return None
     try:
         return [block.to_dict(mode="json", warnings=False) for block in message.content]
@@ -246,7 +253,9 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
     tool search (``search="bm25"``, the default, or ``"regex"``) find the tools of the
     design's search facades; ``search="client"`` keeps the search facade as a tool,
     answered by statetools' ranker, whose result loads what it found with
-    ``tool_reference`` blocks. See docs/providers.md.
+    ``tool_reference`` blocks. ``code_execution=True`` lets Claude's code, run by
+    Anthropic, call the visible tools (programmatic tool calling; the calls come back as
+    calls of the run, under its locks; see anthropic_code.py). See docs/providers.md.
 
     >>> model = AnthropicModel("claude-sonnet-4-6", cache_control=True)  # doctest: +SKIP
     >>> st.ToolLoop(model).run("What is 2 + 3?", tools=[add]).output  # doctest: +SKIP
@@ -279,6 +288,7 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
         disclosure: AnthropicDisclosure = "tools",
         beta_tool_changes: bool = False,
         search: AnthropicSearch = "bm25",
+        code_execution: bool = False,
         **request_options: Any,
     ) -> None:
         self._configure(
@@ -298,6 +308,8 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
                 hint="pass disclosure='deferred' too, or leave beta_tool_changes off",
             )
         self.beta_tool_changes = beta_tool_changes
+        self.code_execution = code_execution
+        """Tools may be called from code Claude writes (programmatic tool calling)."""
         self.max_tokens = max_tokens
         self.cache_control = cache_control
         self._wire = {
@@ -367,6 +379,11 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
                 body["tools"] = tools
         elif request.tools:
             body["tools"] = self._wire[bool(self.cache_control)](request.tools)
+        if self.code_execution:  # see anthropic_code.py
+            body["tools"] = programmatic(body.get("tools", []))
+            container = container_of(request.messages)
+            if container is not None:
+                body["container"] = container
         body.update(self.request_options)
         return body
 

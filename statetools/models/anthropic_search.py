@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from statetools.errors import ProviderError
+from statetools.models.anthropic_code import from_code
 from statetools.models.base import ModelRequest, ToolDefinition
 
 AnthropicSearch = Literal["bm25", "regex", "client"]
@@ -45,14 +46,15 @@ Wire = dict[str, Any]
 
 def native_content(blocks: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     """What an answer's content blocks (as JSON) keep in ``AssistantMessage.native``:
-    all of them, in order, when a server tool block is among them; None otherwise.
+    all of them, in order, when a server tool block, or a call made by Claude's code
+    (programmatic tool calling), is among them; None otherwise.
 
     >>> native_content([{"type": "text", "text": "Hi."}]) is None
     True
     >>> native_content([{"type": "server_tool_use", "id": "srvtoolu_1"}])["anthropic"]
     {'content': [{'type': 'server_tool_use', 'id': 'srvtoolu_1'}]}
     """
-    if not any(block.get("type") in SERVER_BLOCKS for block in blocks):
+    if not any(block.get("type") in SERVER_BLOCKS or from_code(block) for block in blocks):
         return None
     return {"anthropic": {"content": [dict(block) for block in blocks]}}
 
