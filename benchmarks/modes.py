@@ -46,6 +46,10 @@ MODES = (
     "deferred",
     *anthropic_search_mode.MODES,
 )
+"""The modes measured on the replayed requests themselves."""
+REPORTED = (*MODES, "tool_search (OpenAI)")
+"""The modes of the table: those, and OpenAI's ``tool_search`` mode, measured on a replay
+of its own (``search_mode.py``; ``tokens.py`` adds it to each task's modes)."""
 _ALLOWED = OpenAIChatModel("gpt-4o", api_key="offline", disclosure="allowed_tools")
 _DEFERRED = AnthropicModel("claude-test", api_key="offline", disclosure="deferred")
 
@@ -154,8 +158,10 @@ def measure_modes(
 def mode_means(results: Sequence[TaskResult]) -> dict[str, tuple[float, float, float]]:
     """Per mode, the mean prefix breaks, tool tokens and billed cost per task."""
     means = {}
-    for mode in MODES:
+    for mode in REPORTED:
         measured = [r.modes[mode] for r in results if mode in r.modes]
+        if not measured:
+            continue
         count = len(measured) or 1
         means[mode] = (
             sum(m.breaks for m in measured) / count,
@@ -177,7 +183,12 @@ def report(runs: Sequence[tuple[str, float, Sequence[TaskResult]]]) -> str:
         "*allowed_tools* (OpenAI Chat/Responses): every tool in every request, the visible "
         "ones in `tool_choice` (its tokens counted uncached in every request); *deferred* "
         "(Anthropic): the start set loaded, every other tool deferred and loaded once where "
-        "it is revealed. Cost: billed tool tokens with caching (write 1.25x, read 0.1x) as a "
+        "it is revealed; *tool_search (OpenAI)*: the same tasks replayed with the model "
+        "searching (`benchmarks/search_mode.py`): each plain or search facade a namespace "
+        "whose functions are deferred (billed as the namespace's name and description), "
+        "each disclosure call a search whose loaded definitions enter the conversation "
+        "once (a cache write, then reads); see that module for the sources and "
+        "assumptions. Cost: billed tool tokens with caching (write 1.25x, read 0.1x) as a "
         "ratio to flat; tokens: tool tokens in the prompt per task.",
         "",
         "| catalogue | mode | prefix breaks/task | tool tokens/task | cost vs flat |",

@@ -553,8 +553,11 @@ class Replay:
         listeners: Sequence[Callable[[Event], None]] = (),
         modes: ModeMeasures | None = None,
         search_by: Sequence[str] = SEARCH_BY,
+        wrap: Callable[[ScriptedModel, st.DisclosureGraph], Any] | None = None,
     ) -> None:
         self.design = design
+        self.wrap = wrap
+        """Plays the oracle through another model (``search_mode.wrap``), if given."""
         self.graph = st.disclosure_graph(*design.tools)
         self.catalogue = list(catalogue)
         self.by_name = {tool.name: tool for tool in self.catalogue}
@@ -573,11 +576,12 @@ class Replay:
             for names in reference_requests(task, None)
         ]
 
-    def run(self, task: Task) -> TaskResult:
-        """Replay one task (never raises for a task that cannot be replayed)."""
-        return asyncio.run(self.arun(task))
+    def run(self, task: Task, sent: list[ModelRequest] | None = None) -> TaskResult:
+        """Replay one task (never raises for a task that cannot be replayed); ``sent``
+        gets every model request made."""
+        return asyncio.run(self.arun(task, sent))
 
-    async def arun(self, task: Task) -> TaskResult:
+    async def arun(self, task: Task, sent: list[ModelRequest] | None = None) -> TaskResult:
         """Replay one task, asynchronously."""
         events: list[Event] = []
         requests: list[ModelRequest] = []
@@ -589,7 +593,8 @@ class Replay:
         for number, turn in enumerate(task.turns, start=1):
             oracle = Oracle(self.graph, turn, state, self.search_by)
             budget = (len(turn) + 1) * (MAX_DISCLOSURE_DEPTH + 1)
-            model = ScriptedModel([oracle.step] * budget)
+            scripted = ScriptedModel([oracle.step] * budget)
+            model = self.wrap(scripted, self.graph) if self.wrap is not None else scripted
             first = len(events)
             loop = st.ToolLoop(  # replays report what a design cannot do, turn by turn
                 model,
@@ -616,6 +621,8 @@ class Replay:
             if problem is not None:
                 failure = f"turn {number}: {problem}"
                 break
+        if sent is not None:
+            sent.extend(requests)
         baseline = None
         if task.baseline is not None:
             shown = [self.by_name[name] for name in task.baseline if name in self.by_name]

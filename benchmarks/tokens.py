@@ -28,6 +28,7 @@ import attrs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import search_mode
 from _report import machine_line, write_section
 from alternatives import Catalogue
 from alternatives import report as alternatives_report
@@ -36,9 +37,18 @@ from code_mode import section as code_mode_section
 from convert import BUILD, SHARED, convert_all
 from modes import measure_modes
 from modes import report as modes_report
-from replay import SEARCH_BY, Replay, TaskResult, load_replay_design, read_tasks, read_tools
+from replay import (
+    SEARCH_BY,
+    Replay,
+    Task,
+    TaskResult,
+    load_replay_design,
+    read_tasks,
+    read_tools,
+)
 
 import statetools as st
+from statetools.models import ModelRequest
 from statetools.review.explore import flat_tools
 from statetools.review.tokens import tools_tokens
 
@@ -224,14 +234,27 @@ def run_catalogue(
     if missing:
         print(f"{name}: the design leaves out {', '.join(missing)}", file=sys.stderr)
     todo = read_tasks(tasks)[:limit]
+    searching = Replay(replay.design, replay.catalogue, search_by=style, wrap=search_mode.wrap)
     results = []
     for index, task in enumerate(todo, start=1):
         if sys.stderr.isatty():
             print(f"\r{name}: task {index}/{len(todo)}", end="", file=sys.stderr, flush=True)
-        results.append(replay.run(task))
+        results.append(with_search_mode(replay.run(task), searching, task))
     if sys.stderr.isatty():
         print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
     return summarize(name, design, replay, results), results
+
+
+def with_search_mode(result: TaskResult, searching: Replay, task: Task) -> TaskResult:
+    """``result`` with the task replayed in OpenAI's ``tool_search`` mode among its modes
+    (left out when that replay fails: the failure is printed)."""
+    requests: list[ModelRequest] = []
+    searched = searching.run(task, requests)
+    if searched.failure is not None:
+        print(f"{task.id}: tool_search replay failed: {searched.failure}", file=sys.stderr)
+        return result
+    modes = {**result.modes, search_mode.MODE: search_mode.measure_search(requests)}
+    return attrs.evolve(result, modes=modes)
 
 
 def _n(value: float) -> str:

@@ -163,28 +163,36 @@ def cmd_tokens(args: argparse.Namespace, out: TextIO) -> int:
     show_tokens(output, args.provider, rows)
     _prompt_tokens(output, _graph(design), args)
     if args.prefix_breaks:
-        _write_prefix_breaks(prefix_breaks(_graph(design)), out)
+        _write_prefix_breaks(prefix_breaks(_graph(design)), out, args.tool_search)
     return 0
 
 
 PATHS_SHOWN = 40
 
 
-def _write_prefix_breaks(paths: list[PathBreaks], out: TextIO) -> None:
-    """Every path that no other path extends, the most breaks first."""
+def _write_prefix_breaks(paths: list[PathBreaks], out: TextIO, tool_search: bool = False) -> None:
+    """Every path that no other path extends, the most breaks first (with
+    ``tool_search``: the breaks of OpenAI's ``tool_search`` mode, then the default's)."""
     prefixes = {p.path[:i] for p in paths for i in range(len(p.path))}
+
+    def breaks(p: PathBreaks) -> int:
+        return p.search_breaks if tool_search else p.breaks
+
     ends = sorted(
         (p for p in paths if p.path not in prefixes),
-        key=lambda p: (-p.breaks, len(p.path), p.path),
+        key=lambda p: (-breaks(p), len(p.path), p.path),
     )
-    broken = sum(1 for p in ends if p.breaks)
+    broken = sum(1 for p in ends if breaks(p))
+    aside = "default mode" if tool_search else "registration order"
+    mode = " in tool_search mode" if tool_search else ""
     out.write(
-        f"prefix breaks per path ({counted(len(ends), 'path')}, {broken} with breaks; "
-        "registration order in parentheses):\n"
+        f"prefix breaks per path{mode} ({counted(len(ends), 'path')}, {broken} with breaks; "
+        f"{aside} in parentheses):\n"
     )
     for p in ends[:PATHS_SHOWN]:
         route = ", ".join(p.path) if p.path else "(start)"
-        out.write(f"  {p.breaks} ({p.registration_breaks})  {route}\n")
+        other = p.breaks if tool_search else p.registration_breaks
+        out.write(f"  {breaks(p)} ({other})  {route}\n")
     if len(ends) > PATHS_SHOWN:
         out.write(f"  ... and {len(ends) - PATHS_SHOWN} more\n")
 
@@ -328,6 +336,12 @@ def _parser() -> argparse.ArgumentParser:
         "--prefix-breaks",
         action="store_true",
         help="count, per path, the requests whose tools array breaks the cached prefix",
+    )
+    sub.add_argument(
+        "--tool-search",
+        action="store_true",
+        help="with --prefix-breaks: count them in OpenAI's tool_search mode (facades as "
+        "namespaces of deferred tools)",
     )
     provider(sub)
 

@@ -137,9 +137,24 @@ class SearchRoom:
                 self._index = (names, index)
             return self._index[1]
 
+    def refusal(self, name: str, text: str) -> str:
+        """What the model is told of a call of ``name`` that may not run (``text``): a
+        tool a search could load now is told to be searched for first.
+
+        >>> room.refusal("create_issue", "Tool 'create_issue' is locked.")  # doctest: +SKIP
+        "Tool 'create_issue' is not loaded. Search for it with tool_search first."
+        """
+        home = self.home.get(name)
+        if home is None or not self.scheduler.would_show(home, unfolded=True):
+            return text
+        if any(tool.name == name for tool in self.loadable(home)):
+            return f"Tool '{name}' is not loaded. Search for it with {TOOL_SEARCH} first."
+        return text
+
     def rank(self, query: str, k: int = MAX_RESULTS) -> list[BaseTool]:
         """The ``k`` loadable tools that best match ``query``: the plain facades' tools
-        ranked by BM25, each search facade's by its own ranker, taken in turn."""
+        ranked by BM25, each search facade's by its own ranker (at most its own
+        ``max_results``), taken in turn."""
         space = self.space()
         loadable = {t.name for n in space.namespaces for t in n.tools}
         plain: list[tuple[BaseTool, str]] = []
@@ -147,7 +162,7 @@ class SearchRoom:
         for namespace in space.namespaces:
             facade = self.facades[namespace.name]
             if facade.search is not None:
-                ranked = facade.search_index.rank(query, len(facade.search_index.tools))
+                ranked = facade.search_index.rank(query, facade.search.max_results)
                 lists.append([tool for tool, _ in ranked if tool.name in loadable])
             else:
                 plain.extend((t, namespace.name) for t in facade.inner if t.name in loadable)

@@ -20,9 +20,15 @@ from statetools.blackboard import Blackboard
 from statetools.disclosure.bindings import Resolver
 from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.facades import Replay
+from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Scheduler, Visibility
 from statetools.disclosure.state import DisclosureState
-from statetools.disclosure.tool_search import SEARCH_ROOM_KEY, TOOL_SEARCH_TOOL, SearchRoom
+from statetools.disclosure.tool_search import (
+    SEARCH_ROOM_KEY,
+    TOOL_SEARCH,
+    TOOL_SEARCH_TOOL,
+    SearchRoom,
+)
 from statetools.engine.answers import latest_response, pending_calls
 from statetools.engine.boundary import clean_message
 from statetools.engine.calls import Call, Calls
@@ -128,7 +134,9 @@ class Conversation:
             listeners = (*listeners, forward_to(base.relay))
         self.context = base.with_blackboard(self.blackboard).with_relay(self._relay)
         """What the host passes to the tools it runs (``tool.acall(arguments, context)``)."""
-        if capabilities.searches_tools:  # the model searches: the run answers its searches
+        searching = capabilities.searches_tools  # the model searches; the run answers
+        compiled_only = len(items) == 1 and isinstance(items[0], DisclosureGraph)
+        if searching and not compiled_only:
             items = (*items, TOOL_SEARCH_TOOL)
         self.scheduler = Scheduler.for_items(
             (*items, *chaining) if chaining else items,
@@ -138,10 +146,12 @@ class Conversation:
             context=self.context,
             discovery_limit=max_discovered_tools,
             instances=instances,
-            restore=self._restored_tool if self.strategy is not None else None,
+            restore=self._restored_tool if self.strategy is not None or searching else None,
             replay=replay,
         )
-        self.search_room = SearchRoom(self.scheduler) if capabilities.searches_tools else None
+        if searching and compiled_only and self.scheduler.resolve(TOOL_SEARCH) is None:
+            self.scheduler.add([TOOL_SEARCH_TOOL])  # a compiled design: added like an injection
+        self.search_room = SearchRoom(self.scheduler) if searching else None
         """The namespaces and searches of a model that searches tools itself, or None."""
         if self.search_room is not None:
             self.context = self.context.merge({SEARCH_ROOM_KEY: self.search_room})
@@ -200,6 +210,8 @@ class Conversation:
         self.record.relay(path, event)
 
     def _restored_tool(self, name: str) -> BaseTool | None:
+        if name == TOOL_SEARCH and self.capabilities.searches_tools:
+            return TOOL_SEARCH_TOOL
         strategy = self.strategy
         return restored_tool([strategy], name) if strategy is not None else None
 
@@ -419,7 +431,10 @@ class Conversation:
         calls = self._calls = Calls(
             open_calls,
             lambda call: open_call(
-                record, call, self._apply_strategies if self.strategy is not None else None
+                record,
+                call,
+                self._apply_strategies if self.strategy is not None else None,
+                self.search_room.refusal if self.search_room is not None else None,
             ),
             lambda: end_of_response(record, resumed),
         )

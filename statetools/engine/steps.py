@@ -105,10 +105,12 @@ def open_call(
     record: RunRecord,
     call: ToolCall,
     after: Callable[[ToolCall, ToolResult], None] | None = None,
+    reword: Callable[[str, str], str] | None = None,
 ) -> Call | None:
     """The call to hand out (``ToolStarted``; its clock starts); None when it may not
     run: a name that is no tool (``ToolNotFound``, one more miss in a row) or a tool
-    that is locked now (``CallBlocked``) is answered with its guidance right here.
+    that is locked now (``CallBlocked``) is answered with its guidance right here
+    (``reword(name, text)`` may say it the way the model's mode needs).
     A script tool (code mode) is handed out bound to the run: the calls its script
     makes are checked and recorded as direct calls (``after`` sees their results).
 
@@ -118,6 +120,8 @@ def open_call(
     (True, "Tool 'ping' does not exist. Available tools: none.")
     """
     admitted = admit(record.scheduler, call.name)
+    if isinstance(admitted, Refusal) and admitted.blocked and reword is not None:
+        admitted = Refusal(reword(call.name, admitted.text), blocked=True)
     if isinstance(admitted, Refusal):
         if admitted.blocked:
             record.misses = 0

@@ -117,15 +117,40 @@ def search_tool_entry(execution: SearchExecution) -> Wire:
     }
 
 
+def shown_order(request: ModelRequest) -> list[ToolDefinition]:
+    """The request's tools in the order they were first shown in the run: those of the
+    first request, then those each tool result showed; tools never shown yet last, in
+    the catalogue's order. What stays keeps its place; what is new comes at the end.
+
+    >>> from statetools.models.base import ToolCatalogue, ToolChange
+    >>> a, b, c = (ToolDefinition(n, n, {"type": "object"}) for n in "abc")
+    >>> catalogue = ToolCatalogue((a, b, c), ("a", "c"), {"call_1": ToolChange(("b",))})
+    >>> [t.name for t in shown_order(ModelRequest((), (a, b, c), catalogue=catalogue))]
+    ['a', 'c', 'b']
+    """
+    catalogue = request.catalogue
+    if catalogue is None:
+        return list(request.tools)
+    rank: dict[str, int] = {}
+    for name in catalogue.initial:
+        rank.setdefault(name, len(rank))
+    for change in catalogue.changes.values():
+        for name in change.added:
+            rank.setdefault(name, len(rank))
+    last = len(rank)
+    return sorted(catalogue.tools, key=lambda tool: rank.get(tool.name, last))
+
+
 def search_tools(
     request: ModelRequest,
     space: SearchSpace,
     execution: SearchExecution,
     function: Callable[[ToolDefinition], Wire],
 ) -> list[Wire]:
-    """The ``tools`` array: ``tool_search`` (when there is a namespace), then the
-    namespaces and the visible tools outside them, in the catalogue's order (a
-    namespace takes its facade's place). ``function`` writes a visible tool.
+    """The ``tools`` array: the namespaces and the visible tools outside them, in the
+    order they were first shown (:func:`shown_order`; a namespace takes its facade's
+    place), ``tool_search`` just before the first namespace (so a first namespace that
+    comes later is appended with it). ``function`` writes a visible tool.
 
     >>> from statetools.models.base import ToolNamespace
     >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
@@ -137,12 +162,16 @@ def search_tools(
     """
     namespaces = {namespace.name: namespace for namespace in space.namespaces}
     visible = {tool.name for tool in request.tools}
-    order = request.catalogue.tools if request.catalogue is not None else request.tools
-    out: list[Wire] = [search_tool_entry(execution)] if namespaces else []
+    order = shown_order(request)
+    out: list[Wire] = []
+    searching = False
     for tool in order:
         name = tool.name
         namespace = namespaces.get(name)
         if namespace is not None:
+            if not searching:
+                out.append(search_tool_entry(execution))
+                searching = True
             out.append(namespace_entry(name, namespace.description, namespace.tools))
         elif (
             name in visible

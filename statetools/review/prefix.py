@@ -4,7 +4,9 @@ A provider caches a request's prefix (tools first). A tools array that changes b
 its end ends the cached prefix there. Along every path the abstract search finds, this
 module counts those breaks in the default disclosure mode (tools that stay visible keep
 their positions, new ones are appended, as the scheduler sends them) and, for
-comparison, with the visible tools in registration order.
+comparison, with the visible tools in registration order and in OpenAI's
+``tool_search`` mode (each plain or search facade the run can reach a namespace of the
+tools it may load; searching changes nothing, the design's locks do).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class PathBreaks:
     arrays: tuple[tuple[str, ...], ...]
     breaks: int
     registration_breaks: int
+    search_breaks: int = 0
+    """The same in OpenAI's ``tool_search`` mode (see :func:`search_array`)."""
 
 
 def stable_next(before: Sequence[str], visible: Sequence[str]) -> tuple[str, ...]:
@@ -50,6 +54,60 @@ def stable_next(before: Sequence[str], visible: Sequence[str]) -> tuple[str, ...
     kept = [name for name in before if name in now]
     shown = set(kept)
     return (*kept, *(name for name in visible if name not in shown))
+
+
+def search_array(space: Space, state: AbstractState, visible: Sequence[str]) -> tuple[str, ...]:
+    """The ``tools`` array of ``tool_search`` mode in ``state``, one entry per tool
+    (its name) or namespace (``facade[tools it may load]``), in registration order
+    (the caller keeps positions); ``tool_search`` before the first namespace.
+
+    >>> search_array(space, space.start(), ("issues", "ping"))  # doctest: +SKIP
+    ('tool_search', 'issues[create_issue,close_issue]', 'ping')
+    """
+    graph = space.design.graph
+    free = next(iter(space.assignments(state)))
+    shown = set(visible)
+    homes: dict[str, str] = {}
+    namespaces: dict[str, tuple[str, ...]] = {}
+    reachable = set(space.callable_tools(state, free))
+    for name, facade in graph.facades.items():
+        entry = graph.entries.get(name)
+        plain = facade.category_parameter is None and facade.selector is None
+        if entry is None or entry.facade is not None or not (plain or facade.search):
+            continue
+        members = [t.name for t in (facade.search_index.tools if facade.search else facade.inner)]
+        for member in members:
+            homes.setdefault(member, name)
+        if name in reachable:
+            loadable = space.loadable(state, free, members)
+            if loadable:
+                namespaces[name] = loadable
+    out: list[str] = []
+    for name in graph.entries:
+        if name in namespaces:
+            if not any("[" in e for e in out):
+                out.append("tool_search")
+            out.append(f"{name}[{','.join(namespaces[name])}]")
+        elif name in shown and name not in graph.facades and homes.get(name) not in namespaces:
+            out.append(name)
+    return tuple(out)
+
+
+def _anchor(entry: str) -> str:
+    return entry.partition("[")[0]
+
+
+def search_next(before: Sequence[str], now: Sequence[str]) -> tuple[str, ...]:
+    """The next ``tool_search`` array: entries that stay (by tool or namespace) keep
+    their places, in their new form; new ones are appended.
+
+    >>> search_next(["tool_search", "a[x]", "p"], ["tool_search", "a[x,y]", "p", "q"])
+    ('tool_search', 'a[x,y]', 'p', 'q')
+    """
+    current = {_anchor(entry): entry for entry in now}
+    kept = [current[_anchor(entry)] for entry in before if _anchor(entry) in current]
+    known = {_anchor(entry) for entry in kept}
+    return (*kept, *(entry for entry in now if _anchor(entry) not in known))
 
 
 def breaks_prefix(before: Sequence[str], after: Sequence[str]) -> bool:
@@ -81,6 +139,7 @@ def prefix_breaks(graph: Any, *, max_states: int = DEFAULT_MAX_STATES) -> list[P
     first = shown(start)
     found: dict[AbstractState, PathBreaks] = {start: PathBreaks((), (first,), 0, 0)}
     registration: dict[AbstractState, tuple[str, ...]] = {start: first}
+    searching: dict[AbstractState, tuple[str, ...]] = {start: search_array(space, start, first)}
     queue: deque[AbstractState] = deque([start])
     while queue and len(found) < max_states:
         state = queue.popleft()
@@ -91,12 +150,16 @@ def prefix_breaks(graph: Any, *, max_states: int = DEFAULT_MAX_STATES) -> list[P
                     continue
                 visible = shown(successor)
                 array = stable_next(here.arrays[-1], visible)
+                before = searching[state]
+                after = search_next(before, search_array(space, successor, visible))
                 found[successor] = PathBreaks(
                     (*here.path, step),
                     (*here.arrays, array),
                     here.breaks + breaks_prefix(here.arrays[-1], array),
                     here.registration_breaks + breaks_prefix(registration[state], visible),
+                    here.search_breaks + breaks_prefix(before, after),
                 )
                 registration[successor] = visible
+                searching[successor] = after
                 queue.append(successor)
     return list(found.values())

@@ -15,7 +15,7 @@ mirror the scheduler; what analysis cannot decide is taken both ways (see ``expl
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple
 
 from statetools.disclosure.conditions import (
@@ -26,7 +26,7 @@ from statetools.disclosure.conditions import (
     InState,
     OnArtifact,
 )
-from statetools.disclosure.visibility import shows, usable
+from statetools.disclosure.visibility import Opened, shows, usable
 from statetools.errors import StatetoolsError
 from statetools.review.model import DesignView, Facade, free_key, leaves
 
@@ -160,6 +160,17 @@ class Space:
         entries = self.design.entries
         places = self.design.graph.places
         return tuple(name for name in entries if shows(entries, name, moment, places))
+
+    def loadable(
+        self, state: AbstractState, free: Mapping[str, bool], opened: Iterable[str]
+    ) -> tuple[str, ...]:
+        """The tools of ``opened`` that would show in ``state`` were they revealed by
+        their facades (what a model's ``tool_search`` may load there)."""
+        names = tuple(opened)
+        moment = Opened(_Moment(self, state, free), set(names))
+        entries = self.design.entries
+        places = self.design.graph.places
+        return tuple(name for name in names if shows(entries, name, moment, places))
 
     def callable_tools(self, state: AbstractState, free: Mapping[str, bool]) -> tuple[str, ...]:
         """The tools a call may reach in ``state``: the visible ones, and facades that

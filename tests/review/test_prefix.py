@@ -6,7 +6,9 @@ import io
 from pathlib import Path
 
 from statetools.cli import main
-from statetools.review.prefix import prefix_breaks
+from statetools.review.model import DesignView, as_graph
+from statetools.review.prefix import prefix_breaks, search_array
+from statetools.review.space import Space
 from tests.providers.provider_wire import desk_design
 
 
@@ -37,6 +39,49 @@ def test_the_tokens_command_lists_the_paths_with_their_breaks() -> None:
     assert out.getvalue() == (
         "first visible set: 3 tools, 188 tokens (openai, o200k_base)\n"
         "prefix breaks per path (2 paths, 2 with breaks; registration order in "
+        "parentheses):\n"
+        "  3 (3)  find_customer_by_email, propose_action, record_answer\n"
+        "  2 (2)  find_customer_by_email, close_case\n"
+    )
+
+
+def _issues_design() -> list[object]:
+    import statetools as st
+
+    def tool(name: str) -> st.Tool:
+        return st.Tool.create(name, name.replace("_", " ").capitalize(), lambda: "ok")
+
+    issues = st.Facade.of("issues", "Issue tools", [tool("create_issue"), tool("close_issue")])
+    pulls = st.Facade.of("pulls", "Pull request tools", [tool("merge_pull")])
+    return [issues, pulls, tool("ping")]
+
+
+def test_in_tool_search_mode_unfolding_a_facade_breaks_nothing() -> None:
+    paths = {p.path: p for p in prefix_breaks(_issues_design())}
+
+    assert search_array(_space(), _space().start(), paths[()].arrays[0]) == (
+        "tool_search",
+        "issues[create_issue,close_issue]",
+        "pulls[merge_pull]",
+        "ping",
+    )
+    both = paths[("issues", "pulls")]
+    assert (both.breaks, both.registration_breaks, both.search_breaks) == (2, 2, 0)
+
+
+def _space() -> Space:
+    return Space(DesignView(as_graph(_issues_design())))
+
+
+def test_the_tokens_command_counts_the_breaks_of_tool_search_mode() -> None:
+    out = io.StringIO()
+
+    status = main(["tokens", str(DESK), "--prefix-breaks", "--tool-search"], out)
+
+    assert status == 0
+    assert out.getvalue() == (
+        "first visible set: 3 tools, 188 tokens (openai, o200k_base)\n"
+        "prefix breaks per path in tool_search mode (2 paths, 2 with breaks; default mode in "
         "parentheses):\n"
         "  3 (3)  find_customer_by_email, propose_action, record_answer\n"
         "  2 (2)  find_customer_by_email, close_case\n"
