@@ -84,7 +84,7 @@ class SearchRoom:
         self.facades: dict[str, UnfoldingTool] = {
             name: facade
             for name, facade in graph.facades.items()
-            if _searchable(facade) and graph.entries[name].facade is None and name in graph.entries
+            if _searchable(facade) and name in graph.entries and graph.entries[name].facade is None
         }
         home: dict[str, str] = {}
         for name, facade in self.facades.items():

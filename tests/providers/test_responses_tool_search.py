@@ -4,6 +4,7 @@ tools never on the wire, and a run resumed after a search."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 
 import statetools as st
 from statetools.models import OpenAIResponsesModel
+from tests.providers.provider_streams import responses_stream
 from tests.providers.provider_wire import WireServer, function_call, output_message, response
 
 
@@ -339,3 +341,42 @@ def test_a_run_stopped_after_a_search_resumes_with_the_same_tools_on_the_wire(
         "output": "no open issues",
     }
     assert resumed.output == "No open issues."
+
+
+def test_a_streamed_hosted_search_is_read_from_the_final_response(wire: WireServer) -> None:
+    first = response(
+        *hosted_search("open an issue", [CREATE]),
+        namespaced_call("call_1", "create_issue", "issues", '{"title": "Login fails"}'),
+    )
+    events: list[tuple[str, dict[str, Any]]] = []
+    for index, item in enumerate(first["output"]):
+        for kind in ("response.output_item.added", "response.output_item.done"):
+            data = {"type": kind, "sequence_number": len(events), "output_index": index}
+            events.append((kind, {**data, "item": item}))
+    events.append(
+        (
+            "response.completed",
+            {"type": "response.completed", "sequence_number": len(events), "response": first},
+        )
+    )
+    wire.stream(events)
+    wire.stream(
+        responses_stream(response(output_message("Filed issue 7.")), ["Filed ", "issue 7."])
+    )
+
+    async def main() -> tuple[list[st.StreamEvent], st.LoopResult]:
+        stream = st.ToolLoop(model_for(wire)).stream(USER["content"], tools=TOOLS)
+        return [event async for event in stream], stream.result
+
+    streamed, result = asyncio.run(main())
+
+    assert [e for e in streamed if isinstance(e, st.ToolCallStarted)] == [
+        st.ToolCallStarted(1, "call_1", "create_issue")
+    ]
+    assert [m.name for m in result.messages if isinstance(m, st.ToolMessage)] == [
+        "tool_search",
+        "create_issue",
+    ]
+    assert wire.bodies[1]["input"][1]["type"] == "tool_search_call"
+    assert wire.bodies[1]["tools"] == wire.bodies[0]["tools"]
+    assert result.output == "Filed issue 7."
