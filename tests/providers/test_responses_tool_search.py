@@ -380,3 +380,42 @@ def test_a_streamed_hosted_search_is_read_from_the_final_response(wire: WireServ
     assert wire.bodies[1]["input"][1]["type"] == "tool_search_call"
     assert wire.bodies[1]["tools"] == wire.bodies[0]["tools"]
     assert result.output == "Filed issue 7."
+
+
+def test_a_run_stopped_after_a_hosted_search_resumes_from_its_messages_and_state(
+    wire: WireServer,
+) -> None:
+    wire.reply(response(*hosted_search("list issues", [LIST])))
+    with pytest.raises(st.MaxIterationsExceeded) as stopped:
+        st.ToolLoop(model_for(wire), max_iterations=1).run(USER["content"], tools=TOOLS)
+    partial = stopped.value.result
+
+    wire.reply(response(namespaced_call("call_1", "list_issues", "issues", "{}")))
+    wire.reply(response(output_message("No open issues.")))
+    resumed = st.ToolLoop(model_for(wire)).run(partial.messages, tools=TOOLS, state=partial.state)
+
+    first, second, third = wire.bodies
+    assert second["tools"] == first["tools"] == third["tools"]
+    assert second["input"] == [
+        USER,
+        {
+            "type": "tool_search_call",
+            "execution": "server",
+            "call_id": None,
+            "status": "completed",
+            "arguments": {"query": "list issues"},
+        },
+        {
+            "type": "tool_search_output",
+            "execution": "server",
+            "call_id": None,
+            "status": "completed",
+            "tools": [{**ISSUES_NAMESPACE, "tools": [LIST]}],
+        },
+    ]
+    assert third["input"][-1] == {
+        "type": "function_call_output",
+        "call_id": "call_1",
+        "output": "no open issues",
+    }
+    assert resumed.output == "No open issues."
