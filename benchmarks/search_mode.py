@@ -19,10 +19,13 @@ search, so everything is input tokens, o200k_base, in uncached-token units):
   description (``{"type", "name", "description"}``); its deferred functions are not
   counted (OpenAI: "the model sees only the namespace ... name and description at the
   beginning"; "tool search is mostly deferring the parameter schema");
-- each search: its ``tool_search_call`` and ``tool_search_output`` items, the loaded
-  functions in full, as conversation input from the request after the search on
+- each search: the tools its ``tool_search_output`` loads (their namespace and the
+  functions in full), as conversation input from the request after the search on
   (OpenAI injects loaded tools at the end of the context to keep the cache): a cache
   write (1.25x) in the first request that sends them, a read (0.1x) in every later one;
+  the search's call and the output's other fields are conversation, not tool
+  definitions, and not counted, as the other modes do not count a facade's call and
+  result;
 - the ``tools`` array is cached as in every other mode (``replay.billed``); a prefix
   break is a request whose array, written in full (deferred functions included),
   differs from the previous one's before its end.
@@ -48,7 +51,6 @@ MODE = "tool_search (OpenAI)"
 ADAPTER = OpenAIResponsesModel(
     "gpt-5.4", api_key="offline", disclosure="tool_search", search_execution="client"
 )
-SEARCH_ITEMS = ("tool_search_call", "tool_search_output")
 
 
 class SearchingModel:
@@ -119,7 +121,11 @@ def measure_search(requests: Sequence[ModelRequest]) -> Measure:
         entries = body.get("tools", [])
         full.append([wire_json(entry) for entry in entries])
         seen.append([_seen(entry) for entry in entries])
-        items = [wire_json(i) for i in body["input"] if i.get("type") in SEARCH_ITEMS]
+        items = [
+            wire_json(item["tools"])
+            for item in body["input"]
+            if item.get("type") == "tool_search_output"
+        ]
         for text in items[len(sent) :]:
             tokens[text] = count_text(text)
             extra_cost += (CACHE_WRITE - CACHE_READ) * tokens[text]
