@@ -210,6 +210,12 @@ def report(runs: Sequence[tuple[str, float, Sequence[TaskResult]]]) -> str:
         "breaks left come from tools that must go (an unfolded plain facade, a state's "
         "tools). This cost counts tool definitions only: a prefix break also re-bills the "
         "system prompt and the whole conversation after the tools, which the replay (one-"
-        "word results) does not measure, and which the native modes never re-bill.",
+        "word results) does not measure, and which the native modes never re-bill. "
+        "`tool_search` (OpenAI) breaks nothing where facades unfold (a search loads tools "
+        "into the conversation, the tools array stays), so it is the cheapest OpenAI mode "
+        "on designs of plain facades; a search facade's results cost it more than the "
+        "default mode (each search's output repeats its namespace, and the search tool is "
+        "declared in every request), and a state machine's changes break it as they break "
+        "the default mode.",
     ]
     return "\n".join(lines) + "\n"
