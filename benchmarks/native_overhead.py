@@ -59,9 +59,16 @@ ADAPTERS: dict[str, Callable[[], Any]] = {
     "Anthropic deferred": lambda: AnthropicModel(
         "claude-test", api_key="offline", disclosure="deferred", cache_control=True
     ),
+    "Responses tool_search": lambda: OpenAIResponsesModel(
+        "gpt-5.4", api_key="offline", disclosure="tool_search"
+    ),
 }
 """The adapter of each mode; one is made per mode and size and used for every run of
 that design, as a program keeps one model object per agent."""
+VARIANT = {"Responses tool_search": "facades"}
+"""The design of a mode, when not ``unlocks``: ``tool_search`` runs on the ``facades``
+design of ``overhead.py`` (8 tools visible, two facades holding the rest, each a
+namespace of the tools it holds)."""
 
 INJECTED = [_tool(f"rt{i}") for i in range(RUN_TIME_TOOLS)]
 
@@ -109,7 +116,8 @@ def one_run(graph: st.DisclosureGraph, adapter: Any, calls: int) -> tuple[float,
     requests = scripted.requests
     assert len(requests) == calls + 1
     assert requests[-1].catalogue is not None
-    assert len(requests[-1].catalogue.run_time) == RUN_TIME_TOOLS
+    injected = [n for n in requests[-1].catalogue.run_time if n != "tool_search"]
+    assert len(injected) == RUN_TIME_TOOLS  # tool_search: added to a compiled design
     first, later = bodies.seconds[0], bodies.seconds[1:]
     return first * 1000, sum(later) * 1000 / len(later), elapsed * 1000
 
@@ -119,19 +127,25 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--write", action="store_true", help="update benchmarks/RESULTS.md")
     args = parser.parse_args()
+    variants = {VARIANT.get(mode, "unlocks") for mode in ADAPTERS}
+    built = {
+        (v, n): st.disclosure_graph(*definition(n, v, tools_for(n, v)))
+        for v in variants
+        for n in SIZES
+    }
     graphs = {
-        n: st.disclosure_graph(*definition(n, "unlocks", tools_for(n, "unlocks"))) for n in SIZES
+        (mode, n): built[(VARIANT.get(mode, "unlocks"), n)] for mode in ADAPTERS for n in SIZES
     }
     adapters = {(mode, n): make() for mode, make in ADAPTERS.items() for n in SIZES}
-    for (_, n), adapter in adapters.items():
-        one_run(graphs[n], adapter, CALLS)  # warm up
+    for (mode, n), adapter in adapters.items():
+        one_run(graphs[(mode, n)], adapter, CALLS)  # warm up
     gc.collect()
     best: dict[tuple[str, int, int], tuple[float, float, float]] = {}
     for _ in range(args.repeats):  # sizes, modes and lengths interleaved: load hits all alike
         for mode in ADAPTERS:
             for n in SIZES:
                 for calls in (CALLS, 2 * CALLS):
-                    figures = one_run(graphs[n], adapters[(mode, n)], calls)
+                    figures = one_run(graphs[(mode, n)], adapters[(mode, n)], calls)
                     old = best.get((mode, n, calls), (float("inf"),) * 3)
                     best[(mode, n, calls)] = (
                         min(old[0], figures[0]),
@@ -146,7 +160,7 @@ def main() -> None:
             long = best[(mode, n, 2 * CALLS)][2]
             per_request[n] = (later, max(long - short, 0.0) / CALLS)
             rows.append(
-                f"| {mode} | {len(graphs[n].entries):,} | {first:.3f} | {later:.4f} "
+                f"| {mode} | {len(graphs[(mode, n)].entries):,} | {first:.3f} | {later:.4f} "
                 f"| {per_request[n][1]:.3f} |"
             )
         small, large = per_request[SIZES[0]], per_request[SIZES[-1]]
@@ -163,7 +177,10 @@ def main() -> None:
             "",
             "Command: `python benchmarks/native_overhead.py --write`. Every tool of the design "
             "is declared in every request (OpenAI `allowed_tools`, Anthropic `deferred` with "
-            f"`cache_control`); 10 tools visible, the rest locked; {RUN_TIME_TOOLS} tools "
+            "`cache_control`; OpenAI `tool_search` on the `facades` design of `overhead.py`: 8 "
+            "tools visible and two facades holding the rest, each a namespace of deferred "
+            "tools, and the run's search tool); 10 tools visible, the rest locked; "
+            f"{RUN_TIME_TOOLS} tools "
             f"injected at run time, after the first calls. A run is {CALLS} tool calls and an "
             "answer. The adapter's `request_body` for the first request of a run (a run's "
             "catalogue is a new tuple: the adapter compares it with the last one in C and "

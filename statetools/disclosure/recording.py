@@ -62,7 +62,9 @@ class Recording:
     _folding: bool
     _bindings: Bindings
     recorded: int
-    """How many calls were recorded (a caller can tell "nothing recorded since")."""
+    """How many recorded calls, turn starts and removals could change what may show: a
+    call that nothing depends on leaves it, so a caller can tell "nothing changed
+    since" (tools added at run time change nothing registered)."""
 
     if TYPE_CHECKING:  # the scheduler's own
 
@@ -95,10 +97,10 @@ class Recording:
         add discovered ones.
         """
         record = CallRecord(self._blackboard_changes())
-        self.recorded += 1
         self._note(call, result, record)
         if not (record.affected or record.entered or record.hidden or record.injected):
             return NOTHING_CHANGED  # the usual call: nothing depends on it
+        self.recorded += 1
         shown, hidden = self._refresh(record.affected)
         hidden.extend(record.hidden)
         news = [*shown, *(name for name in record.opened if name not in shown)]
@@ -234,6 +236,7 @@ class Recording:
                 removed.append(name)
             elif name in self.graph.entries and name not in self._removed:
                 self._removed.add(name)
+                self.recorded += 1
                 if name in self._visible:
                     self._hide(name)
                 removed.append(name)

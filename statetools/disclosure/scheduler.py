@@ -397,6 +397,7 @@ class Scheduler(Recording):
         if not affected:
             self._order.settle()
             return Changes(injected=lost) if lost else NOTHING_CHANGED
+        self.recorded += 1
         shown, hidden = self._refresh(affected)
         self._order.settle()
         return Changes(tuple(shown), tuple(hidden), injected=lost)

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING
 import attrs
 
 from statetools.disclosure.search import SearchIndex, select_names
-from statetools.disclosure.shown import Shown
 from statetools.disclosure.unfold_call import Loaded, Unfolded, select
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.models.base import SearchSpace, ToolNamespace
@@ -73,9 +72,10 @@ def _members(facade: UnfoldingTool) -> tuple[BaseTool, ...]:
 class SearchRoom:
     """The namespaces of one run, and its searches: bound to the run's scheduler.
 
-    The namespaces are worked out again only when the visible tools or the recorded
-    calls changed (a request like the last one costs nothing); the ranking of the plain
-    facades' tools is indexed once per set of loadable tools.
+    The namespaces are worked out again only when a recorded call, a turn start or a
+    removal could change what may show (a request after calls nothing depends on costs
+    nothing, and a namespace that did not change stays the same object); the ranking of
+    the plain facades' tools is indexed once per set of loadable tools.
     """
 
     def __init__(self, scheduler: Scheduler) -> None:
@@ -93,7 +93,7 @@ class SearchRoom:
         self.home = home
         self.descriptions = {name: f.description for name, f in self.facades.items()}
         self._lock = threading.Lock()
-        self._last: tuple[Shown, int, SearchSpace] | None = None
+        self._last: tuple[int, SearchSpace] | None = None
         self._index: tuple[frozenset[str], SearchIndex] | None = None
 
     def loadable(self, name: str) -> tuple[BaseTool, ...]:
@@ -107,10 +107,10 @@ class SearchRoom:
         """The namespaces to declare now (facades the model can reach, in the design's
         order, with their loadable tools; empty ones left out)."""
         scheduler = self.scheduler
-        shown, recorded = scheduler.shown(), scheduler.recorded
+        recorded = scheduler.recorded
         last = self._last
-        if last is not None and last[0] is shown and last[1] == recorded:
-            return last[2]
+        if last is not None and last[0] == recorded:
+            return last[1]
         namespaces = []
         for name, facade in self.facades.items():
             if not scheduler.would_show(name, unfolded=True):
@@ -120,11 +120,15 @@ class SearchRoom:
                 namespaces.append(
                     ToolNamespace(name, facade.description, tuple(t.definition for t in tools))
                 )
-        if last is not None and tuple(namespaces) == last[2].namespaces:
-            space = last[2]  # the same namespaces: the same object, for the adapters
+        if last is not None and tuple(namespaces) == last[1].namespaces:
+            space = last[1]  # the same namespaces: the same object, for the adapters
         else:
+            kept = {n.name: n for n in last[1].namespaces} if last is not None else {}
+            namespaces = [
+                kept[n.name] if n.name in kept and kept[n.name] == n else n for n in namespaces
+            ]
             space = SearchSpace(tuple(namespaces), self.home, self.descriptions, TOOL_SEARCH)
-        self._last = (shown, recorded, space)
+        self._last = (recorded, space)
         return space
 
     def _plain_index(self, tools: Sequence[tuple[BaseTool, str]]) -> SearchIndex:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from statetools.errors import ProviderError, StatetoolsError
@@ -32,6 +32,7 @@ from statetools.models.base import (
 from statetools.models.responses_run_time import RunTimeTools, with_additional_tools
 from statetools.models.responses_search import (
     SearchExecution,
+    SearchWire,
     definitions_of,
     search_input,
     search_tools,
@@ -288,7 +289,8 @@ declares_all_tools=True, searches_tools=True)
                     {"type": "allowed_tools", **allowed} if allowed is not None else "none"
                 )
         elif self.disclosure == "tool_search" and request.search is not None:
-            body["input"] = search_input(request.messages, request.search, definitions_of(request))
+            definitions = self._search_tools.definitions(request)
+            body["input"] = search_input(request.messages, request.search, definitions)
             tools = self._search_tools(request, request.search)
             if tools:
                 body["tools"] = tools
@@ -370,22 +372,35 @@ declares_all_tools=True, searches_tools=True)
 
 class _SearchTools:
     """The ``tool_search`` mode's tools array, built again only when the catalogue, the
-    namespaces or the visible tools are other objects than last time."""
+    namespaces or the visible tools are other objects than last time (from wire forms
+    kept in a :class:`~statetools.models.responses_search.SearchWire`)."""
 
-    __slots__ = ("_execution", "_last")
+    __slots__ = ("_defined", "_execution", "_last", "_wire")
 
     def __init__(self, execution: SearchExecution) -> None:
         self._execution = execution
+        self._wire = SearchWire()
         self._last: tuple[tuple[object, ...], list[dict[str, Any]]] | None = None
+        self._defined: tuple[tuple[object, ...], Mapping[str, ToolDefinition]] | None = None
+
+    def definitions(self, request: ModelRequest) -> Mapping[str, ToolDefinition]:
+        """Every definition the request knows, by name (gathered when first read),
+        kept while the catalogue, the namespaces and the visible tools are the same."""
+        catalogue = request.catalogue.tools if request.catalogue is not None else None
+        key = (catalogue, request.search, request.tools)
+        known = self._defined
+        if known is not None and all(a is b for a, b in zip(known[0], key, strict=True)):
+            return known[1]
+        found = definitions_of(request)
+        self._defined = (key, found)
+        return found
 
     def __call__(self, request: ModelRequest, space: SearchSpace) -> list[dict[str, Any]]:
         catalogue = request.catalogue.tools if request.catalogue is not None else None
-        key = (catalogue, space, request.tools)
+        key = (catalogue, request.catalogue, space, request.tools)
         last = self._last
         if last is not None and all(a is b for a, b in zip(last[0], key, strict=True)):
             return last[1]
-        tools = search_tools(request, space, self._execution, responses_tool)
-        if last is not None and tools == last[1]:
-            tools = last[1]
+        tools = search_tools(request, space, self._execution, responses_tool, self._wire)
         self._last = (key, tools)
         return tools

@@ -17,12 +17,12 @@ namespaces, the same way in every request.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from statetools.messages import AssistantMessage, Message, SystemMessage, ToolCall, UserMessage
 from statetools.models._provider import plain_json
-from statetools.models.base import ModelRequest, SearchSpace, ToolDefinition
+from statetools.models.base import ModelRequest, SearchSpace, ToolDefinition, ToolNamespace
 
 __all__ = [
     "LOADED",
@@ -117,28 +117,75 @@ def search_tool_entry(execution: SearchExecution) -> Wire:
     }
 
 
-def shown_order(request: ModelRequest) -> list[ToolDefinition]:
-    """The request's tools in the order they were first shown in the run: those of the
-    first request, then those each tool result showed; tools never shown yet last, in
-    the catalogue's order. What stays keeps its place; what is new comes at the end.
+def shown_rank(request: ModelRequest) -> dict[str, int]:
+    """When each tool was first shown in the run: those of the first request, then those
+    each tool result showed, in order (without a catalogue: the request's own order).
 
     >>> from statetools.models.base import ToolCatalogue, ToolChange
     >>> a, b, c = (ToolDefinition(n, n, {"type": "object"}) for n in "abc")
     >>> catalogue = ToolCatalogue((a, b, c), ("a", "c"), {"call_1": ToolChange(("b",))})
-    >>> [t.name for t in shown_order(ModelRequest((), (a, b, c), catalogue=catalogue))]
-    ['a', 'c', 'b']
+    >>> shown_rank(ModelRequest((), (a, b, c), catalogue=catalogue))
+    {'a': 0, 'c': 1, 'b': 2}
     """
     catalogue = request.catalogue
     if catalogue is None:
-        return list(request.tools)
+        return {tool.name: index for index, tool in enumerate(request.tools)}
     rank: dict[str, int] = {}
     for name in catalogue.initial:
         rank.setdefault(name, len(rank))
     for change in catalogue.changes.values():
         for name in change.added:
             rank.setdefault(name, len(rank))
-    last = len(rank)
-    return sorted(catalogue.tools, key=lambda tool: rank.get(tool.name, last))
+    return rank
+
+
+class SearchWire:
+    """Wire forms of the ``tool_search`` mode, each built once: a deferred function per
+    tool definition and a namespace entry per namespace (by identity), so a tools array
+    built again costs its entries, not the tools inside the namespaces.
+
+    >>> wire = SearchWire()
+    >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
+    >>> wire.deferred(ping) is wire.deferred(ping)
+    True
+    """
+
+    __slots__ = ("_functions", "_namespaces")
+
+    def __init__(self) -> None:
+        self._functions: dict[int, tuple[ToolDefinition, Wire]] = {}
+        self._namespaces: dict[int, tuple[ToolNamespace, Wire]] = {}
+
+    def deferred(self, tool: ToolDefinition) -> Wire:
+        """``tool`` as a deferred function (:func:`deferred_function`), kept.
+
+        >>> SearchWire().deferred(ToolDefinition("ping", "Ping.", {}))["defer_loading"]
+        True
+        """
+        known = self._functions.get(id(tool))
+        if known is not None and known[0] is tool:
+            return known[1]
+        form = deferred_function(tool)
+        self._functions[id(tool)] = (tool, form)
+        return form
+
+    def namespace(self, namespace: ToolNamespace) -> Wire:
+        """``namespace`` as a namespace entry, kept while it is the same object.
+
+        >>> SearchWire().namespace(ToolNamespace("net", "Network tools"))["tools"]
+        []
+        """
+        known = self._namespaces.get(id(namespace))
+        if known is not None and known[0] is namespace:
+            return known[1]
+        entry = {
+            "type": "namespace",
+            "name": namespace.name,
+            "description": namespace.description,
+            "tools": [self.deferred(tool) for tool in namespace.tools],
+        }
+        self._namespaces[id(namespace)] = (namespace, entry)
+        return entry
 
 
 def search_tools(
@@ -146,13 +193,14 @@ def search_tools(
     space: SearchSpace,
     execution: SearchExecution,
     function: Callable[[ToolDefinition], Wire],
+    wire: SearchWire | None = None,
 ) -> list[Wire]:
     """The ``tools`` array: the namespaces and the visible tools outside them, in the
-    order they were first shown (:func:`shown_order`; a namespace takes its facade's
+    order they were first shown (:func:`shown_rank`; a namespace takes its facade's
     place), ``tool_search`` just before the first namespace (so a first namespace that
-    comes later is appended with it). ``function`` writes a visible tool.
+    comes later is appended with it). ``function`` writes a visible tool; ``wire``
+    keeps the namespaces' forms between arrays.
 
-    >>> from statetools.models.base import ToolNamespace
     >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
     >>> space = SearchSpace((ToolNamespace("net", "Network tools", (ping,)),), {"ping": "net"})
     >>> net = ToolDefinition("net", "Network tools", {"type": "object"})
@@ -160,26 +208,29 @@ def search_tools(
     >>> [t["type"] for t in search_tools(request, space, "server", lambda d: {"name": d.name})]
     ['tool_search', 'namespace']
     """
+    wire = wire if wire is not None else SearchWire()
     namespaces = {namespace.name: namespace for namespace in space.namespaces}
-    visible = {tool.name for tool in request.tools}
-    order = shown_order(request)
+    entries: list[tuple[str, ToolDefinition | ToolNamespace]] = list(namespaces.items())
+    entries.extend(
+        (tool.name, tool)
+        for tool in request.tools
+        if tool.name != space.search_tool
+        and tool.name not in space.descriptions
+        and space.home.get(tool.name) not in namespaces
+    )
+    rank = shown_rank(request)
+    last = len(rank)
+    entries.sort(key=lambda entry: rank.get(entry[0], last))
     out: list[Wire] = []
     searching = False
-    for tool in order:
-        name = tool.name
-        namespace = namespaces.get(name)
-        if namespace is not None:
+    for _, item in entries:
+        if isinstance(item, ToolNamespace):
             if not searching:
                 out.append(search_tool_entry(execution))
                 searching = True
-            out.append(namespace_entry(name, namespace.description, namespace.tools))
-        elif (
-            name in visible
-            and name != space.search_tool
-            and name not in space.descriptions
-            and space.home.get(name) not in namespaces
-        ):
-            out.append(function(tool))
+            out.append(wire.namespace(item))
+        else:
+            out.append(function(item))
     return out
 
 
@@ -316,19 +367,43 @@ def tool_search_call(item: Any, pending: dict[str, Any], search_tool: str) -> To
     return ToolCall(id=call_id, name=search_tool, arguments={"names": names, "searched": searched})
 
 
-def definitions_of(request: ModelRequest) -> dict[str, ToolDefinition]:
+def definitions_of(request: ModelRequest) -> Mapping[str, ToolDefinition]:
     """Every tool definition the request knows, by name (the catalogue's, or the
-    visible ones and the namespaces').
+    visible ones and the namespaces'), gathered on the first look-up only (a history
+    without searches never needs them).
 
     >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
     >>> list(definitions_of(ModelRequest((), (ping,))))
     ['ping']
     """
-    found: dict[str, ToolDefinition] = {}
-    if request.search is not None:
-        for namespace in request.search.namespaces:
-            found.update((tool.name, tool) for tool in namespace.tools)
-    found.update((tool.name, tool) for tool in request.tools)
-    if request.catalogue is not None:
-        found.update((tool.name, tool) for tool in request.catalogue.tools)
-    return found
+    return _Definitions(request)
+
+
+class _Definitions(Mapping[str, ToolDefinition]):
+    """:func:`definitions_of`, gathered when first read."""
+
+    def __init__(self, request: ModelRequest) -> None:
+        self._request = request
+        self._found: dict[str, ToolDefinition] | None = None
+
+    def _all(self) -> dict[str, ToolDefinition]:
+        if self._found is None:
+            request = self._request
+            found: dict[str, ToolDefinition] = {}
+            if request.search is not None:
+                for namespace in request.search.namespaces:
+                    found.update((tool.name, tool) for tool in namespace.tools)
+            found.update((tool.name, tool) for tool in request.tools)
+            if request.catalogue is not None:
+                found.update((tool.name, tool) for tool in request.catalogue.tools)
+            self._found = found
+        return self._found
+
+    def __getitem__(self, name: str) -> ToolDefinition:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
