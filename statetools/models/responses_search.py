@@ -202,9 +202,10 @@ def search_tools(
     keeps the namespaces' forms between arrays.
 
     >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
-    >>> space = SearchSpace((ToolNamespace("net", "Network tools", (ping,)),), {"ping": "net"})
-    >>> net = ToolDefinition("net", "Network tools", {"type": "object"})
-    >>> request = ModelRequest((), (net,), search=space)
+    >>> net = ToolNamespace("net", "Network tools", (ping,))
+    >>> space = SearchSpace((net,), {"ping": "net"}, {"net": "Network tools"})
+    >>> facade = ToolDefinition("net", "Network tools", {"type": "object"})
+    >>> request = ModelRequest((), (facade,), search=space)
     >>> [t["type"] for t in search_tools(request, space, "server", lambda d: {"name": d.name})]
     ['tool_search', 'namespace']
     """
