@@ -66,6 +66,7 @@ bench: setup
 	$(PY) benchmarks/session_saves.py --write
 	$(PY) benchmarks/store_damage.py --write
 	$(PY) benchmarks/real_model.py --write
+	$(PY) benchmarks/local_prefix.py --write
 
 # The checks, on the newest versions of every dependency that pyproject.toml allows
 # (a fresh venv resolves them). When they fail, .ci/deps.py names the packages whose
