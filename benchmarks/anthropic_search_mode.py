@@ -6,11 +6,11 @@ the adapter's real request bodies for the part that is billed in every request:
 
 - ``tool_search (Anthropic, server)``: the server-side search tool
   (``tool_search_tool_bm25_20251119``) in place of the design's search facades, plus
-  the tools visible in the first request while they stay visible, are the cached
-  prefix. A call of a search facade in the replay is a server-side search here: it
-  happens inside the model's answer that calls the tool it found, so the request that
-  followed the facade's call in the replay is not made (the replay's one-call-per-
-  answer model makes that request; the server's search saves it).
+  the tools of the first request while they may be called (a facade that unfolded
+  stays), are the cached prefix. A call of a search facade in the replay is a
+  server-side search here: it happens inside the model's answer that calls the tool it
+  found, so the request that followed the facade's call in the replay is not made (the
+  replay's one-call-per-answer model makes that request; the server's search saves it).
 - ``tool_search (Anthropic, client)``: the search facade stays a tool (answered by
   statetools' ranker); the requests are the replay's own.
 
@@ -112,7 +112,11 @@ def measure_search(
         merged = server and searched_only(request, hidden)
         if not merged:  # a search the server made inside the answer before needs none
             sent += 1
-            catalogue = attrs.evolve(catalogue, tools=tuple(known.values()))
+            shown = set(request.tool_names)  # an unfolded facade is still callable
+            callable_now = tuple(n for n in initial if n not in shown and n in graph.facades)
+            catalogue = attrs.evolve(
+                catalogue, tools=tuple(known.values()), still_callable=callable_now
+            )
             asked = ModelRequest((), request.tools, catalogue=catalogue)
             body = _MODELS[mode].request_body(asked)
             prefix = [e for e in body.get("tools", []) if not e.get("defer_loading")]
@@ -192,10 +196,11 @@ def report(runs: Sequence[tuple[str, float, Sequence[Any]]], command: str) -> st
     for label, flat_cost, results in runs:
         rows = [(mode, _means(results, mode)) for mode in COMPARED]
         measured = [(mode, m) for mode, m in rows if m is not None]
-        cheapest = min(measured, key=lambda item: item[1][3])[0] if measured else ""
+        ratios = {mode: m[3] / flat_cost if flat_cost else 0.0 for mode, m in measured}
+        least = min((f"{r:.3f}" for r in ratios.values()), key=float, default="")
         for mode, m in measured:
-            ratio = m[3] / flat_cost if flat_cost else 0.0
-            mark = "yes" if mode == cheapest else ""
+            ratio = ratios[mode]
+            mark = "yes" if f"{ratio:.3f}" == least else ""  # ties (as shown) all marked
             lines.append(
                 f"| {label} | {mode} | {m[0]:.2f} | {m[1]:.2f} | {m[2]:,.0f} | {ratio:.3f} "
                 f"| {mark} |"
@@ -208,10 +213,11 @@ def report(runs: Sequence[tuple[str, float, Sequence[Any]]], command: str) -> st
         "it found (one request fewer per search). The client-side search costs what "
         "`deferred` costs (the same tools are loaded at the same points), with locked "
         "tools left out of the request. Designs without a search facade gain nothing "
-        "from a search tool; `tool_search` then sends the start set while it stays "
-        "visible, so a state change that hides a tool of the start set breaks the "
-        "prefix (the state machines), where `deferred` keeps every tool declared "
-        "(and so also declares tools the design keeps locked).",
+        "from a search tool: `tool_search` then costs what `deferred` costs (a facade "
+        "that unfolds stays in place, as it may be called again), with the locked tools "
+        "left out; only a state change that locks a tool of the first request breaks its "
+        "prefix (the retail desk machine), where `deferred` keeps every tool declared. "
+        "Ties (equal cost as shown) are all marked.",
         "",
         machine_line(),
     ]

@@ -121,7 +121,13 @@ class CatalogueKeeper:
         if self._changed is None:
             self._changed = dict(self._changes)
         tools, run_time = self._listed
-        catalogue = ToolCatalogue(tools, self._initial, self._changed, run_time, self._searchable)
+        shown = set(names)
+        callable_now = tuple(  # an unfolded facade: gone from view, still callable
+            n for n in self._initial if n not in shown and self._scheduler.explain(n) is None
+        )
+        catalogue = ToolCatalogue(
+            tools, self._initial, self._changed, run_time, self._searchable, callable_now
+        )
         self._last = (visible, catalogue)
         return catalogue
 

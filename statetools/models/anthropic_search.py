@@ -3,7 +3,8 @@
 The request declares only tools the design lets the model have now:
 
 - loaded from the start (not deferred): the tools visible in the run's first request,
-  while they stay visible (when none is, the tools visible now: Anthropic needs one
+  while they may be called (an unfolded facade stays: called again, it lists its
+  tools; a tool a state change hides goes) (when none is, the tools visible now: Anthropic needs one
   tool that is not deferred), and, with the server-side search, the search tool
   (``tool_search_tool_bm25_20251119`` or ``tool_search_tool_regex_20251119``) in
   place of the design's search facades;
@@ -127,8 +128,11 @@ class SearchPlan:
         definitions.update(visible)
         self.definitions = definitions
         self.search_tool = self.server and bool(catalogue.searchable)
+        kept = set(catalogue.still_callable)  # an unfolded facade keeps its place
         self.loaded_from_start = [
-            n for n in definitions if n in visible and n in initial and n not in facades
+            n
+            for n in definitions
+            if (n in visible or n in kept) and n in initial and n not in facades
         ]
         if not self.loaded_from_start and not self.search_tool:
             # none of the first tools is visible any more: Anthropic needs one that is

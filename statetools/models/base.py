@@ -66,7 +66,9 @@ class ToolCatalogue:
     the start of a turn count for the latest tool result). ``searchable`` names every
     search facade of the design (``Facade.searchable``) with the tools below it that
     its search may open now (none while the facade is locked; a tool a condition, a
-    state or an exclusive facade keeps locked is left out). The loop fills it in when
+    state or an exclusive facade keeps locked is left out). ``still_callable`` names the
+    tools of the first request that are not visible now but may still be called (a
+    facade that unfolded: called again, it lists its tools). The loop fills it in when
     ``ModelCapabilities.declares_all_tools`` is set.
 
     >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
@@ -79,6 +81,7 @@ class ToolCatalogue:
     changes: Mapping[str, ToolChange] = attrs.field(factory=dict)
     run_time: tuple[str, ...] = ()
     searchable: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
+    still_callable: tuple[str, ...] = ()
 
     @property
     def names(self) -> list[str]:

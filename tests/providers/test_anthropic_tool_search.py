@@ -349,3 +349,34 @@ def test_when_no_tool_of_the_first_request_is_visible_the_visible_ones_load_from
         {"name": "later"},
         {"name": "kept"},
     ]
+
+
+def test_an_unfolded_facade_keeps_its_place_and_its_tools_load_with_references(
+    wire: WireServer,
+) -> None:
+    orders = st.Facade.of("orders", "Open the order tools.", [LIST])
+    wire.reply(anthropic_message(tool_use("toolu_1", "orders", {})))
+    wire.reply(anthropic_message(text("Open.")))
+
+    st.ToolLoop(model(wire, search="client")).run("Orders?", tools=[LOOKUP, orders])
+
+    facade_wire = {
+        "name": "orders",
+        "description": "Open the order tools.",
+        "input_schema": {
+            "type": "object",
+            "properties": {},
+            "required": [],
+            "additionalProperties": False,
+        },
+    }
+    plain_lookup = {k: v for k, v in LOOKUP_WIRE.items() if k != "cache_control"}
+    cached_facade = {**facade_wire, "cache_control": {"type": "ephemeral"}}
+    assert [body["tools"] for body in wire.bodies] == [
+        [plain_lookup, cached_facade],
+        [plain_lookup, cached_facade, LIST_WIRE],
+    ]
+    assert wire.bodies[1]["messages"][2]["content"][0]["content"][-1] == {
+        "type": "tool_reference",
+        "tool_name": "list_orders",
+    }
