@@ -121,9 +121,11 @@ class CatalogueKeeper:
         if self._changed is None:
             self._changed = dict(self._changes)
         tools, run_time = self._listed
-        shown = set(names)
+        shown, facades = set(names), self._scheduler.graph.facades
         callable_now = tuple(  # an unfolded facade: gone from view, still callable
-            n for n in self._initial if n not in shown and self._scheduler.explain(n) is None
+            n
+            for n in self._initial
+            if n in facades and n not in shown and self._scheduler.explain(n) is None
         )
         catalogue = ToolCatalogue(
             tools, self._initial, self._changed, run_time, self._searchable, callable_now

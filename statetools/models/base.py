@@ -67,8 +67,8 @@ class ToolCatalogue:
     search facade of the design (``Facade.searchable``) with the tools below it that
     its search may open now (none while the facade is locked; a tool a condition, a
     state or an exclusive facade keeps locked is left out). ``still_callable`` names the
-    tools of the first request that are not visible now but may still be called (a
-    facade that unfolded: called again, it lists its tools). The loop fills it in when
+    facades of the first request that are not visible now but may still be called (one
+    that unfolded: called again, it lists its tools). The loop fills it in when
     ``ModelCapabilities.declares_all_tools`` is set.
 
     >>> ping = ToolDefinition("ping", "Ping.", {"type": "object"})
