@@ -288,8 +288,8 @@ def report(
             "*Cost vs flat*: billed tool tokens with prompt caching (write 1.25x, read "
             "0.1x) as a ratio to flat. *Script tokens/task*: the scripts the model writes "
             "(output tokens; later requests carry them in the history, as they would "
-            "carry the calls of the other designs). The designs' rows are the replay "
-            "above (one call per request).",
+            "carry the calls of the other designs). The designs' rows are that replay's "
+            "(one call per request).",
             "",
             "| catalogue | design | tasks | failed | tool tokens/task | requests/task | "
             "cost vs flat | script tokens/task |",
