@@ -42,7 +42,12 @@ class CatalogueKeeper:
         self._searches = bool(search_facades(scheduler))
         self._searchable: dict[str, tuple[str, ...]] = {}
         """What the design's search facades may open now (kept while it holds)."""
-        self._tools = {name: definition(e.tool) for name, e in scheduler.graph.entries.items()}
+        graph = scheduler.graph
+        self._tools = {  # a code-mode item's tools are reached through its script tool
+            name: definition(e.tool)
+            for name, e in graph.entries.items()
+            if name not in graph.code_member_of
+        }
         self._registered = len(self._tools)
         self._initial: tuple[str, ...] | None = None
         self._changes: dict[str, ToolChange] = {}

@@ -408,3 +408,24 @@ def test_with_declared_visibility_the_stubs_list_locked_tools_with_what_unlocks_
         "PermissionError: Tool 'refund' is locked. Call first: lookup."
     )
     assert desk.ran == []
+
+
+def test_a_catalogue_for_native_modes_declares_the_script_tool_and_not_its_tools() -> None:
+    from statetools.engine import Conversation
+    from statetools.models.base import ModelCapabilities
+
+    def ping() -> str:
+        """Ping."""
+        return "pong"
+
+    conversation = Conversation(
+        [ping, st.CodeMode(Desk().playbook())],
+        "Go",
+        capabilities=ModelCapabilities(declares_all_tools=True),
+    )
+    request = conversation.next_request()
+
+    assert request.tool_names == ["ping", "run_code"]
+    assert request.catalogue is not None
+    assert [tool.name for tool in request.catalogue.tools] == ["ping", "run_code"]
+    assert request.catalogue.tools[1] is request.tools[1]  # the form listing lookup
