@@ -48,20 +48,21 @@ class _Listings:
 
 
 class _Answer:
-    """A call answered in a session: the result (its text with the announcement), the
-    names shown before it, and what is shown after it."""
+    """A call answered in a session: the result (its text with the announcement), and
+    what the session showed before and after it."""
 
     __slots__ = ("after", "before", "result")
 
-    def __init__(self, result: ToolResult, before: tuple[str, ...], after: Shown) -> None:
+    def __init__(self, result: ToolResult, before: Shown, after: Shown) -> None:
         self.result = result
         self.before = before
         self.after = after
 
     @property
     def changed(self) -> bool:
-        """Whether the call changed what the session shows."""
-        return self.after.names != self.before
+        """Whether the call changed what the session shows (the scheduler hands out the
+        same :class:`Shown` until something changes, so most calls cost nothing here)."""
+        return self.after is not self.before and self.after.names != self.before.names
 
 
 class _Session:
@@ -98,7 +99,7 @@ class _Session:
         answered with guidance; a call that ran is recorded and its result carries the
         announcement of what it opened."""
         async with self.lock:
-            before = self.names()
+            before = self.scheduler.shown()
             admitted = self.admit(name)
             if isinstance(admitted, Refusal):
                 return _Answer(ToolResult.error(admitted.text), before, self.scheduler.shown())

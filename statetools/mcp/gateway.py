@@ -55,7 +55,7 @@ from statetools.disclosure.scheduler import Scheduler
 from statetools.mcp.convert import wire_content
 from statetools.mcp.disclosure_session import _Listings, _Session
 from statetools.mcp.skill_serving import publish_skills
-from statetools.mcp.stateless import _Stable
+from statetools.mcp.stateless import _Stable, stable_listing
 from statetools.tools.context import RUN_ID_KEY, RunEnd, ToolCallContext
 
 __all__ = ["SESSION_HEADER", "disclosure_server"]
@@ -89,6 +89,7 @@ class _Gateway:
         session_ttl: float = 1800.0,
         session_argument: str = "session",
         clock: Callable[[], float] = time.monotonic,
+        listing: types.ListToolsResult | None = None,
     ) -> None:
         self.graph = (
             design if isinstance(design, DisclosureGraph) else Scheduler.for_items(design).graph
@@ -97,8 +98,10 @@ class _Gateway:
         self.context = context
         self.run_end = RunEnd()
         self.run_id = f"mcp-gateway-{id(self)}"
+        if listing is None:
+            listing = stable_listing(self.new().scheduler.shown(), session_argument)
         self.stable = _Stable(
-            self.new().scheduler.shown(),
+            listing,
             self.new,
             argument=session_argument,
             limit=max_sessions,
@@ -190,6 +193,11 @@ def disclosure_server(
         "clock": clock,
     }
     _Stable.check_names(graph.entries, session_argument)  # a clash fails here, not later
+    # one listing for every lifespan (each in-process client has its own)
+    listing = options["listing"] = stable_listing(Scheduler(graph).shown(), session_argument)
+    # the SDK checks a 2026-07-28 call's Mcp-Param headers against the tool's schema;
+    # this spares it a walk of the whole listing on every call
+    schemas = {tool.name: tool.input_schema for tool in listing.tools}
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server[Any]) -> AsyncIterator[_Gateway]:
@@ -231,6 +239,7 @@ def disclosure_server(
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_subscriptions_listen=listen,
+        get_tool_input_schema=schemas.get,
     )
     publish_skills(server, items)  # skill:// resources for the design's sections and skills
     return server

@@ -99,12 +99,77 @@ def _error(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
+def stable_listing(first: Shown, argument: str) -> types.ListToolsResult:
+    """The ``tools/list`` of every 2026-07-28 client: ``first`` (the tools a fresh
+    session shows, each with the optional handle ``argument``), then the meta tools.
+
+    >>> ping = Tool.create("ping", "Ping.", lambda: "pong")
+    >>> listing = stable_listing(Shown.of([ping]), "session")
+    >>> [t.name for t in listing.tools], listing.ttl_ms, listing.cache_scope
+    (['ping', 'describe_tool', 'call_tool'], 3600000, 'public')
+    """
+    handle = {
+        "type": "string",
+        "description": (
+            "Your session handle, given by an earlier result of this server "
+            '("[session started: ...]"). Leave it out on your first call.'
+        ),
+    }
+    tools = [_with_handle(d, argument, handle) for d in first.definitions]
+    tools.append(
+        types.Tool(
+            name=DESCRIBE_TOOL,
+            description=(
+                "Show the definition (description and arguments) of a tool of this "
+                "server: one of your list, or one a result said is now available."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "The tool's name"},
+                    argument: handle,
+                },
+                "required": ["name"],
+            },
+        )
+    )
+    tools.append(
+        types.Tool(
+            name=CALL_TOOL,
+            description=(
+                "Call a tool of this server by name: one a result said is now "
+                "available, which is not in your list."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "The tool's name"},
+                    "arguments": {
+                        "type": "object",
+                        "description": "The tool's arguments, by name",
+                    },
+                    argument: handle,
+                },
+                "required": ["name"],
+            },
+        )
+    )
+    return types.ListToolsResult(tools=tools, ttl_ms=LIST_TTL_MS, cache_scope="public")
+
+
+def _with_handle(definition: ToolDefinition, argument: str, handle: Any) -> types.Tool:
+    schema = dict(definition.input_schema)
+    schema["properties"] = {**schema.get("properties", {}), argument: handle}
+    return types.Tool(name=definition.name, description=definition.description, input_schema=schema)
+
+
 class _Stable:
-    """The 2026-07-28 side of one server: the listing, and the sessions by handle."""
+    """The 2026-07-28 side of one server lifespan: the listing (made once per server),
+    and the sessions by handle."""
 
     def __init__(
         self,
-        first: Shown,
+        listing: types.ListToolsResult,
         new_session: Callable[[], _Session],
         *,
         argument: str,
@@ -115,54 +180,8 @@ class _Stable:
         self.argument = argument
         self.new_session = new_session
         self.handles: _Handles[_Session] = _Handles(limit=limit, ttl=ttl, clock=clock)
-        self.listed = frozenset(first.names)
-        handle = {
-            "type": "string",
-            "description": (
-                "Your session handle, given by an earlier result of this server "
-                '("[session started: ...]"). Leave it out on your first call.'
-            ),
-        }
-        tools = [self._with_handle(d, handle) for d in first.definitions]
-        tools.append(
-            types.Tool(
-                name=DESCRIBE_TOOL,
-                description=(
-                    "Show the definition (description and arguments) of a tool of this "
-                    "server: one of your list, or one a result said is now available."
-                ),
-                input_schema={
-                    "type": "object",
-                    "properties": {
-                        "name": {"type": "string", "description": "The tool's name"},
-                        argument: handle,
-                    },
-                    "required": ["name"],
-                },
-            )
-        )
-        tools.append(
-            types.Tool(
-                name=CALL_TOOL,
-                description=(
-                    "Call a tool of this server by name: one a result said is now "
-                    "available, which is not in your list."
-                ),
-                input_schema={
-                    "type": "object",
-                    "properties": {
-                        "name": {"type": "string", "description": "The tool's name"},
-                        "arguments": {
-                            "type": "object",
-                            "description": "The tool's arguments, by name",
-                        },
-                        argument: handle,
-                    },
-                    "required": ["name"],
-                },
-            )
-        )
-        self.result = types.ListToolsResult(tools=tools, ttl_ms=LIST_TTL_MS, cache_scope="public")
+        self.result = listing
+        self.listed = frozenset(t.name for t in listing.tools[:-2])
 
     @staticmethod
     def check_names(entries: Mapping[str, Any], argument: str) -> None:
@@ -184,13 +203,6 @@ class _Stable:
                     path=f"disclosure_server.{name}",
                     hint="pass session_argument='...' with a name no tool uses",
                 )
-
-    def _with_handle(self, definition: ToolDefinition, handle: dict[str, Any]) -> types.Tool:
-        schema = dict(definition.input_schema)
-        schema["properties"] = {**schema.get("properties", {}), self.argument: handle}
-        return types.Tool(
-            name=definition.name, description=definition.description, input_schema=schema
-        )
 
     # calls --------------------------------------------------------------------------
 
@@ -248,9 +260,11 @@ class _Stable:
 
     def _wire(self, answer: _Answer, handle: str, *, started: bool) -> types.CallToolResult:
         result = answer.result
-        before = set(answer.before)
         after = answer.after
-        new = [n for n in after.names if n not in before and n not in self.listed]
+        new: list[str] = []
+        if answer.changed:  # work grows with what changed, not with what is shown
+            before = set(answer.before.names)
+            new = [n for n in after.names if n not in before and n not in self.listed]
         opened: tuple[ToolDefinition, ...] = ()
         lines = [result.text] if result.text else []
         if new:

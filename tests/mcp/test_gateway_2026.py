@@ -144,6 +144,10 @@ def test_the_listing_is_cacheable_public_and_the_same_for_every_lifespan() -> No
             return [first.ttl_ms, first.cache_scope, first.tools == second.tools]
 
     assert asyncio.run(main()) == [3_600_000, "public", True]
+    # the SDK's Mcp-Param header check finds a schema without walking the listing
+    schema = server.get_tool_input_schema("search")
+    assert list(schema["properties"]) == ["q", "session"]
+    assert server.get_tool_input_schema("summarize") is None  # not listed: not checked
 
 
 def free_port() -> int:
@@ -413,3 +417,46 @@ def test_names_that_clash_with_the_gateway_are_refused_when_built() -> None:
             return list(listed)
 
     assert asyncio.run(main()) == ["session", "handle"]
+
+
+def test_a_2026_client_sending_a_2025_clients_session_id_gets_no_access(
+    served: tuple[str, list[str]],
+) -> None:
+    """A 2025-era session lives in the connection the SDK made for its Mcp-Session-Id;
+    the same id sent by a 2026-07-28 client (whose requests carry no session) names
+    nothing."""
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    url, ran = served
+    ids: list[str] = []
+
+    async def grab(response: Any) -> None:
+        if "mcp-session-id" in response.headers:
+            ids.append(response.headers["mcp-session-id"])
+
+    async def main() -> list[Any]:
+        async with create_mcp_http_client() as http:
+            http.event_hooks["response"].append(grab)
+            legacy = streamable_http_client(url, http_client=http)
+            async with mcp.Client(legacy, mode="legacy") as ann:
+                await ann.call_tool("search", {"q": "tides"})
+                seen: list[Any] = [[t["name"] for t in await listing(ann)]]
+                stolen = {"Mcp-Session-Id": ids[-1]}
+                async with (
+                    create_mcp_http_client(headers=stolen) as other,
+                    mcp.Client(streamable_http_client(url, http_client=other)) as mallory,
+                ):
+                    seen.append(text(await mallory.call_tool("summarize", {})))
+                    seen.append([t["name"] for t in await listing(mallory)])
+                seen.append(text(await ann.call_tool("summarize", {})))
+                return seen
+
+    assert asyncio.run(main()) == [
+        ["search", "summarize"],
+        (LOCKED, True),
+        ["search", "describe_tool", "call_tool"],
+        ("Tides follow the moon.", False),
+    ]
+    assert len(ids[-1]) == 32  # the SDK's uuid4 hex
+    assert ran == ["search", "summarize"]
