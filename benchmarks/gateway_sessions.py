@@ -258,11 +258,11 @@ def main() -> None:
         "",
         "*facades*: the first call opens one of the 20 facades (by the session's number), so "
         "sessions hold different visible sets; *playbook*: half the sessions unlock one more "
-        "tool; *flat*: the calls change nothing a session shows. *facades* misses the "
-        "20 KB goal: what a session holds there is its own record of the 100 tools it "
-        "opened (by `tracemalloc` traceback: the scheduler's set of revealed names about "
-        "8 KB, its visible-tools overlay and order about 3.4 KB each, the shown tuples "
-        "about 3 KB), so it grows with what the session opened, not with the catalogue.",
+        "tool; *flat*: the calls change nothing a session shows. *facades* was 23.3 KB "
+        "per session until the scheduler kept a wholly opened facade as its one name "
+        "instead of a set of its 100 names (8 KB, found by `tracemalloc` traceback); what "
+        "is left is the session's own visible-tools overlay, order and shown tuples "
+        "(about 3 KB each), which grow with what it opened, not with the catalogue.",
         "",
         "### What a 2026-07-28 client's context holds",
         "",

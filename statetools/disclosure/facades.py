@@ -41,13 +41,37 @@ class FacadeRecall(WrapperTool):
         return await facade.open(arguments, context, current=self.tools)
 
 
+class _Revealed:
+    """The names unfolds revealed: a facade that revealed exactly its registered inner
+    tools is kept as its name (a run that opened a 100-tool facade holds one name, not
+    a set of 100), anything else name by name."""
+
+    __slots__ = ("graph", "names", "whole")
+
+    def __init__(self, graph: DisclosureGraph) -> None:
+        self.graph = graph
+        self.names: set[str] = set()
+        self.whole: set[str] = set()
+
+    def __contains__(self, name: object) -> bool:
+        if name in self.names:
+            return True
+        if not self.whole or not isinstance(name, str):
+            return False
+        return any(place.facade in self.whole for place in self.graph.places_of(name))
+
+    def add(self, name: str) -> None:
+        """Reveal ``name``."""
+        self.names.add(name)
+
+
 class Facades:
     """Unfold bookkeeping of one run."""
 
     def __init__(self, graph: DisclosureGraph) -> None:
         self.graph = graph
         self.active = bool(graph.facades)
-        self.revealed: set[str] = set()
+        self.revealed = _Revealed(graph)
         """Names that an unfold revealed (inner entries and tools built by selectors)."""
         self.built: dict[str, BaseTool] = {}
         """Tools built by selectors, by name."""
@@ -116,6 +140,8 @@ class Facades:
         changed: list[str] = [name]
         skipped: list[str] = []
         new = first
+        # exactly the registered inner tools: kept as the facade's name (see _Revealed)
+        whole = unfolded.names == self.graph.facade_children.get(name)
         for tool in unfolded.tools:
             entry = next(
                 (p for p in self.graph.places_of(tool.name) if p.facade == name),
@@ -128,13 +154,18 @@ class Facades:
                 self.owner[tool.name] = name
                 self.built[tool.name] = tool
                 self.position.setdefault(tool.name, len(self.graph.position) + len(self.position))
+                whole = False
             elif tool is not entry.tool:
                 self.built[tool.name] = tool  # the selector built its own version
+                whole = False
             if tool.name not in opened:
                 opened.append(tool.name)
                 new = True
-            self.revealed.add(tool.name)
             changed.append(tool.name)
+        if whole:
+            self.revealed.whole.add(name)
+        else:
+            self.revealed.names.update(changed[1:])
         if facade.category_parameter is not None:
             chosen = self.categories.setdefault(name, set())
             for category, members in facade.categories:
