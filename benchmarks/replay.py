@@ -576,6 +576,13 @@ class Replay:
             for names in reference_requests(task, None)
         ]
 
+    def oracle(
+        self, task: Task, number: int, turn: Sequence[Call], state: st.DisclosureState | None
+    ) -> Oracle:
+        """The scripted model's brain for turn ``number`` (from 1) of ``task`` (a
+        subclass may search differently, e.g. with the user's words: ``user_words.py``)."""
+        return Oracle(self.graph, turn, state, self.search_by)
+
     def run(self, task: Task, sent: list[ModelRequest] | None = None) -> TaskResult:
         """Replay one task (never raises for a task that cannot be replayed); ``sent``
         gets every model request made."""
@@ -591,7 +598,7 @@ class Replay:
         state: st.DisclosureState | None = None
         messages: list[st.Message] = []
         for number, turn in enumerate(task.turns, start=1):
-            oracle = Oracle(self.graph, turn, state, self.search_by)
+            oracle = self.oracle(task, number, turn, state)
             budget = (len(turn) + 1) * (MAX_DISCLOSURE_DEPTH + 1)
             scripted = ScriptedModel([oracle.step] * budget)
             model = self.wrap(scripted, self.graph) if self.wrap is not None else scripted

@@ -46,6 +46,8 @@ from replay import (
     read_tasks,
     read_tools,
 )
+from user_words import measure_all as user_words_rows
+from user_words import section as user_words_section
 
 import statetools as st
 from statetools.models import ModelRequest
@@ -475,7 +477,7 @@ def main() -> None:
         + alternatives_report(catalogues, args.shared, command)
     )
     print(body)
-    code_body = ""
+    code_body = words_body = ""
     if not all(custom):  # code mode on the same catalogues, next to these designs
         rows = [
             (s.name, LABELS[CATALOGUE_OF[s.name]], s.statetools, s.requests, s.cost / s.flat_cost)
@@ -484,6 +486,10 @@ def main() -> None:
         picked = {key: files[key] for key in chosen}
         code_body = code_mode_section(picked, design_rows(rows), command, args.limit)
         print(code_body)
+        words_body = user_words_section(  # searching with the user's words, next to these
+            user_words_rows(files, chosen, args.shared, limit=args.limit), command
+        )
+        print(words_body)
     print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
@@ -492,6 +498,8 @@ def main() -> None:
         write_section("tokens", body)
         if code_body:
             write_section("code mode", code_body)
+        if words_body:
+            write_section("user words", words_body)
 
 
 if __name__ == "__main__":
