@@ -88,11 +88,22 @@ def _ranker(_instance: object, _attribute: object, value: Any) -> None:
     ranker_for(value, where="search")  # raises when it names no ranker, or one not installed
 
 
+def _vectors(instance: Any, _attribute: object, value: str | None) -> None:
+    if value is not None and instance.ranker not in ("embeddings", "hybrid"):
+        raise DefinitionError(
+            "saved vectors need the embeddings or hybrid ranker",
+            path="search",
+            hint="add ranker: hybrid (or embeddings), or remove vectors",
+        )
+
+
 @attrs.frozen
 class SearchOptions:
     """How a search facade searches: ``max_results`` matches at most per query, the
     ``ranker`` ("bm25", "embeddings", "hybrid" or a :class:`~statetools.search.Ranker`)
-    and ``keywords``, other words the model may use for some tools (tool name -> words).
+    ``keywords``, other words the model may use for some tools (tool name -> words), and
+    ``vectors``, a file keeping the tools' embeddings (embeddings and hybrid rankers: see
+    :class:`~statetools.search.SavedVectors`).
 
     >>> SearchOptions().max_results, SearchOptions().ranker
     (5, 'bm25')
@@ -101,6 +112,7 @@ class SearchOptions:
     max_results: int = attrs.field(default=5, validator=_positive)
     ranker: Any = attrs.field(default="bm25", validator=_ranker)
     keywords: Any = attrs.field(default=(), converter=_keywords)
+    vectors: str | None = attrs.field(default=None, validator=_vectors)
 
     def to_data(self, where: str) -> dict[str, Any]:
         """The options as a design's ``search:`` mapping (a Ranker object has none).
@@ -119,6 +131,8 @@ class SearchOptions:
             data["ranker"] = self.ranker
         if self.keywords:
             data["keywords"] = {name: list(extra) for name, extra in self.keywords}
+        if self.vectors is not None:
+            data["vectors"] = self.vectors
         return data
 
 
@@ -174,10 +188,11 @@ class SearchIndex:
         *,
         paths: Mapping[str, Sequence[str]] | None = None,
         keywords: Keywords = (),
+        vectors: str | None = None,
     ) -> None:
         self.tools = tuple(tools)
         self._by_name = {tool.name: tool for tool in self.tools}
-        self.ranker = ranker_for(ranker, where="search")
+        self.ranker = ranker_for(ranker, where="search", vectors=vectors)
         self._paths = dict(paths or {})
         self._keywords = dict(keywords)
         unknown = [name for name in self._keywords if name not in self._by_name]

@@ -126,6 +126,7 @@ class UnfoldingTool(BaseTool):
                 self.search.ranker,
                 paths=facade_paths(self, _is_facade),
                 keywords=self.search.keywords,
+                vectors=self.search.vectors,
             )
         else:
             index = SearchIndex(())
@@ -231,6 +232,7 @@ class UnfoldingTool(BaseTool):
         usage_notes: str | None = None,
         ranker: Any = "bm25",
         keywords: Mapping[str, Sequence[str]] | None = None,
+        vectors: str | None = None,
     ) -> UnfoldingTool:
         """A facade the model searches: its arguments are ``query`` (words) and/or
         ``names`` (exact tool names). A call lists the best ``max_results`` matches
@@ -240,7 +242,9 @@ class UnfoldingTool(BaseTool):
         and states). ``ranker`` orders the tools: ``"bm25"`` (words), ``"embeddings"``
         (meaning, with :func:`statetools.search.local_embedder`), ``"hybrid"`` (both) or
         any :class:`statetools.search.Ranker`; ``keywords`` gives other words for some
-        tools (name -> words). See docs/search.md.
+        tools (name -> words); ``vectors`` names a file that keeps the tools' embeddings
+        (``"embeddings"`` and ``"hybrid"``: computed once, reloaded after). See
+        docs/search.md.
 
         >>> def create_issue(title: str) -> str:
         ...     '''Open a new issue.'''
@@ -264,7 +268,7 @@ class UnfoldingTool(BaseTool):
             description=description,
             inner=tuple(tools),
             members=tuple(members),
-            search=SearchOptions(max_results, ranker, keywords),
+            search=SearchOptions(max_results, ranker, keywords, vectors),
             usage_notes=usage_notes,
         )
 

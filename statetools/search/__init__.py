@@ -21,6 +21,7 @@ from statetools.search.embedding import Embed, EmbeddingRanker
 from statetools.search.fusion import HybridRanker
 from statetools.search.local import local_embedder
 from statetools.search.ranker import Ranker
+from statetools.search.saved import SavedVectors, model_name
 from statetools.search.usage import CoUsageRanker, calls_of
 
 __all__ = [
@@ -32,9 +33,11 @@ __all__ = [
     "EmbeddingRanker",
     "HybridRanker",
     "Ranker",
+    "SavedVectors",
     "calls_of",
     "document_for",
     "document_text",
     "local_embedder",
+    "model_name",
     "ranker_for",
 ]

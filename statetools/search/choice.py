@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import os
+
 from statetools.errors import DefinitionError
 from statetools.search.bm25 import BM25Ranker
 from statetools.search.embedding import EmbeddingRanker
@@ -19,10 +21,16 @@ RANKER_NAMES = ("bm25", "embeddings", "hybrid")
 """The rankers a search facade names with a string."""
 
 
-def ranker_for(choice: str | Ranker, *, where: str = "search") -> Ranker:
+def ranker_for(
+    choice: str | Ranker,
+    *,
+    where: str = "search",
+    vectors: str | os.PathLike[str] | None = None,
+) -> Ranker:
     """The ranker ``choice`` stands for: ``"bm25"`` (words), ``"embeddings"`` (meaning,
     with :func:`~statetools.search.local_embedder`), ``"hybrid"`` (both, fused) or a
-    :class:`Ranker` of your own, used as it is.
+    :class:`Ranker` of your own, used as it is. ``vectors``: a file keeping the tools'
+    vectors (see :class:`~statetools.search.SavedVectors`; embedding rankers only).
 
     >>> ranker_for("bm25").__class__.__name__
     'BM25Ranker'
@@ -31,13 +39,20 @@ def ranker_for(choice: str | Ranker, *, where: str = "search") -> Ranker:
     ...
     statetools.errors.DefinitionError: search: unknown ranker 'fuzzy' ...
     """
+    if vectors is not None and choice not in ("embeddings", "hybrid"):
+        raise DefinitionError(
+            "saved vectors need the embeddings or hybrid ranker",
+            path=where,
+            hint="name ranker: embeddings or hybrid, or pass EmbeddingRanker(embed, "
+            "saved=path) in your own ranker",
+        )
     if isinstance(choice, str):
         if choice == "bm25":
             return BM25Ranker()
         if choice == "embeddings":
-            return EmbeddingRanker(local_embedder())
+            return EmbeddingRanker(local_embedder(), saved=vectors)
         if choice == "hybrid":
-            return HybridRanker(BM25Ranker(), EmbeddingRanker(local_embedder()))
+            return HybridRanker(BM25Ranker(), EmbeddingRanker(local_embedder(), saved=vectors))
         raise DefinitionError(
             f"unknown ranker {choice!r}",
             path=where,

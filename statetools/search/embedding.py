@@ -14,11 +14,13 @@ sentence-transformers' ``model.encode``, fastembed, or :func:`local_embedder`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from statetools.errors import StatetoolsError
 from statetools.search.documents import Document
+from statetools.search.saved import SavedVectors
 
 __all__ = ["Embed", "EmbeddingRanker"]
 
@@ -29,7 +31,9 @@ Embed = Callable[[list[str]], Any]
 class EmbeddingRanker:
     """Ranks by the cosine similarity of the query's vector and each document's vector
     (the documents are embedded once, in :meth:`index`; each query once per call).
-    Documents scoring ``min_score`` or less are left out.
+    Documents scoring ``min_score`` or less are left out. With ``saved`` (a file path or
+    a :class:`~statetools.search.SavedVectors`) the documents' vectors are read from
+    that file and only new or changed texts are embedded (then saved).
 
     >>> ranker = EmbeddingRanker(lambda texts: [[len(t), 1.0] for t in texts])
     >>> ranker.index([Document("short", "ab"), Document("long", "abcdefghij")])
@@ -37,17 +41,31 @@ class EmbeddingRanker:
     ['long']
     """
 
-    def __init__(self, embed: Embed, *, min_score: float = 0.0) -> None:
+    def __init__(
+        self,
+        embed: Embed,
+        *,
+        min_score: float = 0.0,
+        saved: SavedVectors | str | os.PathLike[str] | None = None,
+    ) -> None:
         self.embed = embed
         self.min_score = min_score
+        self.saved = (
+            saved if saved is None or isinstance(saved, SavedVectors) else SavedVectors(saved)
+        )
         self._names: list[str] = []
         self._vectors: Any = None
 
-    def _vectors_of(self, texts: list[str]) -> Any:
+    def _vectors_of(self, texts: list[str], *, keep: bool = False) -> Any:
         import numpy as np
 
         try:
-            vectors = np.asarray(self.embed(texts), dtype=np.float32)
+            embedded = (
+                self.saved.vectors(self.embed, texts)
+                if keep and self.saved is not None
+                else self.embed(texts)
+            )
+            vectors = np.asarray(embedded, dtype=np.float32)
         except (TypeError, ValueError) as exc:
             raise StatetoolsError(
                 f"the embedding function did not return vectors: {exc}",
@@ -64,9 +82,10 @@ class EmbeddingRanker:
         return vectors / np.where(norms == 0, 1.0, norms)
 
     def index(self, docs: Sequence[Document]) -> None:
-        """Embed every document's text (one call of ``embed``)."""
+        """Embed every document's text (one call of ``embed``; with ``saved``, only the
+        texts it does not hold)."""
         self._names = [doc.name for doc in docs]
-        self._vectors = self._vectors_of([doc.text for doc in docs]) if docs else None
+        self._vectors = self._vectors_of([doc.text for doc in docs], keep=True) if docs else None
 
     def rank(self, query: str, k: int) -> list[tuple[str, float]]:
         """The ``k`` documents closest to ``query`` in meaning (ties in index order)."""

@@ -179,6 +179,9 @@ class LocalEmbedder:
     (1, 384)
     """
 
+    model_name = MODEL
+    """The name its vectors are saved under (see :class:`~statetools.search.SavedVectors`)."""
+
     def __init__(self, folder: Path) -> None:
         self.folder = folder
 

@@ -102,6 +102,13 @@ def build_facade(form: FacadeForm) -> UnfoldingTool:
         raise Invalid(exc.message, hint=exc.hint) from exc
 
 
+def _beside_design(path: str | None) -> str | None:
+    """A path the design gives, relative to the design's folder."""
+    if path is None:
+        return None
+    return str(current().base_dir / path)
+
+
 def _search_facade(form: FacadeForm) -> UnfoldingTool:
     """A search facade: categories and exclusive do not go with ``search``."""
     for key, value in (("categories", form.categories), ("exclusive", form.exclusive or None)):
@@ -120,6 +127,7 @@ def _search_facade(form: FacadeForm) -> UnfoldingTool:
         usage_notes=form.usage_notes,
         ranker=form.search.ranker,
         keywords=dict(form.search.keywords),
+        vectors=_beside_design(form.search.vectors),
     )
 
 
