@@ -6,6 +6,7 @@ a resumed run sends the same tools."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 import statetools as st
 from statetools.loop.events import ToolsUnlocked
 from statetools.models import AnthropicModel
+from tests.providers.provider_streams import anthropic_stream
 from tests.providers.provider_wire import WireServer, anthropic_message, text, tool_use
 
 
@@ -380,3 +382,60 @@ def test_an_unfolded_facade_keeps_its_place_and_its_tools_load_with_references(
         "type": "tool_reference",
         "tool_name": "list_orders",
     }
+
+
+def streamed(body: dict[str, Any]) -> list[tuple[str | None, Any]]:
+    """The Messages API events of ``body``: a server search result block arrives whole in
+    its ``content_block_start`` (as Anthropic streams it), the other blocks as usual."""
+    events = anthropic_stream({**body, "content": []}, [])
+    head, tail = events[:1], events[1:]
+    middle: list[tuple[str | None, Any]] = []
+    for index, block in enumerate(body["content"]):
+        if block["type"] == "tool_search_tool_result":
+            opening, deltas = block, []
+        else:
+            opening = {**block, "input": {}}
+            deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
+        middle.append(
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": opening},
+            )
+        )
+        middle.extend(
+            ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})
+            for d in deltas
+        )
+        middle.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    return head + middle + tail
+
+
+def test_a_streamed_run_keeps_the_server_blocks_and_sends_the_same_bodies(
+    wire: WireServer,
+) -> None:
+    first = [*searched("srvtoolu_1", "orders", "list_orders"), FIRST[3]]
+    wire.reply(anthropic_message(*first))
+    wire.reply(anthropic_message(text("o7.")))
+    plain = st.ToolLoop(model(wire)).run("Orders of c1?", tools=design())
+    bodies = wire.bodies
+
+    again = WireServer()
+    again.start()
+    try:
+        again.stream(streamed(anthropic_message(*first)))
+        again.stream(anthropic_stream(anthropic_message(text("o7.")), ["o7."]))
+
+        async def drain() -> st.LoopResult:
+            stream = st.ToolLoop(model(again)).stream("Orders of c1?", tools=design())
+            async for _ in stream:
+                pass
+            return stream.result
+
+        result = asyncio.run(drain())
+    finally:
+        again.stop()
+
+    assert [{k: v for k, v in b.items() if k != "stream"} for b in again.bodies] == bodies
+    assert list(result.messages) == list(plain.messages)
+    assert result.messages[1].native == {"anthropic": {"content": first}}
+    assert result.messages[2] == st.ToolMessage("toolu_1", "list_orders", "orders of c1: o7")
