@@ -15,11 +15,12 @@ from collections.abc import Iterable
 
 from statetools.disclosure.outcomes import NOTHING_CHANGED, Changes
 from statetools.disclosure.scheduler import Scheduler
+from statetools.disclosure.tool_search import not_loaded
 from statetools.disclosure.unfolding import Unfolded
 from statetools.messages import ToolCall
 from statetools.tools.result import ToolResult
 
-__all__ = ["open_found", "search_facades", "searchable_now"]
+__all__ = ["open_found", "search_facades", "searchable_now", "unsearched"]
 
 
 def search_facades(scheduler: Scheduler) -> tuple[str, ...]:
@@ -91,3 +92,25 @@ def open_found(scheduler: Scheduler, names: Iterable[str], call_id: str) -> Chan
     if not (unlocked or hidden):
         return NOTHING_CHANGED
     return Changes(tuple(unlocked), tuple(hidden))
+
+
+def unsearched(scheduler: Scheduler, search: str, name: str, text: str) -> str:
+    """What a call of ``name`` that may not run (``text``) is told when the provider's
+    own search tool ``search`` stands in for the search facades: a tool that search may
+    load now is to be searched for with it, one it may not load yet gets what keeps
+    it locked (the facade the usual guidance names is not on the wire); any other
+    refusal stays ``text``.
+
+    >>> ping = Tool.create("ping", "Ping a host", lambda: "pong")
+    >>> scheduler = Scheduler.for_items([Facade.searchable("find_tools", "Find tools", [ping])])
+    >>> unsearched(scheduler, "tool_search_tool_bm25", "ping", "Tool 'ping' is locked.")
+    "Tool 'ping' is not loaded. Search for it with tool_search_tool_bm25 first."
+    """
+    for facade in search_facades(scheduler):
+        if scheduler.graph.facades[facade].search_index.tool(name) is None:
+            continue
+        if scheduler.explain(facade) is not None:
+            return text
+        lock = scheduler.search_lock(facade, name)
+        return not_loaded(name, search) if lock is None else lock
+    return text

@@ -44,12 +44,25 @@ if TYPE_CHECKING:
 __all__ = [
     "SEARCH_ROOM_KEY",
     "TOOL_SEARCH",
+    "not_loaded",
     "Loaded",
     "SearchRoom",
     "ToolSearch",
 ]
 
 TOOL_SEARCH = "tool_search"
+
+
+def not_loaded(name: str, search: str) -> str:
+    """What a call of ``name`` is told while a search could load it but has not: to
+    search with ``search``, the search tool the model has.
+
+    >>> not_loaded("create_issue", "tool_search")
+    "Tool 'create_issue' is not loaded. Search for it with tool_search first."
+    """
+    return f"Tool '{name}' is not loaded. Search for it with {search} first."
+
+
 """The name of the run's search tool."""
 SEARCH_ROOM_KEY = "statetools.search_room"
 """Where the run's :class:`SearchRoom` sits in the tools' context."""
@@ -152,7 +165,7 @@ class SearchRoom:
         if home is None or not self.scheduler.would_show(home, unfolded=True):
             return text
         if any(tool.name == name for tool in self.loadable(home)):
-            return f"Tool '{name}' is not loaded. Search for it with {TOOL_SEARCH} first."
+            return not_loaded(name, TOOL_SEARCH)
         return text
 
     def rank(self, query: str, k: int = MAX_RESULTS) -> list[BaseTool]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from statetools.blackboard import Blackboard
@@ -21,6 +22,7 @@ from statetools.disclosure.bindings import Resolver
 from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.facades import Replay
 from statetools.disclosure.graph import DisclosureGraph
+from statetools.disclosure.provider_search import unsearched
 from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Scheduler, Visibility
 from statetools.disclosure.state import DisclosureState
 from statetools.disclosure.tool_search import (
@@ -434,7 +436,7 @@ class Conversation:
                 record,
                 call,
                 self._apply_strategies if self.strategy is not None else None,
-                self.search_room.refusal if self.search_room is not None else None,
+                self._reword(),
             ),
             lambda: end_of_response(record, resumed),
         )
@@ -451,6 +453,16 @@ class Conversation:
         else:
             calls.advance()
         return calls
+
+    def _reword(self) -> Callable[[str, str], str] | None:
+        """How the model's mode words a refusal: a tool its search could load is to be
+        searched for with the search tool it has (None: as the scheduler words it)."""
+        if self.search_room is not None:
+            return self.search_room.refusal
+        search = self.capabilities.search_tool
+        if search is not None:
+            return partial(unsearched, self.scheduler, search)
+        return None
 
     def _apply_strategies(self, call: ToolCall, result: ToolResult) -> None:
         if self.strategy is not None:

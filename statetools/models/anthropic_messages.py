@@ -30,6 +30,7 @@ from statetools.models.anthropic_disclosure import (
     with_reveals,
 )
 from statetools.models.anthropic_search import (
+    SEARCH_TOOLS,
     SEARCHES,
     SERVER_BLOCKS,
     AnthropicSearch,
@@ -338,7 +339,11 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
         >>> model.capabilities.declares_all_tools
         True
         """
-        return ModelCapabilities(declares_all_tools=self.disclosure in ("deferred", "tool_search"))
+        server_search = self.disclosure == "tool_search" and self.search in SEARCH_TOOLS
+        return ModelCapabilities(
+            declares_all_tools=self.disclosure in ("deferred", "tool_search"),
+            search_tool=SEARCH_TOOLS[self.search]["name"] if server_search else None,
+        )
 
     def _has_key(self, client: AsyncAnthropic) -> bool:
         """Whether the client found an API key, a token or other credentials."""

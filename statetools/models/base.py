@@ -194,7 +194,10 @@ class ModelCapabilities:
     the design can show), as the provider-native disclosure modes do.
     ``searches_tools``: the model searches deferred tools itself (OpenAI's
     ``tool_search``): the run adds its search tool (``tool_search``), which loads the
-    facades' tools, and fills ``ModelRequest.search``.
+    facades' tools, and fills ``ModelRequest.search``. ``search_tool``: the name of
+    the provider's own search tool that stands in for the design's search facades
+    (Anthropic's server-side search); a call of a tool it could load but has not is
+    told to search with it.
 
     >>> capabilities = ModelCapabilities(parallel_tool_calls=False)
     >>> capabilities.supports_dynamic_tools, capabilities.parallel_tool_calls
@@ -205,6 +208,7 @@ class ModelCapabilities:
     parallel_tool_calls: bool = True
     declares_all_tools: bool = False
     searches_tools: bool = False
+    search_tool: str | None = None
 
 
 @runtime_checkable

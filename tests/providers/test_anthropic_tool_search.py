@@ -235,12 +235,33 @@ def test_a_tool_the_search_did_not_find_is_refused_with_guidance(wire: WireServe
 
     result = st.ToolLoop(model(wire)).run("Orders of c1?", tools=design())
 
-    assert result.messages[2] == st.ToolMessage(
-        "toolu_1",
-        "list_orders",
-        "Tool 'list_orders' is locked. Call first: find_tools with names [\"list_orders\"].",
-        is_error=True,
-    )
+    guidance = "Tool 'list_orders' is not loaded. Search for it with tool_search_tool_bm25 first."
+    assert result.messages[2] == st.ToolMessage("toolu_1", "list_orders", guidance, is_error=True)
+    assert wire.bodies[1]["messages"][1:] == [
+        {
+            "role": "assistant",
+            "content": [tool_use("toolu_1", "list_orders", {"customer": "c1"})],
+        },
+        {"role": "user", "content": [result_block("toolu_1", guidance, is_error=True)]},
+    ]
+    assert [e.reason for e in result.trace.events if e.type == "call_blocked"] == [guidance]
+
+
+def test_the_regex_search_is_the_one_a_refusal_names(wire: WireServer) -> None:
+    wire.reply(anthropic_message(tool_use("toolu_1", "refund_order", {"order": "o7"})))
+    wire.reply(anthropic_message(tool_use("toolu_2", "list_orders", {"customer": "c1"})))
+    wire.reply(anthropic_message(text("I could not.")))
+
+    result = st.ToolLoop(model(wire, search="regex")).run("Refund o7.", tools=design())
+
+    # refund_order is locked until list_orders ran: no search finds it, the usual words
+    assert [(m.name, m.content) for m in result.messages if m.role == "tool"] == [
+        ("refund_order", "Tool 'refund_order' is locked. Call first: list_orders."),
+        (
+            "list_orders",
+            "Tool 'list_orders' is not loaded. Search for it with tool_search_tool_regex first.",
+        ),
+    ]
 
 
 def test_regex_search_sends_the_regex_tool(wire: WireServer) -> None:
