@@ -5,7 +5,7 @@ The ``anthropic`` package is an optional extra: ``pip install statetools[anthrop
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -35,9 +35,11 @@ from statetools.models.anthropic_search import (
     SERVER_BLOCKS,
     AnthropicSearch,
     SearchPlan,
+    continued,
     native_content,
     referenced,
     verbatim,
+    whole_turn,
 )
 from statetools.models.base import (
     ModelCapabilities,
@@ -57,6 +59,9 @@ if TYPE_CHECKING:
     from anthropic.types import Message as AnthropicMessage
 
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
+MAX_CONTINUATIONS = 4
+"""How many times one turn the server paused (``pause_turn``) is sent back to go on;
+a turn still paused then ends the run with ``stop_reason`` ``"other"``."""
 EPHEMERAL: Mapping[str, str] = {"type": "ephemeral"}
 
 _STOP_REASONS: dict[str, StopReason] = {
@@ -392,8 +397,8 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
         body.update(self.request_options)
         return body
 
-    def _arguments(self, create: Any, request: ModelRequest) -> dict[str, Any]:
-        arguments = sdk_arguments(create, self.request_body(request))
+    def _arguments(self, create: Any, body: dict[str, Any]) -> dict[str, Any]:
+        arguments = sdk_arguments(create, body)
         if self.beta_tool_changes:
             headers = dict(arguments.get("extra_headers") or {})
             headers["anthropic-beta"] = TOOL_CHANGES_BETA
@@ -409,16 +414,35 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
         >>> asyncio.run(model.complete(request)).message.content  # doctest: +SKIP
         '5'
         """
-        try:
-            create = (await self._clients.acquire()).messages.with_raw_response.create
-            raw = await create(**self._arguments(create, request))
-        except self._sdk.AnthropicError as exc:
-            raise self._failure(exc) from exc
-        try:
-            message: AnthropicMessage = await raw.parse()
-        except (ValueError, RecursionError):  # a number or nesting past Python's limits
-            message = self._sdk.types.Message.model_validate(lenient_loads(await raw.text()))
-        return from_anthropic_message(message)
+
+        async def send(body: dict[str, Any]) -> AnthropicMessage:
+            try:
+                create = (await self._clients.acquire()).messages.with_raw_response.create
+                raw = await create(**self._arguments(create, body))
+            except self._sdk.AnthropicError as exc:
+                raise self._failure(exc) from exc
+            try:
+                message: AnthropicMessage = await raw.parse()
+            except (ValueError, RecursionError):  # a number or nesting past Python's limits
+                message = self._sdk.types.Message.model_validate(lenient_loads(await raw.text()))
+            return message
+
+        return from_anthropic_message(await self._turn(send, request))
+
+    async def _turn(
+        self, send: Callable[[dict[str, Any]], Awaitable[AnthropicMessage]], request: ModelRequest
+    ) -> AnthropicMessage:
+        """The answer to ``request``; a turn the server paused (``pause_turn``, a long
+        server tool turn) is sent back with what it said so far as the last assistant
+        message, so the server goes on with it, at most MAX_CONTINUATIONS times; the
+        answer is then the whole turn, its blocks in order (kept verbatim)."""
+        body = self.request_body(request)
+        message = await send(body)
+        parts: list[AnthropicMessage] = []
+        while message.stop_reason == "pause_turn" and len(parts) < MAX_CONTINUATIONS:
+            parts.append(message)
+            message = await send(continued(body, parts))
+        return whole_turn([*parts, message]) if parts else message
 
     async def stream(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
         """Send ``request`` with the SDK's streaming helper: text deltas and calls go
@@ -435,17 +459,21 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
         >>> response = asyncio.run(model.stream(request, Printing()))  # doctest: +SKIP
         1, 2, 3.
         """
-        try:
-            stream = (await self._clients.acquire()).messages.stream
-            async with stream(**self._arguments(stream, request)) as events:
-                async for event in events:
-                    if event.type == "text":
-                        sink.text(event.text)
-                    elif event.type == "content_block_start":
-                        block = event.content_block
-                        if block.type == "tool_use":
-                            sink.call_started(block.id, block.name)
-                message: AnthropicMessage = await events.get_final_message()
-        except self._sdk.AnthropicError as exc:
-            raise self._failure(exc) from exc
-        return from_anthropic_message(message)
+
+        async def send(body: dict[str, Any]) -> AnthropicMessage:
+            try:
+                stream = (await self._clients.acquire()).messages.stream
+                async with stream(**self._arguments(stream, body)) as events:
+                    async for event in events:
+                        if event.type == "text":
+                            sink.text(event.text)
+                        elif event.type == "content_block_start":
+                            block = event.content_block
+                            if block.type == "tool_use":
+                                sink.call_started(block.id, block.name)
+                    message: AnthropicMessage = await events.get_final_message()
+            except self._sdk.AnthropicError as exc:
+                raise self._failure(exc) from exc
+            return message
+
+        return from_anthropic_message(await self._turn(send, request))

@@ -26,11 +26,14 @@ and sent back verbatim.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from statetools.errors import ProviderError
 from statetools.models.anthropic_code import from_code
 from statetools.models.base import ModelRequest, ToolDefinition
+
+if TYPE_CHECKING:
+    from anthropic.types import Message as AnthropicMessage
 
 AnthropicSearch = Literal["bm25", "regex", "client"]
 SEARCHES: tuple[str, ...] = ("bm25", "regex", "client")
@@ -100,6 +103,56 @@ def verbatim(native: Mapping[str, Any] | None, call_ids: Sequence[str]) -> list[
     if ids != list(call_ids):
         return None
     return [dict(block) for block in content]
+
+
+def continued(body: Mapping[str, Any], paused: Sequence[AnthropicMessage]) -> dict[str, Any]:
+    """The request that lets the server go on with a turn it paused (``pause_turn``):
+    ``body`` with what the turn said so far (the ``paused`` answers' blocks, verbatim)
+    as the last assistant message, and the container its code runs in, if any.
+
+    >>> from anthropic.types import Message
+    >>> paused = Message.model_validate({
+    ...     "id": "msg_1", "type": "message", "role": "assistant", "model": "claude",
+    ...     "content": [{"type": "text", "text": "Searching."}],
+    ...     "stop_reason": "pause_turn", "usage": {"input_tokens": 9, "output_tokens": 2}})
+    >>> body = continued({"messages": [{"role": "user", "content": "Hi."}]}, [paused])
+    >>> body["messages"][-1]
+    {'role': 'assistant', 'content': [{'type': 'text', 'text': 'Searching.'}]}
+    """
+    blocks = [b.to_dict(mode="json", warnings=False) for part in paused for b in part.content]
+    out = {**body, "messages": [*body["messages"], {"role": "assistant", "content": blocks}]}
+    container = paused[-1].container
+    if container is not None:
+        out["container"] = container.id
+    return out
+
+
+def whole_turn(parts: Sequence[AnthropicMessage]) -> AnthropicMessage:
+    """One answer for a turn the server paused and went on with: the last part with
+    the blocks of all ``parts`` in order and the tokens of all of them.
+
+    >>> from anthropic.types import Message
+    >>> part = lambda text, stop: Message.model_validate({
+    ...     "id": "msg_1", "type": "message", "role": "assistant", "model": "claude",
+    ...     "content": [{"type": "text", "text": text}],
+    ...     "stop_reason": stop, "usage": {"input_tokens": 9, "output_tokens": 2}})
+    >>> turn = whole_turn([part("Searching.", "pause_turn"), part("Done.", "end_turn")])
+    >>> [b.text for b in turn.content], turn.stop_reason, turn.usage.input_tokens
+    (['Searching.', 'Done.'], 'end_turn', 18)
+    """
+    last = parts[-1]
+    usage = last.usage.model_copy(
+        update={
+            "input_tokens": sum(p.usage.input_tokens for p in parts),
+            "output_tokens": sum(p.usage.output_tokens for p in parts),
+            "cache_read_input_tokens": sum(p.usage.cache_read_input_tokens or 0 for p in parts),
+            "cache_creation_input_tokens": sum(
+                p.usage.cache_creation_input_tokens or 0 for p in parts
+            ),
+        }
+    )
+    content = [block for part in parts for block in part.content]
+    return last.model_copy(update={"content": content, "usage": usage})
 
 
 class SearchPlan:

@@ -250,7 +250,7 @@ class OpenAIResponsesModel(OpenAIModel):
 
         >>> OpenAIResponsesModel("m", api_key="k", disclosure="tool_search").capabilities
         ModelCapabilities(supports_dynamic_tools=True, parallel_tool_calls=True, \
-declares_all_tools=True, searches_tools=True)
+declares_all_tools=True, searches_tools=True, search_tool=None)
         """
         searches = self.disclosure == "tool_search"
         return ModelCapabilities(

@@ -460,3 +460,61 @@ def test_a_streamed_run_keeps_the_server_blocks_and_sends_the_same_bodies(
     assert list(result.messages) == list(plain.messages)
     assert result.messages[1].native == {"anthropic": {"content": first}}
     assert result.messages[2] == st.ToolMessage("toolu_1", "list_orders", "orders of c1: o7")
+
+
+def test_a_paused_turn_is_sent_back_and_goes_on_as_one_answer(wire: WireServer) -> None:
+    paused = [text("Looking for order tools."), *searched("srvtoolu_1", "orders", "list_orders")]
+    rest = [tool_use("toolu_1", "list_orders", {"customer": "c1"})]
+    wire.reply(anthropic_message(*paused, stop_reason="pause_turn", input_tokens=20))
+    wire.reply(anthropic_message(*rest, input_tokens=30))
+    wire.reply(anthropic_message(text("c1 has order o7.")))
+
+    result = st.ToolLoop(model(wire)).run("Orders of c1?", tools=design())
+
+    question = {"role": "user", "content": "Orders of c1?"}
+    tools = [BM25, LOOKUP_WIRE, LIST_WIRE]
+    assert wire.bodies[0]["messages"] == [question]
+    assert wire.bodies[1]["messages"] == [question, {"role": "assistant", "content": paused}]
+    assert wire.bodies[1]["tools"] == wire.bodies[0]["tools"] == tools
+    assert wire.bodies[2]["messages"] == [
+        question,
+        {"role": "assistant", "content": [*paused, *rest]},
+        {"role": "user", "content": [result_block("toolu_1", "orders of c1: o7")]},
+    ]
+    assert wire.bodies[2]["tools"] == [BM25, LOOKUP_WIRE, LIST_WIRE, REFUND_WIRE]
+    assert len(wire.bodies) == 3
+    assert result.output == "c1 has order o7."
+    assert result.messages[1] == st.AssistantMessage(
+        "Looking for order tools.",
+        (st.ToolCall("toolu_1", "list_orders", {"customer": "c1"}),),
+        native={"anthropic": {"content": [*paused, *rest]}},
+    )
+    assert [e.iteration for e in result.trace.events if e.type == "model_responded"] == [1, 2]
+    assert result.trace.events[3] == ToolsUnlocked(1, ("list_orders",))
+    assert result.usage.input_tokens == 60
+
+
+def test_a_streamed_paused_turn_goes_on_the_same_way(wire: WireServer) -> None:
+    paused = searched("srvtoolu_1", "orders", "list_orders")
+    rest = [tool_use("toolu_1", "list_orders", {"customer": "c1"})]
+    wire.stream(streamed(anthropic_message(*paused, stop_reason="pause_turn")))
+    wire.stream(streamed(anthropic_message(*rest)))
+    final = anthropic_message(text("c1 has order o7."))
+    wire.stream(anthropic_stream(final, ["c1 has order o7."]))
+
+    async def drain() -> st.LoopResult:
+        stream = st.ToolLoop(model(wire)).stream("Orders of c1?", tools=design())
+        async for _ in stream:
+            pass
+        return stream.result
+
+    result = asyncio.run(drain())
+
+    question = {"role": "user", "content": "Orders of c1?"}
+    assert [body["messages"][:2] for body in wire.bodies] == [
+        [question],
+        [question, {"role": "assistant", "content": paused}],
+        [question, {"role": "assistant", "content": [*paused, *rest]}],
+    ]
+    assert result.messages[2] == st.ToolMessage("toolu_1", "list_orders", "orders of c1: o7")
+    assert result.output == "c1 has order o7."

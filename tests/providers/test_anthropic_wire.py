@@ -10,6 +10,7 @@ import pytest
 
 import statetools as st
 from statetools.models import AnthropicModel, ModelRequest
+from statetools.models.anthropic_messages import MAX_CONTINUATIONS
 from tests.providers.provider_wire import (
     FAST_RETRY,
     OPEN_TICKET,
@@ -240,7 +241,6 @@ def test_consecutive_messages_of_one_role_are_merged(wire: WireServer) -> None:
         ("max_tokens", "max_tokens"),
         ("model_context_window_exceeded", "max_tokens"),
         ("refusal", "refusal"),
-        ("pause_turn", "other"),
     ],
 )
 def test_stop_reasons_map(wire: WireServer, wire_reason: str, stop_reason: str) -> None:
@@ -250,6 +250,22 @@ def test_stop_reasons_map(wire: WireServer, wire_reason: str, stop_reason: str) 
 
     assert response.stop_reason == stop_reason
     assert response.message == st.AssistantMessage("a\nb")
+
+
+def test_a_turn_still_paused_after_the_continuations_stops_as_other(wire: WireServer) -> None:
+    for n in range(MAX_CONTINUATIONS + 1):
+        wire.reply(anthropic_message(text(f"part {n}"), stop_reason="pause_turn"))
+
+    response = asyncio.run(model_for(wire).complete(ModelRequest((st.UserMessage("hi"),))))
+
+    assert response.stop_reason == "other"
+    assert response.message == st.AssistantMessage("part 0\npart 1\npart 2\npart 3\npart 4")
+    assert response.usage.input_tokens == 50
+    assert len(wire.bodies) == MAX_CONTINUATIONS + 1 == 5
+    assert wire.bodies[-1]["messages"] == [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [text(f"part {n}") for n in range(4)]},
+    ]
 
 
 def test_malformed_tool_input_becomes_an_error_result_and_the_run_continues(
