@@ -116,8 +116,9 @@ def continued(body: Mapping[str, Any], paused: Sequence[AnthropicMessage]) -> di
     ...     "content": [{"type": "text", "text": "Searching."}],
     ...     "stop_reason": "pause_turn", "usage": {"input_tokens": 9, "output_tokens": 2}})
     >>> body = continued({"messages": [{"role": "user", "content": "Hi."}]}, [paused])
-    >>> body["messages"][-1]
-    {'role': 'assistant', 'content': [{'type': 'text', 'text': 'Searching.'}]}
+    >>> body["messages"][-1] == {"role": "assistant",
+    ...                          "content": [{"type": "text", "text": "Searching."}]}
+    True
     """
     blocks = [b.to_dict(mode="json", warnings=False) for part in paused for b in part.content]
     out = {**body, "messages": [*body["messages"], {"role": "assistant", "content": blocks}]}
