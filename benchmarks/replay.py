@@ -45,7 +45,7 @@ import attrs
 
 import statetools as st
 from statetools.disclosure.scheduler import Blocked
-from statetools.loop.events import Event, StateEntered, ToolAnswered, ToolCalled
+from statetools.engine.events import Event, StateEntered, ToolAnswered, ToolCalled
 from statetools.models import ModelRequest, ScriptedModel
 from statetools.models.base import ToolDefinition
 from statetools.models.openai_chat import OpenAIChatModel, to_openai_tools

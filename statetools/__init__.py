@@ -35,6 +35,22 @@ from statetools.disclosure.scan import tools_from_module
 from statetools.disclosure.scheduler import Blocked, Changes, Injected, Scheduler, StateChange
 from statetools.disclosure.state import DisclosureState
 from statetools.disclosure.unfolding import Facade, Unfolded, UnfoldingTool
+from statetools.engine.events import (
+    Event,
+    Listener,
+    NestedEvent,
+    StreamEvent,
+    TextDelta,
+    ToolCallStarted,
+    Trace,
+)
+from statetools.engine.result import LoopResult
+from statetools.engine.strategies import (
+    ChainedStrategy,
+    Injection,
+    InjectionContext,
+    ToolInjectionStrategy,
+)
 from statetools.errors import (
     DefinitionError,
     MaxIterationsExceeded,
@@ -49,23 +65,7 @@ from statetools.errors import (
     ToolNotFoundError,
 )
 from statetools.loop.agentic import SimpleAgenticTool
-from statetools.loop.events import (
-    Event,
-    Listener,
-    NestedEvent,
-    StreamEvent,
-    TextDelta,
-    ToolCallStarted,
-    Trace,
-)
-from statetools.loop.result import LoopResult
 from statetools.loop.sessions import SavedRun, SessionStore
-from statetools.loop.strategies import (
-    ChainedStrategy,
-    Injection,
-    InjectionContext,
-    ToolInjectionStrategy,
-)
 from statetools.loop.streaming import RunStream
 from statetools.loop.toolloop import ToolLoop
 from statetools.messages import (

@@ -21,7 +21,7 @@ import pytest
 
 import statetools as st
 from statetools.cli import _parser, main
-from statetools.loop import events
+from statetools.engine import events
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

@@ -24,14 +24,14 @@ from typing import Any
 import attrs
 
 from statetools.disclosure.graph import disclosure_graph
+from statetools.engine.events import CallBlocked, IterationStarted, ToolCalled, ToolNotFound
+from statetools.engine.result import LoopResult
 from statetools.errors import StatetoolsError
 from statetools.evaluation.canned import RESULTS_KEY, canned_tools
 from statetools.evaluation.records import Journal, RunRecord
 from statetools.evaluation.report import EvalReport
 from statetools.evaluation.tasks import Task, TaskSuite, expected_sequence, load_tasks
 from statetools.evaluation.watch import RecordingModel
-from statetools.loop.events import CallBlocked, IterationStarted, ToolCalled, ToolNotFound
-from statetools.loop.result import LoopResult
 from statetools.loop.toolloop import ToolLoop
 from statetools.messages import UserMessage, messages_to_json
 from statetools.models.base import Model

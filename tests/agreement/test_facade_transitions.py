@@ -6,7 +6,7 @@ from __future__ import annotations
 import enum
 
 import statetools as st
-from statetools.loop.events import StateEntered
+from statetools.engine.events import StateEntered
 from statetools.models import ScriptedModel
 
 

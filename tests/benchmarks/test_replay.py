@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from benchmarks import replay
-from statetools.loop.events import Event, IterationStarted
+from statetools.engine.events import Event, IterationStarted
 from statetools.models.base import ToolDefinition
 from statetools.review.tokens import array_tokens, count_text
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import user_words
-from statetools.loop.events import Event, ToolCalled
+from statetools.engine.events import Event, ToolCalled
 
 
 def _tool(name: str, description: str) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import io
 
 import statetools as st
 from statetools.cli_transcript import Transcript
-from statetools.loop.events import IterationStarted, ModelResponded
+from statetools.engine.events import IterationStarted, ModelResponded
 
 
 def test_streamed_text_is_printed_as_it_arrives_and_the_line_ends_with_the_response() -> None:

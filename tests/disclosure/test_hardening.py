@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import statetools as st
-from statetools.loop.events import InjectionSkipped
+from statetools.engine.events import InjectionSkipped
 from statetools.models import ScriptedModel
 
 

@@ -7,7 +7,7 @@ import enum
 import pytest
 
 import statetools as st
-from statetools.loop.events import StateEntered
+from statetools.engine.events import StateEntered
 from statetools.models import ScriptedModel
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import attrs
 
 import statetools as st
-from statetools.loop.events import ToolsHidden, ToolsUnlocked
+from statetools.engine.events import ToolsHidden, ToolsUnlocked
 from statetools.models import ScriptedModel
 
 

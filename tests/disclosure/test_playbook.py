@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import statetools as st
-from statetools.loop.events import CallBlocked, ToolsUnlocked
+from statetools.engine.events import CallBlocked, ToolsUnlocked
 from statetools.models import ScriptedModel
 
 RAN: list[str] = []

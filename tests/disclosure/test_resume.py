@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import statetools as st
-from statetools.loop.events import InjectionSkipped
+from statetools.engine.events import InjectionSkipped
 from statetools.models import ScriptedModel
 from tests.disclosure.resume_designs import SCENARIOS, AddHelp, Answer, Scenario, World
 

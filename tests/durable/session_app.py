@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import statetools as st
-from statetools.loop.events import IterationStarted, RunFinished
+from statetools.engine.events import IterationStarted, RunFinished
 from statetools.messages import AssistantMessage, ToolCall
 from statetools.models import ModelCapabilities, ModelRequest, ModelResponse
 

@@ -12,7 +12,7 @@ import pytest
 
 import statetools as st
 from statetools.engine import Call, Conversation
-from statetools.loop.events import CallBlocked, StateEntered, ToolsUnlocked
+from statetools.engine.events import CallBlocked, StateEntered, ToolsUnlocked
 from statetools.messages import AssistantMessage, ToolCall
 from statetools.models import ScriptedModel
 from statetools.models.base import ModelResponse

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import statetools as st
+from statetools.engine.result import LoopResult
 from statetools.evaluation import (
     AnyOfValues,
     EvalCondition,
@@ -22,7 +23,6 @@ from statetools.evaluation import (
     run_task,
 )
 from statetools.evaluation.canned import RESULTS_KEY, CannedTool, parse_results
-from statetools.loop.result import LoopResult
 from statetools.models import ScriptedModel
 
 PING = "tools: [{name: ping, description: Ping the host}]\n"

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 import statetools as st
-from statetools.loop.boundary import clean_message, clean_text, clean_value
+from statetools.engine.boundary import clean_message, clean_text, clean_value
 from statetools.models import AnthropicModel, ModelRequest, OpenAIChatModel, ScriptedModel
 
 texts = hs.text(hs.characters(codec=None, categories=None), max_size=12)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import statetools as st
-from statetools.loop.catalogue import CatalogueKeeper, definition
+from statetools.engine.catalogue import CatalogueKeeper, definition
 from statetools.models import ModelCapabilities, ScriptedModel, ToolCatalogue, ToolChange
 
 

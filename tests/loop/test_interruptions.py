@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import statetools as st
-from statetools.loop.events import RunFinished, ToolAnswered
+from statetools.engine.events import RunFinished, ToolAnswered
 from statetools.models import ModelCapabilities, ModelRequest, ModelResponse, ScriptedModel
 
 NOT_RUN = "No result: the run stopped before this call was answered."

@@ -12,7 +12,7 @@ import attrs
 import pytest
 
 import statetools as st
-from statetools.loop.events import (
+from statetools.engine.events import (
     InjectionSkipped,
     IterationStarted,
     ModelResponded,

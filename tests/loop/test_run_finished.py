@@ -12,7 +12,7 @@ import attrs
 import pytest
 
 import statetools as st
-from statetools.loop.events import RunFinished
+from statetools.engine.events import RunFinished
 from statetools.models import ModelCapabilities, ModelRequest, ModelResponse, ScriptedModel
 
 NOT_RUN = "No result: the run stopped before this call was answered."

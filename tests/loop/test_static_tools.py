@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 import statetools as st
-from statetools.loop.events import ConversationRestarted
+from statetools.engine.events import ConversationRestarted
 from statetools.models import ModelCapabilities, ModelRequest, ScriptedModel, ToolDefinition
 
 STATIC = ModelCapabilities(supports_dynamic_tools=False)

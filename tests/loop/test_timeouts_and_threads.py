@@ -9,7 +9,7 @@ import time
 import pytest
 
 import statetools as st
-from statetools.loop.events import ToolCalled
+from statetools.engine.events import ToolCalled
 from statetools.models import ScriptedModel
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import statetools as st
-from statetools.loop.events import ToolsUnlocked
+from statetools.engine.events import ToolsUnlocked
 from statetools.models import AnthropicModel
 from tests.providers.provider_streams import anthropic_stream
 from tests.providers.provider_wire import WireServer, anthropic_message, text, tool_use

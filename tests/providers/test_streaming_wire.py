@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import statetools as st
-from statetools.loop.events import IterationStarted, RunStarted
+from statetools.engine.events import IterationStarted, RunStarted
 from statetools.models import AnthropicModel, Model, OpenAIChatModel, OpenAIResponsesModel
 from tests.providers.provider_streams import anthropic_stream, chat_stream, responses_stream
 from tests.providers.provider_wire import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import statetools as st
-from statetools.loop.events import (
+from statetools.engine.events import (
     ModelResponded,
     OutputRejected,
     RunFinished,

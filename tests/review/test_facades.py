@@ -213,7 +213,7 @@ def test_render_nests_facade_clusters() -> None:
 
 
 def test_render_facade_with_a_trace_and_as_mermaid() -> None:
-    from statetools.loop.events import ToolCalled, Trace
+    from statetools.engine.events import ToolCalled, Trace
 
     trace = Trace((ToolCalled(1, "c1", "level1", {}, "text", 0.0),))
     dot = to_dot(st.disclosure_graph(nested(2)), trace=trace)

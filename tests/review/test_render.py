@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import statetools as st
-from statetools.loop.events import (
+from statetools.engine.events import (
     CallBlocked,
     RunFinished,
     RunStarted,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import enum
 
 import statetools as st
-from statetools.loop.events import StateEntered, ToolCalled, ToolsUnlocked
+from statetools.engine.events import StateEntered, ToolCalled, ToolsUnlocked
 from statetools.review.render import to_dot, to_mermaid
 from statetools.review.scene import Step
 from tests.review.designs import tool

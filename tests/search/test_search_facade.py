@@ -11,7 +11,7 @@ import pytest
 
 import statetools as st
 from statetools.disclosure.scheduler import Scheduler
-from statetools.loop.messages import ToolCall
+from statetools.messages import ToolCall
 from statetools.models import ScriptedModel
 from tests.search.catalogue import catalogue
 

@@ -12,7 +12,7 @@ from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 
 import statetools as st
-from statetools.loop.events import RunFinished
+from statetools.engine.events import RunFinished
 from statetools.models import ModelRequest, ModelResponse, ScriptedModel
 from statetools.temporal import ScriptByRequest, SessionSettings, session_worker, start_session
 from statetools.temporal import trace as session_trace

@@ -12,7 +12,7 @@ from temporalio.exceptions import ApplicationError
 
 import statetools as st
 from statetools.disclosure.state import DisclosureState
-from statetools.loop.events import RunFinished
+from statetools.engine.events import RunFinished
 from statetools.messages import messages_from_json
 from statetools.models import Model, ModelRequest, ModelResponse, ScriptedModel
 from statetools.temporal import (

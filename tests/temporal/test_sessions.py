@@ -13,7 +13,7 @@ from temporalio.exceptions import ApplicationError
 
 import statetools as st
 from statetools.disclosure.state import DisclosureState
-from statetools.loop.events import RunFinished
+from statetools.engine.events import RunFinished
 from statetools.messages import messages_from_json
 from statetools.temporal import (
     SessionSettings,

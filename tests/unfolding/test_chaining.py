@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import statetools as st
-from statetools.loop.events import CallBlocked, ToolsInjected, ToolsRemoved
+from statetools.engine.events import CallBlocked, ToolsInjected, ToolsRemoved
 from statetools.models import ScriptedModel
 
 

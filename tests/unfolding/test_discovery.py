@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 import statetools as st
-from statetools.loop.events import InjectionLimitReached, InjectionSkipped, ToolsInjected
+from statetools.engine.events import InjectionLimitReached, InjectionSkipped, ToolsInjected
 from statetools.models import ScriptedModel
 
 

@@ -260,7 +260,7 @@ def _cart_view(message: Any) -> bool:
 
 
 def test_selector_mistakes_and_name_clashes_are_reported() -> None:
-    from statetools.loop.events import InjectionSkipped
+    from statetools.engine.events import InjectionSkipped
 
     wrong = st.UnfoldingTool.selectable(
         "shop", "Open the shop.", [], st.InputSchema.empty(), lambda args: ["nothing"]
