@@ -44,7 +44,7 @@ from statetools.engine.events import (
     ToolCallStarted,
     Trace,
 )
-from statetools.engine.result import LoopResult
+from statetools.engine.loop_result import LoopResult
 from statetools.engine.strategies import (
     ChainedStrategy,
     Injection,
@@ -64,7 +64,7 @@ from statetools.errors import (
     StatetoolsError,
     ToolNotFoundError,
 )
-from statetools.loop.agentic import SimpleAgenticTool
+from statetools.loop.agentic_loop import SimpleAgenticTool
 from statetools.loop.sessions import SavedRun, SessionStore
 from statetools.loop.streaming import RunStream
 from statetools.loop.toolloop import ToolLoop

@@ -394,7 +394,7 @@ def _answer(args: argparse.Namespace, stream: TextIO) -> int:
 def _server_stderr_shown() -> Iterator[None]:
     """``--verbose``: MCP servers listed for the design write on our stderr."""
     try:
-        from statetools.mcp.design import SHOW_SERVER_STDERR
+        from statetools.mcp.design_servers import SHOW_SERVER_STDERR
     except ImportError:  # no mcp extra: no MCP servers to hear from
         yield
         return

@@ -80,7 +80,7 @@ def _check_free(host: str, port: int) -> None:
 def _server(args: argparse.Namespace) -> Any:
     package = _mcp()
     if args.design:
-        from statetools.mcp.design import server_from_config
+        from statetools.mcp.design_servers import server_from_config
         from statetools.spec.source import read_source
 
         read = read_source(Path(args.design))

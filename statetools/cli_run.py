@@ -21,7 +21,7 @@ from statetools.cli_output import Output, UsageError, add_model_options, model_o
 from statetools.cli_sessions import add_session_options, open_store
 from statetools.cli_transcript import Transcript, Watched
 from statetools.engine.events import ToolCalled, ToolStarted
-from statetools.engine.result import LoopResult
+from statetools.engine.loop_result import LoopResult
 from statetools.errors import StatetoolsError
 from statetools.loop.toolloop import ToolLoop
 from statetools.models.base import Model
@@ -35,7 +35,7 @@ __all__ = ["add_run_options", "run_design"]
 
 def _model(spec: str, args: argparse.Namespace, disclosure: str | None = None) -> Model:
     """The model of ``--model``; a missing key's hint speaks of what a CLI user can do."""
-    from statetools.models.resolve import parse, resolve
+    from statetools.models.model_strings import parse, resolve
 
     options: dict[str, Any] = {} if parse(spec)[0] == "scripted" else model_options(args)
     if disclosure:

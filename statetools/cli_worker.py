@@ -49,7 +49,7 @@ def _model(args: argparse.Namespace, designs: Any, package: Any) -> Model:
             )
         return model
     if args.model:
-        from statetools.models.resolve import resolve
+        from statetools.models.model_strings import resolve
 
         resolved: Model = resolve(args.model)
         return resolved

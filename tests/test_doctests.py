@@ -17,11 +17,11 @@ OWN_TESTS = {
     "spec": "design dump enums problems references source",
     "disclosure": "unfolding unfold_call chaining discovery returns outcomes facades bindings",
     "models": "_provider _openai openai_chat openai_responses anthropic_messages "
-    "anthropic_disclosure resolve",
+    "anthropic_disclosure model_strings",
     "review": "findings model scene tokens",
     "tools": "classes calling context decorators docstrings result schema signature tool "
     "typeschema validation wrappers",
-    "testing": "runner traces",
+    "testing": "scripted_run traces",
 }
 COVERED = {
     f"statetools.{package}.{name}" for package, names in OWN_TESTS.items() for name in names.split()

@@ -14,7 +14,12 @@ from typing import Any, Self
 import attrs
 
 from statetools.disclosure.chaining import Chaining
-from statetools.disclosure.definition import AgentOptions, SystemPrompt, agent_model, agent_schema
+from statetools.disclosure.shared_definition import (
+    AgentOptions,
+    SystemPrompt,
+    agent_model,
+    agent_schema,
+)
 from statetools.errors import DefinitionError, RunError
 from statetools.tools.calling import failure, invalid_arguments
 from statetools.tools.context import LoopFactory, ToolCallContext
@@ -30,7 +35,7 @@ class AgenticTool(BaseTool):
 
     The tools may include playbooks and state machines; they are disclosed inside the
     nested conversation by the same scheduler as at the top level. The nested run's
-    :class:`~statetools.engine.result.LoopResult` is kept as the result's ``value``.
+    :class:`~statetools.engine.loop_result.LoopResult` is kept as the result's ``value``.
     The nested run shares the caller's blackboard (both ways), and its events reach the
     caller's listeners as :class:`~statetools.NestedEvent` (see docs/playbooks.md).
 

@@ -27,8 +27,8 @@ from typing import Any
 import attrs
 
 from statetools.disclosure.chaining import Chaining
-from statetools.disclosure.definition import Definition
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
+from statetools.disclosure.shared_definition import Definition
 from statetools.tools.tool import BaseTool
 
 KEPT = 16

@@ -9,11 +9,16 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from statetools.disclosure.appendable import Appendable
-from statetools.disclosure.definition import AgentOptions, Definition, SystemPrompt, agent_model
 from statetools.disclosure.items import as_tool
 from statetools.disclosure.moves import Guard as Guard
 from statetools.disclosure.moves import Move as Move
 from statetools.disclosure.moves import Transition as Transition
+from statetools.disclosure.shared_definition import (
+    AgentOptions,
+    Definition,
+    SystemPrompt,
+    agent_model,
+)
 from statetools.errors import DefinitionError
 from statetools.tools.schema import Parameter
 from statetools.tools.tool import BaseTool

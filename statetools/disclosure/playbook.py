@@ -19,12 +19,12 @@ from statetools.disclosure.conditions import (
     OnBlackboard,
     When,
 )
-from statetools.disclosure.definition import AgentOptions as AgentOptions
-from statetools.disclosure.definition import Definition
-from statetools.disclosure.definition import SystemPrompt as SystemPrompt
-from statetools.disclosure.definition import agent_model as agent_model
-from statetools.disclosure.definition import agent_schema as agent_schema
 from statetools.disclosure.items import as_tool
+from statetools.disclosure.shared_definition import AgentOptions as AgentOptions
+from statetools.disclosure.shared_definition import Definition
+from statetools.disclosure.shared_definition import SystemPrompt as SystemPrompt
+from statetools.disclosure.shared_definition import agent_model as agent_model
+from statetools.disclosure.shared_definition import agent_schema as agent_schema
 from statetools.errors import DefinitionError
 from statetools.tools.schema import Parameter
 from statetools.tools.tool import BaseTool

@@ -17,7 +17,6 @@ from typing import Any, ClassVar, TypeGuard
 
 import attrs
 
-from statetools.disclosure.definition import Definition
 from statetools.disclosure.facade_categories import (
     Categories,
     categories_of,
@@ -35,6 +34,7 @@ from statetools.disclosure.search import (
     search_schema,
     select_names,
 )
+from statetools.disclosure.shared_definition import Definition
 from statetools.disclosure.unfold_call import DirectCall, Unfolded, listing, open_facade, select
 from statetools.disclosure.unfolding_members import inner_tool, object_tools
 from statetools.errors import DefinitionError

@@ -35,9 +35,9 @@ from statetools.engine.answers import latest_response, pending_calls
 from statetools.engine.boundary import clean_message
 from statetools.engine.calls import Call, Calls
 from statetools.engine.events import Event, Listener, RunStarted
+from statetools.engine.loop_result import LoopResult
 from statetools.engine.prompt import place_prompt, refresh_prompt
 from statetools.engine.record import RunRecord, disclosure_only, forward_to, initial_messages
-from statetools.engine.result import LoopResult
 from statetools.engine.steps import (
     answer_unrun,
     apply_strategy,

@@ -35,7 +35,7 @@ from statetools.engine.events import (
     ToolAnswered,
     Trace,
 )
-from statetools.engine.result import LoopResult
+from statetools.engine.loop_result import LoopResult
 from statetools.errors import RestartLimitExceeded, RunAborted, RunError
 from statetools.messages import Message, SystemMessage, ToolCall, ToolMessage, UserMessage
 from statetools.models.base import ToolDefinition, Usage

@@ -11,6 +11,7 @@ condition (flat, and each design) and returns an :class:`EvalReport`; the comman
 """
 
 from statetools.evaluation.canned import CannedResults, CannedTool
+from statetools.evaluation.condition_summary import ConditionSummary, wilson_interval
 from statetools.evaluation.matching import AnyOfValues
 from statetools.evaluation.records import Journal, RunRecord
 from statetools.evaluation.report import EvalReport
@@ -23,7 +24,6 @@ from statetools.evaluation.runner import (
     make_condition,
     run_task,
 )
-from statetools.evaluation.summary import ConditionSummary, wilson_interval
 from statetools.evaluation.tasks import ExpectedCall, Task, TaskSuite, load_tasks
 
 __all__ = [

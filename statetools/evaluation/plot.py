@@ -4,7 +4,7 @@ The y axis is the success rate with its 95% interval as a bar; the x axis is the
 prompt tokens per run the provider reported (or, when no condition has usage, the
 tool-definition tokens per run statetools counted). Up and to the left is better.
 
->>> from statetools.evaluation.summary import ConditionSummary
+>>> from statetools.evaluation.condition_summary import ConditionSummary
 >>> flat = ConditionSummary.of("flat", [])
 >>> plot_svg([flat], title="demo").startswith("<svg")
 True
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
-from statetools.evaluation.summary import ConditionSummary
+from statetools.evaluation.condition_summary import ConditionSummary
 
 __all__ = ["plot_svg"]
 

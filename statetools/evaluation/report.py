@@ -15,9 +15,9 @@ from typing import Any
 
 import attrs
 
+from statetools.evaluation.condition_summary import ConditionSummary
 from statetools.evaluation.plot import plot_svg
 from statetools.evaluation.records import RunRecord
-from statetools.evaluation.summary import ConditionSummary
 
 __all__ = ["EvalReport"]
 

@@ -25,7 +25,7 @@ import attrs
 
 from statetools.disclosure.graph import disclosure_graph
 from statetools.engine.events import CallBlocked, IterationStarted, ToolCalled, ToolNotFound
-from statetools.engine.result import LoopResult
+from statetools.engine.loop_result import LoopResult
 from statetools.errors import StatetoolsError
 from statetools.evaluation.canned import RESULTS_KEY, canned_tools
 from statetools.evaluation.records import Journal, RunRecord
@@ -267,7 +267,7 @@ async def run_task(
 
 def _model(model: Model | str, options: Mapping[str, Any]) -> tuple[Model, str]:
     if isinstance(model, str):
-        from statetools.models.resolve import parse, resolve
+        from statetools.models.model_strings import parse, resolve
 
         provider, _ = parse(model)
         return resolve(model, **({} if provider == "scripted" else dict(options))), model

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 import attrs
 
 from statetools.disclosure.state import DisclosureState
-from statetools.engine.result import LoopResult
+from statetools.engine.loop_result import LoopResult
 from statetools.errors import StatetoolsError
 from statetools.loop.sessions import SavedRun, SessionStore, check_continuation
 from statetools.messages import Message

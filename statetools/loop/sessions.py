@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 import attrs
 
 from statetools.engine.answers import pending_calls as pending_calls
-from statetools.engine.result import LoopResult
+from statetools.engine.loop_result import LoopResult
 from statetools.errors import StatetoolsError
 from statetools.messages import Message
 

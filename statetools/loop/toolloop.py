@@ -19,7 +19,7 @@ from statetools.engine.answers import MAX_MISSES_IN_A_ROW as MAX_MISSES_IN_A_ROW
 from statetools.engine.answers import MAX_RESTARTS as MAX_RESTARTS
 from statetools.engine.answers import RUNNING
 from statetools.engine.events import Event, Listener, StreamEvent
-from statetools.engine.result import LoopResult
+from statetools.engine.loop_result import LoopResult
 from statetools.engine.strategies import ToolInjectionStrategy, chain
 from statetools.errors import StatetoolsError
 from statetools.loop.host import drive
@@ -41,7 +41,7 @@ def model_of(model: Model | str) -> Model:
     statetools.errors.StatetoolsError: model: unknown model provider 'nope' in 'nope:x' ...
     """
     if isinstance(model, str):
-        from statetools.models.resolve import resolve
+        from statetools.models.model_strings import resolve
 
         return resolve(model)
     if not isinstance(model, Model):

@@ -27,7 +27,7 @@ from statetools.disclosure.search import SearchOptions
 from statetools.disclosure.unfold_call import Unfolded
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError, StatetoolsError
-from statetools.mcp.tool import Server
+from statetools.mcp.remote_tool import Server
 from statetools.tools.calling import Arguments, Context
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool

@@ -15,8 +15,8 @@ call the run's tools change with them (new ones added, dropped ones removed).
 from __future__ import annotations
 
 from statetools.engine.strategies import Injection, InjectionContext
-from statetools.mcp.convert import tool_name
-from statetools.mcp.tool import Server
+from statetools.mcp.remote_tool import Server
+from statetools.mcp.wire import tool_name
 from statetools.tools.tool import BaseTool
 
 __all__ = ["FollowChanges"]

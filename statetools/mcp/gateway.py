@@ -52,10 +52,10 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.scheduler import Scheduler
-from statetools.mcp.convert import wire_content
 from statetools.mcp.disclosure_session import _Listings, _Session
 from statetools.mcp.skill_serving import publish_skills
 from statetools.mcp.stateless import _Stable, stable_listing
+from statetools.mcp.wire import wire_content
 from statetools.tools.context import RUN_ID_KEY, RunEnd, ToolCallContext
 
 __all__ = ["SESSION_HEADER", "disclosure_server"]

@@ -32,8 +32,8 @@ import mcp.types as types
 from pydantic import BaseModel, ConfigDict
 
 from statetools.errors import SpecError, StatetoolsError
+from statetools.mcp.remote_tool import MCPTool
 from statetools.mcp.skill_catalog import EXTENSION, INDEX_URI, digest
-from statetools.mcp.tool import MCPTool
 from statetools.sections.front_matter import skill_from_text
 from statetools.sections.section import Section
 from statetools.sections.sections import Sections

@@ -36,15 +36,15 @@ from mcp_types import CONNECTION_CLOSED, RequestParamsMeta
 
 from statetools.errors import StatetoolsError
 from statetools.mcp import transports
-from statetools.mcp.convert import result_from_wire
 from statetools.mcp.facade import Grouping, MCPFacade
 from statetools.mcp.follow import FollowChanges
 from statetools.mcp.link import Link
 from statetools.mcp.listing import Listing
 from statetools.mcp.options import OptionError, may_resend, names_or_all, unknown_outcome
 from statetools.mcp.remote_skills import read_remote_skills, resource_bytes
-from statetools.mcp.tool import MCPTool, tools_of
+from statetools.mcp.remote_tool import MCPTool, tools_of
 from statetools.mcp.transports import Transport
+from statetools.mcp.wire import result_from_wire
 from statetools.sections.sections import Sections
 from statetools.tools.calling import Context
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext

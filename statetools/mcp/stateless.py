@@ -25,9 +25,9 @@ import mcp.types as types
 from statetools.disclosure.shown import Shown
 from statetools.engine.answers import Refusal
 from statetools.errors import StatetoolsError
-from statetools.mcp.convert import wire_content
 from statetools.mcp.disclosure_session import _Answer, _Session
 from statetools.mcp.handles import _Handles
+from statetools.mcp.wire import wire_content
 from statetools.tools.definition import ToolDefinition
 from statetools.tools.result import ToolResult
 

@@ -25,9 +25,9 @@ from statetools.models.base import (
     ToolDefinition,
     Usage,
 )
+from statetools.models.model_strings import resolve
 from statetools.models.openai_chat import OpenAIChatModel
 from statetools.models.openai_responses import OpenAIResponsesModel
-from statetools.models.resolve import resolve
 from statetools.models.scripted import ScriptedModel
 
 __all__ = [

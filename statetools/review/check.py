@@ -19,7 +19,6 @@ from typing import Any
 from statetools.disclosure.conditions import After, Condition, InState
 from statetools.errors import StatetoolsError
 from statetools.review import machine_rules, search_rules, section_rules
-from statetools.review.context import RuleContext
 from statetools.review.findings import Finding, Report, resolve_codes
 from statetools.review.model import (
     DesignView,
@@ -27,6 +26,7 @@ from statetools.review.model import (
     leaves,
     reachability,
 )
+from statetools.review.rule_context import RuleContext
 from statetools.review.tokens import Provider
 from statetools.tools.tool import TOOL_NAME_PATTERN
 from statetools.wording import counted

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import networkx as nx
 
-from statetools.review.context import RuleContext
 from statetools.review.findings import Finding
 from statetools.review.model import DesignView
+from statetools.review.rule_context import RuleContext
 
 
 def _used_states(design: DesignView, machine: str) -> set[str]:

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statetools.disclosure.unfolding import UnfoldingTool
-from statetools.review.context import RuleContext
 from statetools.review.findings import Finding
+from statetools.review.rule_context import RuleContext
 from statetools.tools.summary import first_sentence
 
 __all__ = ["hard_to_find"]

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statetools.disclosure.outline import OutlineSection
-from statetools.review.context import RuleContext
 from statetools.review.findings import Finding
 from statetools.review.model import DesignView
+from statetools.review.rule_context import RuleContext
 
 
 def section_path(design: DesignView, facade: str, path: str) -> str:

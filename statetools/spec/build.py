@@ -19,7 +19,7 @@ from statetools.disclosure.machine import StateMachineTool
 from statetools.disclosure.playbook import AgentOptions, PlaybookTool, with_entry
 from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import StatetoolsError
-from statetools.models.resolve import parse as parse_model
+from statetools.models.model_strings import parse as parse_model
 from statetools.spec.enums import state_enum
 from statetools.spec.forms import (
     FACADE_MARKERS,
@@ -35,7 +35,7 @@ from statetools.spec.forms import (
 )
 from statetools.spec.problems import Invalid, Several, shorten
 from statetools.spec.resolve import current, import_cached, resolve_tool, state_name
-from statetools.spec.sections import EXTRA_KINDS
+from statetools.spec.section_kinds import EXTRA_KINDS
 from statetools.spec.values import converter, describe_value, fields_of
 from statetools.tools.tool import check_timeout
 

@@ -43,7 +43,7 @@ def structure_mcp_servers(value: Any, _: Any) -> MCPServers:
             f"expected a mapping of server names, got {describe_value(value)}",
             hint="mcp_servers: {git: {command: mcp-server-git}}",
         )
-    design = importlib.import_module("statetools.mcp.design")  # the optional mcp extra
+    design = importlib.import_module("statetools.mcp.design_servers")  # the optional mcp extra
     context = current()
     problems: list[Invalid] = []
     for name, config in value.items():

@@ -23,9 +23,9 @@ from statetools.temporal.client import (
 )
 from statetools.temporal.designs import Designs, LoadedDesign, load_reference, loaded_design
 from statetools.temporal.driver import SessionDriver
-from statetools.temporal.output import output_value
 from statetools.temporal.payloads import SessionInput, SessionResult, SessionSettings
 from statetools.temporal.script import ScriptByRequest
+from statetools.temporal.structured_output import output_value
 from statetools.temporal.worker import session_worker
 from statetools.temporal.workflow import SessionWorkflow
 

@@ -21,7 +21,6 @@ from statetools.messages import messages_from_json, messages_to_json
 from statetools.models.base import Model, ModelRequest, ToolDefinition
 from statetools.temporal.designs import LoadedDesign
 from statetools.temporal.driver import call_of
-from statetools.temporal.output import read_output
 from statetools.temporal.payloads import (
     ModelAnswer,
     ModelCall,
@@ -30,6 +29,7 @@ from statetools.temporal.payloads import (
     ToolOutcome,
     ToolRun,
 )
+from statetools.temporal.structured_output import read_output
 from statetools.temporal.unfolds import describe, json_value
 from statetools.tools.calling import failure
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext

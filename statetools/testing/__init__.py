@@ -24,7 +24,7 @@ needs neither pytest nor syrupy; ``statetools.testing.snapshots`` (the syrupy
 extensions) needs syrupy.
 """
 
-from statetools.testing.runner import LoopOptions, Script, ScriptedModelFactory, run_scripted
+from statetools.testing.scripted_run import LoopOptions, Script, ScriptedModelFactory, run_scripted
 from statetools.testing.traces import VOLATILE_FIELDS, format_trace
 
 __all__ = [

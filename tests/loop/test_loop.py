@@ -97,7 +97,7 @@ def test_parallel_calls_failing_unknown_and_good_are_all_answered_in_order() -> 
 
 
 def test_unknown_tool_messages() -> None:
-    from statetools.loop.run import unknown_tool_message
+    from statetools.engine.answers import unknown_tool_message
 
     assert unknown_tool_message("zzz", ["search", "fetch"]) == (
         "Tool 'zzz' does not exist. Available tools: search, fetch."

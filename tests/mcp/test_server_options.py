@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import statetools as st
-from statetools.mcp.design import server_from_config
+from statetools.mcp.design_servers import server_from_config
 from tests.mcp.upstream import Notes
 
 HINT = "Hint: e.g. forward_context=['tenant'] (keys of the run's context), or 'all'"

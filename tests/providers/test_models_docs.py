@@ -17,7 +17,7 @@ MODULES = [
     "openai_responses",
     "anthropic_messages",
     "anthropic_disclosure",
-    "resolve",
+    "model_strings",
 ]
 
 

@@ -7,10 +7,10 @@ from types import ModuleType
 
 import pytest
 
-from statetools.testing import runner, traces
+from statetools.testing import scripted_run, traces
 
 
-@pytest.mark.parametrize("module", [runner, traces])
+@pytest.mark.parametrize("module", [scripted_run, traces])
 def test_docstring_examples(module: ModuleType) -> None:
     outcome = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert outcome.attempted > 0

@@ -11,7 +11,7 @@ wrote: review uses it and never starts the server), ``prefix``, ``forward_contex
 >>> server_from_config("time", {"comand": "x"}, Path("."))
 Traceback (most recent call last):
 ...
-statetools.mcp.design.MCPConfigError: unknown key 'comand' Hint: did you mean 'command'?
+statetools.mcp.design_servers.MCPConfigError: unknown key 'comand' Hint: did you mean 'command'?
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from typing import Any
 
 from statetools.errors import StatetoolsError
 from statetools.mcp.listing import Listing
+from statetools.mcp.remote_tool import MCPTool
 from statetools.mcp.server import MCPServer, MCPServerError
-from statetools.mcp.tool import MCPTool
 from statetools.mcp.transports import SERVER_ERRLOG
 
 __all__ = ["MCPConfigError", "listed_tools", "server_from_config"]
@@ -52,7 +52,7 @@ class MCPConfigError(StatetoolsError):
 
     >>> server_from_config("git", {"comand": "mcp-server-git"}, Path("."))
     Traceback (most recent call last):
-    statetools.mcp.design.MCPConfigError: unknown key 'comand' Hint: did you mean 'command'?
+    statetools.mcp.design_servers.MCPConfigError: unknown key 'comand' Hint: did you mean 'command'?
     """
 
 

@@ -10,7 +10,7 @@ from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.scheduler import Visibility
 from statetools.disclosure.state import DisclosureState
 from statetools.engine.events import Listener
-from statetools.engine.result import LoopResult
+from statetools.engine.loop_result import LoopResult
 from statetools.engine.strategies import ToolInjectionStrategy
 from statetools.loop.toolloop import ToolLoop
 from statetools.models.base import Model, ModelCapabilities

@@ -19,8 +19,8 @@ from typing import Any, Protocol
 
 import attrs
 
-from statetools.mcp.convert import category_of, tool_name
 from statetools.mcp.listing import Listing
+from statetools.mcp.wire import category_of, tool_name
 from statetools.tools.calling import Arguments, Context, parse_arguments
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool, ToolMetadata
@@ -271,7 +271,7 @@ def tools_of(server: Server | None, listing: Listing) -> list[MCPTool]:
 
 def distinct_names(remotes: Sequence[str], prefix: str = "") -> list[tuple[str, str | None]]:
     """The statetools name of each of a server's tools, and for a tool whose usual name
-    (:func:`~statetools.mcp.convert.tool_name`) another tool has too, that usual name:
+    (:func:`~statetools.mcp.wire.tool_name`) another tool has too, that usual name:
     each tool that the conversion changed gets ``_`` and six hex digits of a hash of
     its own remote name (stable whatever the order of the listing).
 

@@ -65,7 +65,7 @@ def agent_model(model: Any) -> Any:
     statetools.errors.StatetoolsError: model: unknown model provider 'nope' in 'nope:x' ...
     """
     if isinstance(model, str):
-        from statetools.models.resolve import resolve
+        from statetools.models.model_strings import resolve
 
         return resolve(model)
     return model
