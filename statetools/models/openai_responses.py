@@ -34,6 +34,7 @@ from statetools.models.responses_search import (
     SearchExecution,
     SearchWire,
     definitions_of,
+    responses_tool,
     search_input,
     search_tools,
     tool_search_call,
@@ -99,22 +100,6 @@ def to_responses_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
 'parameters': {'type': 'object'}, 'strict': False}]
     """
     return [responses_tool(tool) for tool in tools]
-
-
-def responses_tool(tool: ToolDefinition) -> dict[str, Any]:
-    """One tool definition as a Responses API ``function`` tool (see
-    :func:`to_responses_tools`).
-
-    >>> responses_tool(ToolDefinition("ping", "Ping.", {"type": "object"}))["strict"]
-    False
-    """
-    return {
-        "type": "function",
-        "name": tool.name,
-        "description": tool.description,
-        "parameters": plain_json(tool.input_schema),
-        "strict": False,
-    }
 
 
 def _function_call(item: Any) -> ToolCall:

@@ -68,11 +68,12 @@ def loaded_names(text: str) -> list[str]:
     return []
 
 
-def deferred_function(tool: ToolDefinition) -> Wire:
-    """One tool as a deferred ``function`` of a namespace.
+def responses_tool(tool: ToolDefinition) -> dict[str, Any]:
+    """One tool definition as a Responses API ``function`` tool (as
+    :func:`~statetools.models.openai_responses.to_responses_tools` sends them).
 
-    >>> deferred_function(ToolDefinition("ping", "Ping.", {"type": "object"}))["defer_loading"]
-    True
+    >>> responses_tool(ToolDefinition("ping", "Ping.", {"type": "object"}))["strict"]
+    False
     """
     return {
         "type": "function",
@@ -80,8 +81,16 @@ def deferred_function(tool: ToolDefinition) -> Wire:
         "description": tool.description,
         "parameters": plain_json(tool.input_schema),
         "strict": False,
-        "defer_loading": True,
     }
+
+
+def deferred_function(tool: ToolDefinition) -> Wire:
+    """One tool as a deferred ``function`` of a namespace.
+
+    >>> deferred_function(ToolDefinition("ping", "Ping.", {"type": "object"}))["defer_loading"]
+    True
+    """
+    return {**responses_tool(tool), "defer_loading": True}
 
 
 def namespace_entry(name: str, description: str, tools: Iterable[ToolDefinition]) -> Wire:

@@ -27,6 +27,7 @@ from statetools.models import (
     anthropic_messages,
     openai_chat,
     openai_responses,
+    responses_search,
 )
 
 REGISTERED = 30
@@ -94,7 +95,13 @@ def converted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
             seen.append(id(value))
         return _provider.plain_json(value)
 
-    for module in (anthropic_messages, anthropic_disclosure, openai_chat, openai_responses):
+    for module in (
+        anthropic_messages,
+        anthropic_disclosure,
+        openai_chat,
+        openai_responses,
+        responses_search,
+    ):
         monkeypatch.setattr(module, "plain_json", counting)
     return seen
 
