@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from statetools import models
 from statetools.blackboard import Blackboard
-from statetools.disclosure.chaining import Chaining
-from statetools.disclosure.conditions import (
+from statetools.definitions.chaining import Chaining
+from statetools.definitions.conditions import (
     After,
     AllOf,
     AnyOf,
@@ -25,16 +25,16 @@ from statetools.disclosure.conditions import (
     OnBlackboard,
     When,
 )
+from statetools.definitions.items import as_tool, tools_from_instance
+from statetools.definitions.layered import layered
+from statetools.definitions.machine import StateMachineTool, Transition
+from statetools.definitions.moves import Move
+from statetools.definitions.playbook import PlaybookTool, Unlock
+from statetools.definitions.scan import tools_from_module
+from statetools.definitions.unfolding import Facade, Unfolded, UnfoldingTool
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
-from statetools.disclosure.items import as_tool, tools_from_instance
-from statetools.disclosure.layered import layered
-from statetools.disclosure.machine import StateMachineTool, Transition
-from statetools.disclosure.moves import Move
-from statetools.disclosure.playbook import PlaybookTool, Unlock
-from statetools.disclosure.scan import tools_from_module
 from statetools.disclosure.scheduler import Blocked, Changes, Injected, Scheduler, StateChange
 from statetools.disclosure.state import DisclosureState
-from statetools.disclosure.unfolding import Facade, Unfolded, UnfoldingTool
 from statetools.engine.events import (
     Event,
     Listener,

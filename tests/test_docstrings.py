@@ -217,7 +217,7 @@ NOT_YET = {
     "statetools.disclosure.graph.DisclosureGraph": (
         "add_chaining add_machine add_playbook add_tool"
     ),
-    "statetools.disclosure.unfolding.UnfoldingTool": (
+    "statetools.definitions.unfolding.UnfoldingTool": (
         "acall category_of inner_tool is_searchable is_selectable member_tools open select"
     ),
     "statetools.integrations.bridge.Converted": "get",

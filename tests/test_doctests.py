@@ -15,7 +15,8 @@ import statetools as st
 # those tests give them.
 OWN_TESTS = {
     "spec": "design dump enums problems references source",
-    "disclosure": "unfolding unfold_call chaining discovery returns outcomes facades bindings",
+    "definitions": "unfolding unfold_call chaining discovery",
+    "disclosure": "returns outcomes facades bindings",
     "models": "_provider _openai openai_chat openai_responses anthropic_messages "
     "anthropic_disclosure model_strings",
     "review": "findings model scene tokens",

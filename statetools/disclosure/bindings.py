@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from statetools.disclosure.chaining import ANY_KEY, ChainedTool, unbound_message
-from statetools.disclosure.conditions import type_key
-from statetools.disclosure.discovery import (
+from statetools.definitions.chaining import ANY_KEY, ChainedTool, unbound_message
+from statetools.definitions.conditions import type_key
+from statetools.definitions.discovery import (
     NoId,
     entity_id,
     object_id,

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from statetools.disclosure.conditions import Condition, holds
+from statetools.definitions.conditions import Condition, holds
 from statetools.disclosure.nodes import ToolEntry
 from statetools.disclosure.shown import Shown
 from statetools.disclosure.visibility import shows

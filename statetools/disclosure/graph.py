@@ -31,9 +31,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from statetools.disclosure.chaining import ChainedTool, Chaining
-from statetools.disclosure.code_view import ScriptTool, through_scripts
-from statetools.disclosure.conditions import (
+from statetools.definitions.chaining import ChainedTool, Chaining
+from statetools.definitions.conditions import (
     After,
     AllOf,
     AnyOf,
@@ -44,10 +43,13 @@ from statetools.disclosure.conditions import (
     When,
     describe,
 )
+from statetools.definitions.items import as_tool
+from statetools.definitions.machine import StateMachineTool, Transition
+from statetools.definitions.playbook import PlaybookTool
+from statetools.definitions.unfolding import UnfoldingTool
+from statetools.disclosure.code_view import ScriptTool, through_scripts
 from statetools.disclosure.fresh import fresh_start
-from statetools.disclosure.items import as_tool
 from statetools.disclosure.lookups import GraphLookups
-from statetools.disclosure.machine import StateMachineTool, Transition
 from statetools.disclosure.nodes import EDGE_KINDS as EDGE_KINDS
 from statetools.disclosure.nodes import NODE_KINDS as NODE_KINDS
 from statetools.disclosure.nodes import ToolEntry as ToolEntry
@@ -56,10 +58,8 @@ from statetools.disclosure.nodes import section_node as section_node
 from statetools.disclosure.nodes import state_node as state_node
 from statetools.disclosure.nodes import tool_node as tool_node
 from statetools.disclosure.outline import Outline, Outlined, outline_elements
-from statetools.disclosure.playbook import PlaybookTool
 from statetools.disclosure.returns import ReturnLinks, return_links
 from statetools.disclosure.shown import Shown
-from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError
 from statetools.tools.tool import BaseTool
 
@@ -490,7 +490,7 @@ def disclosure_graph(*items: Any) -> DisclosureGraph:
 
 def _add_items(graph: DisclosureGraph, items: Iterable[Any]) -> None:
     """Register each of ``items`` (flattened) in ``graph``."""
-    from statetools.disclosure.agentic import agentic_from_definition
+    from statetools.definitions.agentic import agentic_from_definition
 
     for item in items:
         if isinstance(item, Chaining):

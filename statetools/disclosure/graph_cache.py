@@ -26,9 +26,9 @@ from typing import Any
 
 import attrs
 
-from statetools.disclosure.chaining import Chaining
+from statetools.definitions.chaining import Chaining
+from statetools.definitions.shared_definition import Definition
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
-from statetools.disclosure.shared_definition import Definition
 from statetools.tools.tool import BaseTool
 
 KEPT = 16

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from statetools.definitions.conditions import unmet_sentences
 from statetools.disclosure.bindings import Bindings
-from statetools.disclosure.conditions import unmet_sentences
 from statetools.disclosure.facades import Facades
 from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.view import SchedulerView, state_reason

@@ -20,9 +20,9 @@ import threading
 from collections.abc import Iterator, KeysView
 from typing import TYPE_CHECKING
 
-from statetools.disclosure.machine import Transition
+from statetools.definitions.machine import Transition
+from statetools.definitions.unfolding import UnfoldingTool
 from statetools.disclosure.nodes import ToolEntry, facade_node, tool_node
-from statetools.disclosure.unfolding import UnfoldingTool
 
 if TYPE_CHECKING:
     import networkx as nx

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import attrs
 
-from statetools.disclosure.conditions import Condition
+from statetools.definitions.conditions import Condition
 from statetools.tools.tool import BaseTool
 
 NODE_KINDS = ("tool", "state", "machine", "playbook", "gate", "facade", "section")

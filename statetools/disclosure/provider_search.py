@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from statetools.definitions.unfolding import Unfolded
 from statetools.disclosure.outcomes import NOTHING_CHANGED, Changes
 from statetools.disclosure.scheduler import Scheduler
 from statetools.disclosure.tool_search import not_loaded
-from statetools.disclosure.unfolding import Unfolded
 from statetools.messages import ToolCall
 from statetools.tools.result import ToolResult
 

@@ -23,6 +23,8 @@ from collections.abc import Iterable, MutableMapping
 from typing import TYPE_CHECKING
 
 from statetools.blackboard import Blackboard
+from statetools.definitions.unfold_call import Loaded
+from statetools.definitions.unfolding import Unfolded
 from statetools.disclosure.bindings import Bindings, Plan
 from statetools.disclosure.facades import Facades, unfolded_value
 from statetools.disclosure.graph import DisclosureGraph
@@ -35,8 +37,6 @@ from statetools.disclosure.outcomes import (
 )
 from statetools.disclosure.shown import Shown
 from statetools.disclosure.tool_order import ToolOrder
-from statetools.disclosure.unfold_call import Loaded
-from statetools.disclosure.unfolding import Unfolded
 from statetools.disclosure.view import CallRecord, type_keys
 from statetools.messages import ToolCall
 from statetools.tools.result import ToolResult

@@ -13,8 +13,8 @@ from typing import Any
 
 import attrs
 
-from statetools.disclosure.chaining import Chaining
-from statetools.disclosure.discovery import template_name
+from statetools.definitions.chaining import Chaining
+from statetools.definitions.discovery import template_name
 from statetools.tools.classes import provider_spec
 from statetools.tools.decorators import marked_methods
 from statetools.tools.tool import BaseTool

@@ -18,6 +18,7 @@ from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from statetools.blackboard import Blackboard
+from statetools.definitions.search import SearchCall
 from statetools.disclosure.bindings import Bindings, Resolver
 from statetools.disclosure.code_view import through_scripts
 from statetools.disclosure.facades import Facades, Replay
@@ -35,7 +36,6 @@ from statetools.disclosure.outline import refuse_duplicate_sections
 from statetools.disclosure.overlay import Overlay
 from statetools.disclosure.recording import Recording
 from statetools.disclosure.resume import restore_added_tools
-from statetools.disclosure.search import SearchCall
 from statetools.disclosure.shown import Shown
 from statetools.disclosure.state import DisclosureState
 from statetools.disclosure.tool_order import ToolOrder

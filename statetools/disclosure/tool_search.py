@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from statetools.disclosure.search import SearchIndex, select_names
-from statetools.disclosure.unfold_call import Loaded, Unfolded, select
-from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.definitions.search import SearchIndex, select_names
+from statetools.definitions.unfold_call import Loaded, Unfolded, select
+from statetools.definitions.unfolding import UnfoldingTool
 from statetools.models.base import SearchSpace, ToolNamespace
 from statetools.models.responses_search import LOADED
 from statetools.tools.calling import Arguments, Context, parse_arguments

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from statetools.disclosure.conditions import Condition, holds, type_key
+from statetools.definitions.conditions import Condition, holds, type_key
 from statetools.disclosure.facades import Facades
 from statetools.disclosure.outcomes import Injected, StateChange
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Container, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from statetools.disclosure.conditions import Condition
+from statetools.definitions.conditions import Condition
 
 if TYPE_CHECKING:
     from statetools.disclosure.nodes import ToolEntry

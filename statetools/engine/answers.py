@@ -140,7 +140,7 @@ def admit(scheduler: Scheduler, name: str) -> BaseTool | Refusal:
     name that is no tool is told the visible tools (and the close ones), a tool that is
     locked now what to call first.
 
-    >>> from statetools.disclosure.playbook import PlaybookTool
+    >>> from statetools.definitions.playbook import PlaybookTool
     >>> search = Tool.create("search", "Search.", lambda: "found")
     >>> analyze = Tool.create("analyze", "Analyze.", lambda: "ok")
     >>> scheduler = Scheduler.for_items(
@@ -175,7 +175,7 @@ def settle(scheduler: Scheduler, call: ToolCall, result: ToolResult) -> Settled:
     """Let ``scheduler`` see ``call``'s ``result``; the answer carries the announcement
     of what it opened (``[now available: ...]``).
 
-    >>> from statetools.disclosure.playbook import PlaybookTool
+    >>> from statetools.definitions.playbook import PlaybookTool
     >>> search = Tool.create("search", "Search.", lambda: "found")
     >>> analyze = Tool.create("analyze", "Analyze.", lambda: "ok")
     >>> scheduler = Scheduler.for_items(

@@ -18,8 +18,8 @@ from functools import partial
 from typing import Any
 
 from statetools.blackboard import Blackboard
+from statetools.definitions.chaining import Chaining
 from statetools.disclosure.bindings import Resolver
-from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.facades import Replay
 from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.provider_search import unsearched

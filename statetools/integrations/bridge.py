@@ -154,7 +154,7 @@ class Answer:
     line when the call unlocked something), whether it is an error, whether the tool
     ran, and what changed.
 
-    >>> from statetools.disclosure.playbook import PlaybookTool
+    >>> from statetools.definitions.playbook import PlaybookTool
     >>> from statetools.tools.tool import Tool
     >>> search = Tool.create("search", "Search.", lambda: "found")
     >>> analyze = Tool.create("analyze", "Analyze.", lambda: "ok")
@@ -179,7 +179,7 @@ class Answer:
 class BridgeRun:
     """One run's disclosure inside another framework (never shared between runs).
 
-    >>> from statetools.disclosure.playbook import PlaybookTool
+    >>> from statetools.definitions.playbook import PlaybookTool
     >>> from statetools.tools.tool import Tool
     >>> search = Tool.create("search", "Search.", lambda: "found")
     >>> analyze = Tool.create("analyze", "Analyze.", lambda: "ok")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import attrs
 
-from statetools.disclosure.agentic import AgenticTool
+from statetools.definitions.agentic import AgenticTool
 from statetools.loop.toolloop import ToolLoop
 from statetools.tools.context import LoopFactory
 

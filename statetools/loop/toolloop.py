@@ -10,8 +10,8 @@ import uuid
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
+from statetools.definitions.chaining import Chaining
 from statetools.disclosure.bindings import Resolver
-from statetools.disclosure.chaining import Chaining
 from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Visibility
 from statetools.disclosure.state import DisclosureState
 from statetools.engine import Conversation

@@ -23,9 +23,9 @@ from typing import Any, Literal
 
 import attrs
 
-from statetools.disclosure.search import SearchOptions
-from statetools.disclosure.unfold_call import Unfolded
-from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.definitions.search import SearchOptions
+from statetools.definitions.unfold_call import Unfolded
+from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError, StatetoolsError
 from statetools.mcp.remote_tool import Server
 from statetools.tools.calling import Arguments, Context

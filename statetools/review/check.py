@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from statetools.disclosure.conditions import After, Condition, InState
+from statetools.definitions.conditions import After, Condition, InState
 from statetools.errors import StatetoolsError
 from statetools.review import machine_rules, search_rules, section_rules
 from statetools.review.findings import Finding, Report, resolve_codes

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from statetools.disclosure.conditions import After, InState
+from statetools.definitions.conditions import After, InState
 from statetools.review.model import DesignView, Reachability, Term, dnf, leaves
 
 

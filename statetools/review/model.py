@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
-from statetools.disclosure.conditions import (
+from statetools.definitions.conditions import (
     After,
     AllOf,
     AnyOf,
@@ -25,8 +25,8 @@ from statetools.disclosure.conditions import (
     OnBlackboard,
     When,
 )
+from statetools.definitions.machine import StateMachineTool
 from statetools.disclosure.graph import DisclosureGraph, ToolEntry, disclosure_graph
-from statetools.disclosure.machine import StateMachineTool
 
 Leaf = After | InState | OnArtifact | OnBlackboard | When
 Term = tuple[Leaf, ...]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from statetools.disclosure.conditions import (
+from statetools.definitions.conditions import (
     After,
     AllOf,
     AnyOf,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.definitions.unfolding import UnfoldingTool
 from statetools.review.findings import Finding
 from statetools.review.rule_context import RuleContext
 from statetools.tools.summary import first_sentence

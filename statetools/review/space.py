@@ -18,7 +18,7 @@ import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple
 
-from statetools.disclosure.conditions import (
+from statetools.definitions.conditions import (
     After,
     AllOf,
     AnyOf,

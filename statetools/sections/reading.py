@@ -7,8 +7,8 @@ from typing import Any, ClassVar
 
 import attrs
 
+from statetools.definitions.unfolding import Unfolded, UnfoldingTool
 from statetools.disclosure.outline import Outline
-from statetools.disclosure.unfolding import Unfolded, UnfoldingTool
 from statetools.sections.tree import SectionTree
 from statetools.tools.calling import Arguments, Context, parse_arguments
 from statetools.tools.result import ToolResult

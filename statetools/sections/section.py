@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import attrs
 
-from statetools.disclosure.items import as_tool
+from statetools.definitions.items import as_tool
 from statetools.errors import DefinitionError
 from statetools.tools.tool import BaseTool
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 
-from statetools.disclosure.items import as_tool
+from statetools.definitions.items import as_tool
 from statetools.errors import DefinitionError
 from statetools.sections.reading import ReadSectionTool
 from statetools.sections.section import Section

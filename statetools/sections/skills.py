@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 
-from statetools.disclosure.items import as_tool
+from statetools.definitions.items import as_tool
 from statetools.errors import SpecError
 from statetools.sections.beneath import Outside, open_beneath
 from statetools.sections.front_matter import SkillFile, read_skill_file

@@ -15,9 +15,9 @@ from typing import Any, cast, get_origin
 
 import attrs
 
-from statetools.disclosure.machine import StateMachineTool
-from statetools.disclosure.playbook import AgentOptions, PlaybookTool, with_entry
-from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.definitions.machine import StateMachineTool
+from statetools.definitions.playbook import AgentOptions, PlaybookTool, with_entry
+from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import StatetoolsError
 from statetools.models.model_strings import parse as parse_model
 from statetools.spec.enums import state_enum

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import StatetoolsError
 from statetools.spec.forms import FacadeForm
 from statetools.spec.problems import Invalid, Several

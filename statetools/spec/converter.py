@@ -20,9 +20,9 @@ from typing import Any
 
 from cattrs.strategies import configure_tagged_union
 
-from statetools.disclosure.conditions import After, Condition, InState, When
-from statetools.disclosure.playbook import PlaybookTool
-from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.definitions.conditions import After, Condition, InState, When
+from statetools.definitions.playbook import PlaybookTool
+from statetools.definitions.unfolding import UnfoldingTool
 from statetools.spec.build import (
     declared_states,
     definition_hook,

@@ -26,10 +26,10 @@ from typing import Any
 
 import attrs
 
+from statetools.definitions.items import as_tool
+from statetools.definitions.machine import StateMachineTool
+from statetools.definitions.playbook import PlaybookTool
 from statetools.disclosure.graph import disclosure_graph
-from statetools.disclosure.items import as_tool
-from statetools.disclosure.machine import StateMachineTool
-from statetools.disclosure.playbook import PlaybookTool
 from statetools.errors import SpecError, StatetoolsError
 from statetools.models.scripted import ScriptedModel, Step
 from statetools.review.findings import Report

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from statetools.disclosure.conditions import (
+from statetools.definitions.conditions import (
     After,
     AllOf,
     AnyOf,
@@ -35,10 +35,10 @@ from statetools.disclosure.conditions import (
     OnBlackboard,
     When,
 )
-from statetools.disclosure.items import as_tool
-from statetools.disclosure.machine import StateMachineTool, Transition
-from statetools.disclosure.playbook import AgentOptions, PlaybookTool
-from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.definitions.items import as_tool
+from statetools.definitions.machine import StateMachineTool, Transition
+from statetools.definitions.playbook import AgentOptions, PlaybookTool
+from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import SpecError
 from statetools.sections import Sections
 from statetools.spec.design import Design

@@ -13,11 +13,11 @@ from typing import Any
 
 import attrs
 
-from statetools.disclosure.conditions import After, Condition, InState, When
-from statetools.disclosure.machine import StateMachineTool
-from statetools.disclosure.playbook import PlaybookTool
-from statetools.disclosure.search import SearchOptions
-from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.definitions.conditions import After, Condition, InState, When
+from statetools.definitions.machine import StateMachineTool
+from statetools.definitions.playbook import PlaybookTool
+from statetools.definitions.search import SearchOptions
+from statetools.definitions.unfolding import UnfoldingTool
 from statetools.spec.problems import ROOT_KEYS
 from statetools.tools.schema import Parameter
 from statetools.tools.tool import BaseTool

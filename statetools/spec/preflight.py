@@ -30,10 +30,10 @@ from typing import Any
 
 import attrs
 
+from statetools.definitions.machine import StateMachineTool
+from statetools.definitions.playbook import PlaybookTool
+from statetools.definitions.unfolding import UnfoldingTool
 from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.machine import StateMachineTool
-from statetools.disclosure.playbook import PlaybookTool
-from statetools.disclosure.unfolding import UnfoldingTool
 from statetools.errors import SpecError
 from statetools.review.check import check
 from statetools.review.findings import Finding, Report

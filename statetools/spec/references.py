@@ -9,7 +9,7 @@ one of the three folders above it (so a playbook can sit next to its tool module
 Loading a YAML file runs the code it imports: load only files you trust, as with any
 configuration that names Python code.
 
->>> import_object("statetools.disclosure.conditions:After").__name__
+>>> import_object("statetools.definitions.conditions:After").__name__
 'After'
 """
 
@@ -121,9 +121,9 @@ def import_object(path: str, base_dir: Path | None = None) -> Any:
 def import_path_of(value: Any) -> str | None:
     """The import path under which ``value`` can be found again, or None.
 
-    >>> from statetools.disclosure.conditions import After
+    >>> from statetools.definitions.conditions import After
     >>> import_path_of(After)
-    'statetools.disclosure.conditions:After'
+    'statetools.definitions.conditions:After'
     >>> import_path_of(lambda: 1) is None
     True
     """

@@ -23,7 +23,7 @@ from typing import Any, cast
 
 import attrs
 
-from statetools.disclosure.conditions import (
+from statetools.definitions.conditions import (
     After,
     AllOf,
     AnyOf,
@@ -33,10 +33,10 @@ from statetools.disclosure.conditions import (
     OnBlackboard,
     When,
 )
-from statetools.disclosure.items import as_tool
-from statetools.disclosure.machine import StateMachineTool
-from statetools.disclosure.playbook import PlaybookTool
-from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.definitions.items import as_tool
+from statetools.definitions.machine import StateMachineTool
+from statetools.definitions.playbook import PlaybookTool
+from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import StatetoolsError
 from statetools.spec.enums import STATE_NAME
 from statetools.spec.forms import (

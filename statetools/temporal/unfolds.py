@@ -3,7 +3,7 @@
 A facade's call may run code of its own (a selector, a search index, an MCP server's
 listing, an inner tool called directly), so it runs in the tool activity like any
 other call. What it opened comes back as JSON (:func:`describe`); the workflow rebuilds
-the same :class:`~statetools.disclosure.unfolding.Unfolded` from it
+the same :class:`~statetools.definitions.unfolding.Unfolded` from it
 (:class:`UnfoldBook`) and hands it to its scheduler, which never runs the facade.
 Only a plain facade listing its fixed inner tools is pure bookkeeping: it runs in the
 workflow (:func:`unfolds_in_workflow`).
@@ -17,9 +17,9 @@ from typing import Any
 
 import attrs
 
+from statetools.definitions.unfolding import DirectCall, Unfolded, UnfoldingTool
 from statetools.disclosure.facades import FacadeRecall
 from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.unfolding import DirectCall, Unfolded, UnfoldingTool
 from statetools.messages import ToolCall
 from statetools.tools.calling import Arguments, Context
 from statetools.tools.result import ToolResult

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypedDict, Unpack
 
-from statetools.disclosure.chaining import Chaining
+from statetools.definitions.chaining import Chaining
 from statetools.disclosure.scheduler import Visibility
 from statetools.disclosure.state import DisclosureState
 from statetools.engine.events import Listener

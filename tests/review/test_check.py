@@ -9,7 +9,7 @@ import attrs
 import pytest
 
 import statetools as st
-from statetools.disclosure.machine import Transition
+from statetools.definitions.machine import Transition
 from statetools.review import RULES, Finding, Report, check
 from tests.review.designs import order, research, tool
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 
 import statetools as st
-from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.definitions.unfolding import UnfoldingTool
 from statetools.review import check, explore
 from statetools.review.render import to_dot, to_mermaid
 from statetools.review.tokens import tools_tokens

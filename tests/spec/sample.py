@@ -7,7 +7,7 @@ import enum
 import attrs
 
 import statetools as st
-from statetools.disclosure.conditions import ConditionView
+from statetools.definitions.conditions import ConditionView
 from statetools.tools.result import ToolResult
 
 P = "tests.spec.sample"

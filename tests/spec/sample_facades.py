@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import statetools as st
-from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.definitions.unfolding import UnfoldingTool
 from tests.spec import sample
 
 read_file = st.Tool.create("read_file", "Read a file", lambda path: f"text of {path}")

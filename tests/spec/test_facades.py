@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import statetools as st
-from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.definitions.unfolding import UnfoldingTool
 from statetools.models import ScriptedModel
 from tests.spec import sample
 from tests.spec import sample_facades as f

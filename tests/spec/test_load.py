@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import statetools as st
-from statetools.disclosure.conditions import (
+from statetools.definitions.conditions import (
     After,
     AllOf,
     AnyOf,

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 import statetools as st
-from statetools.disclosure.conditions import (
+from statetools.definitions.conditions import (
     After,
     AllOf,
     AnyOf,

@@ -128,7 +128,7 @@ def test_discovery_stops_at_the_limit_with_an_event() -> None:
 
 
 def test_long_and_odd_ids_give_safe_distinct_names() -> None:
-    from statetools.disclosure.discovery import provider_tool_name
+    from statetools.definitions.discovery import provider_tool_name
 
     long_a = provider_tool_name("order", "x" * 70 + "a", "cancel")
     long_b = provider_tool_name("order", "x" * 70 + "b", "cancel")

@@ -16,10 +16,10 @@ import statetools as st
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 MODULES = [
-    "statetools.disclosure.unfolding",
-    "statetools.disclosure.unfold_call",
-    "statetools.disclosure.chaining",
-    "statetools.disclosure.discovery",
+    "statetools.definitions.unfolding",
+    "statetools.definitions.unfold_call",
+    "statetools.definitions.chaining",
+    "statetools.definitions.discovery",
     "statetools.disclosure.returns",
     "statetools.disclosure.outcomes",
     "statetools.disclosure.facades",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError
 from statetools.tools.classes import unfolding_spec
 from statetools.tools.decorators import marked_methods, tool_from

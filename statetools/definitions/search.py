@@ -23,9 +23,9 @@ from typing import Any, Protocol, cast
 
 import attrs
 
-from statetools.disclosure.facade_arguments import fitting, ignored_note, taken
-from statetools.disclosure.search_groups import groups_line
-from statetools.disclosure.unfold_call import Facade, Unfolded
+from statetools.definitions.facade_arguments import fitting, ignored_note, taken
+from statetools.definitions.search_groups import groups_line
+from statetools.definitions.unfold_call import Facade, Unfolded
 from statetools.errors import DefinitionError, SpecError
 from statetools.search.choice import ranker_for
 from statetools.search.documents import Document, document_for

@@ -13,8 +13,8 @@ from typing import Any, Self
 
 import attrs
 
-from statetools.disclosure.chaining import Chaining
-from statetools.disclosure.shared_definition import (
+from statetools.definitions.chaining import Chaining
+from statetools.definitions.shared_definition import (
     AgentOptions,
     SystemPrompt,
     agent_model,

@@ -1,7 +1,7 @@
 """Collect the tools of a module or package: its ``@llm_tool`` functions, the marked
 static and class methods of its classes, and the marked methods of objects it holds.
 
->>> [t.name for t in tools_from_module("statetools.disclosure.scan", include=["nothing*"])]
+>>> [t.name for t in tools_from_module("statetools.definitions.scan", include=["nothing*"])]
 []
 """
 
@@ -15,7 +15,7 @@ import types
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from statetools.disclosure.items import tools_from_instance
+from statetools.definitions.items import tools_from_instance
 from statetools.errors import DefinitionError
 from statetools.tools.decorators import marked_methods, tool_spec
 from statetools.tools.tool import BaseTool, Tool

@@ -6,8 +6,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from statetools.disclosure.agentic import agentic_from_definition
-from statetools.disclosure.shared_definition import Definition
+from statetools.definitions.agentic import agentic_from_definition
+from statetools.definitions.shared_definition import Definition
 from statetools.errors import DefinitionError
 from statetools.tools.classes import unfolding_spec
 from statetools.tools.decorators import attribute_names, marked_methods, tool_from

@@ -8,12 +8,12 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from statetools.disclosure.appendable import Appendable
-from statetools.disclosure.items import as_tool
-from statetools.disclosure.moves import Guard as Guard
-from statetools.disclosure.moves import Move as Move
-from statetools.disclosure.moves import Transition as Transition
-from statetools.disclosure.shared_definition import (
+from statetools.definitions.appendable import Appendable
+from statetools.definitions.items import as_tool
+from statetools.definitions.moves import Guard as Guard
+from statetools.definitions.moves import Move as Move
+from statetools.definitions.moves import Transition as Transition
+from statetools.definitions.shared_definition import (
     AgentOptions,
     Definition,
     SystemPrompt,

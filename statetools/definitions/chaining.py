@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from statetools.disclosure.conditions import type_key
+from statetools.definitions.conditions import type_key
 from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context
 from statetools.tools.decorators import marked_methods

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, TypeGuard
 
 import attrs
 
-from statetools.disclosure.facade_categories import (
+from statetools.definitions.facade_categories import (
     Categories,
     categories_of,
     category_schema,
@@ -25,8 +25,8 @@ from statetools.disclosure.facade_categories import (
     grouped,
     with_added,
 )
-from statetools.disclosure.facade_contents import below, check_members, check_names, member_tools
-from statetools.disclosure.search import (
+from statetools.definitions.facade_contents import below, check_members, check_names, member_tools
+from statetools.definitions.search import (
     SearchIndex,
     SearchOptions,
     facade_paths,
@@ -34,9 +34,9 @@ from statetools.disclosure.search import (
     search_schema,
     select_names,
 )
-from statetools.disclosure.shared_definition import Definition
-from statetools.disclosure.unfold_call import DirectCall, Unfolded, listing, open_facade, select
-from statetools.disclosure.unfolding_members import inner_tool, object_tools
+from statetools.definitions.shared_definition import Definition
+from statetools.definitions.unfold_call import DirectCall, Unfolded, listing, open_facade, select
+from statetools.definitions.unfolding_members import inner_tool, object_tools
 from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context
 from statetools.tools.classes import unfolding_spec

@@ -21,11 +21,11 @@ from typing import Any, ClassVar
 
 import attrs
 
-from statetools.disclosure.items import as_tool
-from statetools.disclosure.machine import StateMachineTool
-from statetools.disclosure.playbook import PlaybookTool
-from statetools.disclosure.unfold_call import Unfolded
-from statetools.disclosure.unfolding import UnfoldingTool
+from statetools.definitions.items import as_tool
+from statetools.definitions.machine import StateMachineTool
+from statetools.definitions.playbook import PlaybookTool
+from statetools.definitions.unfold_call import Unfolded
+from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context, parse_arguments
 from statetools.tools.detail import detail_text

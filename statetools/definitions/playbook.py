@@ -7,9 +7,9 @@ from typing import Any
 
 import attrs
 
-from statetools.disclosure.appendable import Appendable
-from statetools.disclosure.chaining import Chaining
-from statetools.disclosure.conditions import (
+from statetools.definitions.appendable import Appendable
+from statetools.definitions.chaining import Chaining
+from statetools.definitions.conditions import (
     After,
     AllOf,
     AnyOf,
@@ -19,12 +19,12 @@ from statetools.disclosure.conditions import (
     OnBlackboard,
     When,
 )
-from statetools.disclosure.items import as_tool
-from statetools.disclosure.shared_definition import AgentOptions as AgentOptions
-from statetools.disclosure.shared_definition import Definition
-from statetools.disclosure.shared_definition import SystemPrompt as SystemPrompt
-from statetools.disclosure.shared_definition import agent_model as agent_model
-from statetools.disclosure.shared_definition import agent_schema as agent_schema
+from statetools.definitions.items import as_tool
+from statetools.definitions.shared_definition import AgentOptions as AgentOptions
+from statetools.definitions.shared_definition import Definition
+from statetools.definitions.shared_definition import SystemPrompt as SystemPrompt
+from statetools.definitions.shared_definition import agent_model as agent_model
+from statetools.definitions.shared_definition import agent_schema as agent_schema
 from statetools.errors import DefinitionError
 from statetools.tools.schema import Parameter
 from statetools.tools.tool import BaseTool
