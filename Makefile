@@ -69,6 +69,7 @@ bench: setup
 	$(PY) benchmarks/store_damage.py --write
 	$(PY) benchmarks/real_model.py --write
 	$(PY) benchmarks/local_prefix.py --write
+	$(PY) benchmarks/template_tokens.py --write
 
 # The checks, on the newest versions of every dependency that pyproject.toml allows
 # (a fresh venv resolves them). When they fail, .ci/deps.py names the packages whose

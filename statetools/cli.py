@@ -151,16 +151,28 @@ def cmd_tokens(args: argparse.Namespace, out: TextIO) -> int:
     design = _design(args.file)
     output = Output.of(out)
     graph = _code_mode_graph(design) if args.code_mode else _graph(design)
+    counter = None
+    if args.base_url:
+        from statetools.review.template_tokens import TemplateTokens
+
+        counter = TemplateTokens(args.base_url, system_prompt=design.system_prompt)
+    in_model: list[int] = []
     with output.progress("counting tokens") as update:
         first = Scheduler(graph, strict_sections=False).visible()
         update(f"first visible set: {counted(len(first), 'tool')}")
         rows = [("first visible set", len(first), tools_tokens(first, args.provider))]
+        sets = [first]
         if args.vs_flat:
             flat = flat_tools(graph)
             update(f"every tool at once: {counted(len(flat), 'tool')}")
             label = "flat (every tool at once, no facades)"
             rows.append((label, len(flat), tools_tokens(flat, args.provider)))
-    show_tokens(output, args.provider, rows)
+            sets.append(flat)
+        if counter is not None:
+            update("counting with the server's template")
+            in_model = [counter.tools_tokens(tools) for tools in sets]
+    template = (counter.model_name(), in_model) if counter is not None else None
+    show_tokens(output, args.provider, rows, template)
     _prompt_tokens(output, _graph(design), args)
     if args.prefix_breaks:
         _write_prefix_breaks(prefix_breaks(_graph(design)), out, args.tool_search)
@@ -342,6 +354,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --prefix-breaks: count them in OpenAI's tool_search mode (facades as "
         "namespaces of deferred tools)",
+    )
+    sub.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="also count as a local model reads the tools: its chat template and "
+        "tokenizer, asked of the llama.cpp llama-server (started with --jinja) at URL",
     )
     provider(sub)
 

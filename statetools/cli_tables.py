@@ -96,23 +96,48 @@ def show_exploration(output: Output, exploration: Exploration) -> None:
         output.line(f"no tools left after: {ends}", "warning")
 
 
-def show_tokens(output: Output, provider: str, rows: list[tuple[str, int, int]]) -> None:
+def show_tokens(
+    output: Output,
+    provider: str,
+    rows: list[tuple[str, int, int]],
+    template: tuple[str, list[int]] | None = None,
+) -> None:
     """Token counts of tool sets: ``(set, tools, tokens)`` rows, the first one the first
-    visible set; with a second row (every tool at once), what disclosure saves."""
+    visible set; with a second row (every tool at once), what disclosure saves. With
+    ``template`` (a model's name and one count per row: the tokens its chat template
+    and tokenizer make of each set), those counts beside, and the saving in them."""
+    counts = template[1] if template else []
+    model = f"tokens ({template[0]})" if template else ""
     if output.rich:
+        header = ("tool set", "tools", f"tokens ({provider}, o200k_base)")
         output.table(
-            ("tool set", "tools", f"tokens ({provider}, o200k_base)"),
-            [(label, str(tools), f"{tokens:,}") for label, tools, tokens in rows],
-            right=("tools", f"tokens ({provider}, o200k_base)"),
+            (*header, model) if template else header,
+            [
+                (label, str(tools), f"{tokens:,}", *([f"{counts[i]:,}"] if template else []))
+                for i, (label, tools, tokens) in enumerate(rows)
+            ],
+            right=(*header[1:], model) if template else header[1:],
         )
     else:
         for index, (label, tools, tokens) in enumerate(rows):
             suffix = f" ({provider}, o200k_base)" if index == 0 else ""
-            output.line(f"{label}: {counted(tools, 'tool')}, {tokens:,} tokens{suffix}")
+            line = f"{label}: {counted(tools, 'tool')}, {tokens:,} tokens{suffix}"
+            if template:
+                line += f"; {counts[index]:,} in the model's template"
+                line += f" ({template[0]})" if index == 0 else ""
+            output.line(line)
     if len(rows) > 1:
         first, flat = rows[0][2], rows[1][2]
         saved = 1 - first / flat if flat else 0.0
-        output.line(f"first request saves {saved:.1%} of the flat tool tokens", "note")
+        if template and counts[1]:
+            in_model = 1 - counts[0] / counts[1]
+            output.line(
+                f"first request saves {saved:.1%} of the flat tool tokens "
+                f"({in_model:.1%} in the model's template)",
+                "note",
+            )
+        else:
+            output.line(f"first request saves {saved:.1%} of the flat tool tokens", "note")
 
 
 def _after(path: tuple[str, ...]) -> str:

@@ -18,6 +18,7 @@ from statetools.review.explore import (
 from statetools.review.findings import RULES, Finding, Report, Rule
 from statetools.review.prompt_states import PromptState, SectionCost, prompt_table, section_table
 from statetools.review.render import Diagram, render, to_dot, to_mermaid
+from statetools.review.template_tokens import TemplateTokens, TokenServerError
 from statetools.review.tokens import count_text, tool_text, tool_tokens, tools_tokens
 
 __all__ = [
@@ -31,6 +32,8 @@ __all__ = [
     "Report",
     "Rule",
     "SectionCost",
+    "TemplateTokens",
+    "TokenServerError",
     "VisibleSet",
     "check",
     "count_text",
