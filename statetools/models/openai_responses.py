@@ -29,6 +29,12 @@ from statetools.models.base import (
     ToolDefinition,
     Usage,
 )
+from statetools.models.responses_program import (
+    ProgrammaticTools,
+    native_output,
+    replayed,
+    with_caller,
+)
 from statetools.models.responses_run_time import RunTimeTools, with_additional_tools
 from statetools.models.responses_search import (
     SearchExecution,
@@ -56,17 +62,24 @@ def to_responses_input(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
     Text messages are role/content items; each assistant tool call is a
     ``function_call`` item after the assistant's text, and each tool result a
-    ``function_call_output`` item answering its ``call_id``.
+    ``function_call_output`` item answering its ``call_id``. An answer kept with the
+    output items of a program (``native``, see responses_program.py) goes back as it
+    came, and the output of each call its program made names that ``caller``.
 
     >>> to_responses_input([UserMessage("hi"), ToolMessage("call_1", "add", "5")])
     [{'role': 'user', 'content': 'hi'}, {'type': 'function_call_output', \
 'call_id': 'call_1', 'output': '5'}]
     """
     items: list[dict[str, Any]] = []
+    callers: dict[str, dict[str, Any]] = {}
     for message in messages:
         if isinstance(message, SystemMessage | UserMessage):
             items.append({"role": message.role, "content": message.content})
         elif isinstance(message, AssistantMessage):
+            kept = replayed(message.native, [call.id for call in message.tool_calls], callers)
+            if kept:  # a program's answer: its items, fingerprint included, verbatim
+                items.extend(kept)
+                continue
             if message.content or not message.tool_calls:
                 items.append({"role": "assistant", "content": message.content})
             items.extend(
@@ -79,13 +92,12 @@ def to_responses_input(messages: Sequence[Message]) -> list[dict[str, Any]]:
                 for call in message.tool_calls
             )
         else:
-            items.append(
-                {
-                    "type": "function_call_output",
-                    "call_id": message.tool_call_id,
-                    "output": message.content,
-                }
-            )
+            output = {
+                "type": "function_call_output",
+                "call_id": message.tool_call_id,
+                "output": message.content,
+            }
+            items.append(with_caller(output, callers))
     return items
 
 
@@ -117,7 +129,8 @@ def from_response(response: Response, search_tool: str | None = None) -> ModelRe
     """Our ModelResponse for a Responses API response.
 
     Output text parts are joined with newlines; a refusal becomes the text with stop
-    reason ``refusal``; other items (reasoning, built-in tools) are dropped. With
+    reason ``refusal``; other items (reasoning, built-in tools) are dropped, except in
+    an answer with a program (programmatic tool calling), kept whole in ``native``. With
     ``search_tool`` (the ``tool_search`` mode), a tool search is a call of that tool
     (see :func:`~statetools.models.responses_search.tool_search_call`).
     ``usage.input_tokens`` counts all input tokens, cached ones included.
@@ -167,7 +180,8 @@ def from_response(response: Response, search_tool: str | None = None) -> ModelRe
             output_tokens=response.usage.output_tokens,
             cached_input_tokens=(details_in.cached_tokens or 0) if details_in else 0,
         )
-    return ModelResponse(AssistantMessage(content, tuple(calls)), usage, stop)
+    native = native_output(response.output)
+    return ModelResponse(AssistantMessage(content, tuple(calls), native=native), usage, stop)
 
 
 class OpenAIResponsesModel(OpenAIModel):
@@ -185,6 +199,9 @@ class OpenAIResponsesModel(OpenAIModel):
     the same for the whole run; a tool that appears at run time (chaining, discovery,
     an injection) is sent as an ``additional_tools`` input item after the tool result
     that revealed it. Locked calls are refused by the loop either way.
+    ``code_execution=True`` turns on OpenAI's Programmatic Tool Calling: the model may
+    write a program, run by OpenAI, that calls the declared tools; each of its calls
+    comes back as a call of the run, under its locks (see responses_program.py).
 
     >>> model = OpenAIResponsesModel("gpt-4.1-mini", disclosure="allowed_tools")  # doctest: +SKIP
     >>> st.ToolLoop(model).run("What is 2 + 3?", tools=[add]).output  # doctest: +SKIP
@@ -208,8 +225,12 @@ class OpenAIResponsesModel(OpenAIModel):
         timeout: float = 60.0,
         disclosure: OpenAIDisclosure = "tools",
         search_execution: SearchExecution = "server",
+        code_execution: bool = False,
         **request_options: Any,
     ) -> None:
+        self._programmatic = ProgrammaticTools.of(code_execution, disclosure)
+        self.code_execution = code_execution
+        """Tools may be called from programs the model writes (programmatic tool calling)."""
         if search_execution not in ("server", "client"):
             raise StatetoolsError(
                 f"unknown search_execution {search_execution!r}",
@@ -281,6 +302,8 @@ declares_all_tools=True, searches_tools=True, search_tool=None)
                 body["tools"] = tools
         elif request.tools:
             body["tools"] = self._wire_tools(request.tools)
+        if self._programmatic is not None and "tools" in body:  # see responses_program.py
+            body["tools"] = self._programmatic(body["tools"])
         body.update(self.request_options)
         return body
 

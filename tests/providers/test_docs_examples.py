@@ -46,6 +46,7 @@ def test_every_python_block_is_an_example_a_test_runs() -> None:
         f"# example: {name}"
         for name in (
             "openai-responses",
+            "openai-programmatic",
             "openai",
             "anthropic",
             "resolve",
@@ -159,6 +160,60 @@ def test_the_openai_responses_example_runs(
         "output": "5",
     }
     assert wire.bodies[0]["temperature"] == 0
+
+
+def test_the_openai_programmatic_example_runs(
+    wire: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-doc")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{wire.url}/v1")
+    program = {
+        "type": "program",
+        "id": "prog_1",
+        "call_id": "call_prog",
+        "code": "await lookup({order: 'o7'}); text(await refund({order: 'o7'}));",
+        "fingerprint": "fp_1",
+    }
+    caller = {"type": "program", "caller_id": "call_prog"}
+    lookup = {**function_call("call_1", "lookup", '{"order": "o7"}'), "caller": caller}
+    refund = {**function_call("call_2", "refund", '{"order": "o7"}'), "caller": caller}
+    finished = {
+        "type": "program_output",
+        "id": "progout_1",
+        "call_id": "call_prog",
+        "result": "refunded o7",
+        "status": "completed",
+    }
+    wire.reply(response(program, lookup))
+    wire.reply(response(refund))
+    wire.reply(response(finished, output_message("Refunded o7.")))
+
+    printed = run(example("openai-programmatic"))
+
+    assert printed == "Refunded o7.\n"
+    assert wire.bodies[0]["tools"][-1] == {"type": "programmatic_tool_calling"}
+    assert [tool.get("allowed_callers") for tool in wire.bodies[0]["tools"][:-1]] == [
+        ["direct", "programmatic"],
+        ["direct", "programmatic"],
+    ]
+    assert wire.bodies[2]["input"][1:] == [
+        program,
+        lookup,
+        {
+            "type": "function_call_output",
+            "call_id": "call_1",
+            "output": "order o7: late\n[now available: refund]",
+            "caller": caller,
+        },
+        refund,
+        {
+            "type": "function_call_output",
+            "call_id": "call_2",
+            "output": "refunded o7",
+            "caller": caller,
+        },
+    ]
+    assert wire.bodies[0]["store"] is False
 
 
 def test_the_errors_example_catches_the_provider_error(
