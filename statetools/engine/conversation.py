@@ -47,13 +47,19 @@ from statetools.engine.steps import (
     final_answer,
     open_call,
     responded,
+    unreadable_answer,
 )
 from statetools.engine.strategies import ToolInjectionStrategy, chain, restored_tool
-from statetools.errors import MaxIterationsExceeded, StatetoolsError
+from statetools.errors import (
+    MaxIterationsExceeded,
+    OutputValidationError,
+    RunError,
+    StatetoolsError,
+)
 from statetools.messages import AssistantMessage, Message, ToolCall, UserMessage
 from statetools.models.base import ModelCapabilities, ModelRequest, ModelResponse
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
-from statetools.tools.result import ToolResult
+from statetools.tools.result import OutcomeKind, ToolResult
 from statetools.tools.tool import BaseTool
 from statetools.wording import counted
 
@@ -70,7 +76,11 @@ class Conversation:
     :class:`~statetools.ToolLoop`'s; ``capabilities`` are the model's; ``clock`` and
     ``run_id`` are injectable, and ``listeners`` hear every event as it happens. A new
     run reports ``RunStarted`` at once (with ``start=False``, when the host calls
-    :meth:`start`).
+    :meth:`start`). A host that reads the final answer as ``output_type`` itself (on
+    another machine: Temporal's worker) passes ``reads_output=False`` (see
+    :meth:`output_read`); one that carries a run over passes ``asked``, the model calls
+    the current message already made, ``events``, the trace so far, and ``wording``,
+    how an error that ends the run is worded in its trace (``str(error)`` by default).
 
     >>> from statetools.models import ScriptedModel
     >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
@@ -108,6 +118,10 @@ class Conversation:
         save: Callable[[LoopResult], None] | None = None,
         replay: Replay | None = None,
         start: bool = True,
+        reads_output: bool = True,
+        asked: int = 0,
+        wording: Callable[[RunError], str] = str,
+        events: Sequence[Event] = (),
     ) -> None:
         if max_iterations < 1:
             raise StatetoolsError("max_iterations must be at least 1", path="Conversation")
@@ -122,6 +136,7 @@ class Conversation:
         else:
             messages = initial_messages(prompt, system_prompt)
         self.output_type = output_type
+        self.reads_output = reads_output
         self.max_iterations = max_iterations
         self.end_on_final_state = end_on_final_state
         capabilities = capabilities if capabilities is not None else ModelCapabilities()
@@ -161,13 +176,14 @@ class Conversation:
             messages,
             self.scheduler,
             state=state,
-            events=so_far.trace.events if so_far is not None else (),
+            events=so_far.trace.events if so_far is not None else events,
             usage=so_far.usage if so_far is not None else None,
             stop_reason=so_far.stop_reason if so_far is not None else None,
             listeners=listeners,
             clock=clock,
             save=save,
             catalogue=capabilities.declares_all_tools,
+            wording=wording,
         )
         """The run so far: history, trace, counters, and how it ended."""
         static = not capabilities.supports_dynamic_tools
@@ -184,7 +200,8 @@ class Conversation:
             if so_far is not None and so_far.state.ending is not None
             else None
         )
-        self._first = self.record.iterations
+        self._first = self.record.iterations - asked
+        self._unread: str | None = None
         self._asked: tuple[bool, int, tuple[Any, ...]] | None = None
         self._calls: Calls | None = None
         if start and so_far is None:
@@ -316,12 +333,18 @@ class Conversation:
             return self._respond(message, resumed=False)
 
     def answer(
-        self, call: Call, result: ToolResult, *, duration: float | None = None
+        self,
+        call: Call,
+        result: ToolResult,
+        *,
+        duration: float | None = None,
+        kind: OutcomeKind | None = None,
     ) -> list[Event]:
         """Answer ``call`` (handed out by :meth:`take`) with the tool's ``result``; returns
         the events it caused. The scheduler sees the result (tools open or close, the
         model is told ``[now available: ...]``); ``duration`` defaults to the clock's
-        time since the call was handed out.
+        time since the call was handed out, ``kind`` (as the trace names the outcome)
+        to the result's own.
 
         >>> from statetools.models.base import ModelResponse
         >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
@@ -346,6 +369,7 @@ class Conversation:
                 call,
                 result,
                 duration=duration,
+                kind=kind,
                 end_on_final_state=self.end_on_final_state,
                 after=self._apply_strategies if self.strategy is not None else None,
             )
@@ -353,6 +377,61 @@ class Conversation:
         return self.record.events[start:]
 
     # sessions and other hosts ---------------------------------------------------------------
+
+    @property
+    def asked(self) -> int:
+        """The model calls made for the current message (what ``max_iterations`` counts).
+
+        >>> Conversation([], "Hi", run_id="r1").asked
+        0
+        """
+        return self.record.iterations - self._first
+
+    @property
+    def unread_answer(self) -> str | None:
+        """The final answer the host is to read as ``output_type`` (``reads_output=False``),
+        until it says what it read (:meth:`output_read`, :meth:`output_unreadable`).
+
+        >>> from statetools.models.base import ModelResponse
+        >>> conv = Conversation([], "Hi", output_type=int, reads_output=False, run_id="r1")
+        >>> _ = conv.next_request()
+        >>> _ = conv.take(ModelResponse(AssistantMessage("42")))
+        >>> conv.unread_answer, conv.finished
+        ('42', False)
+        """
+        return self._unread
+
+    def output_read(self, output: Any) -> None:
+        """The host read :attr:`unread_answer` as ``output``: the run ends with it.
+
+        >>> from statetools.models.base import ModelResponse
+        >>> conv = Conversation([], "Hi", output_type=int, reads_output=False, run_id="r1")
+        >>> _ = conv.next_request()
+        >>> _ = conv.take(ModelResponse(AssistantMessage("42")))
+        >>> conv.output_read(42)
+        >>> conv.result.output, conv.result.outcome
+        (42, 'answer')
+        """
+        self._read()
+        with self.record.failing():
+            self.record.finish(output, "answer")
+
+    def output_unreadable(self, correction: str, error: OutputValidationError) -> None:
+        """The host could not read :attr:`unread_answer`: the model is told
+        ``correction`` once and asked again; a second such answer ends the run with
+        ``error`` (raised, with ``.result``), as a run that reads its own output does.
+
+        >>> from statetools.models.base import ModelResponse
+        >>> conv = Conversation([], "Hi", output_type=int, reads_output=False, run_id="r1")
+        >>> _ = conv.next_request()
+        >>> _ = conv.take(ModelResponse(AssistantMessage("many")))
+        >>> conv.output_unreadable("Answer with a number.", OutputValidationError("not an int"))
+        >>> conv.messages[-1].content, conv.finished
+        ('Answer with a number.', False)
+        """
+        self._read()
+        with self.record.failing():
+            unreadable_answer(self.record, correction, error, resumed=False)
 
     def start(self) -> None:
         """Report that a run starts (``RunStarted``), with the tools visible now: a new
@@ -407,7 +486,22 @@ class Conversation:
 
     # inside -----------------------------------------------------------------------------
 
+    def _read(self) -> None:
+        if self._unread is None:
+            raise StatetoolsError(
+                "no final answer is waiting to be read",
+                path="Conversation.output_read",
+                hint="read conv.unread_answer after take() when reads_output=False",
+            )
+        self._unread = None
+
     def _ready(self, step: str) -> None:
+        if self._unread is not None:
+            raise StatetoolsError(
+                "the final answer has not been read",
+                path=f"Conversation.{step}",
+                hint="read conv.unread_answer: conv.output_read(value) or output_unreadable(...)",
+            )
         if self.record.ended is not None:
             raise StatetoolsError(
                 "the conversation has finished",
@@ -448,6 +542,8 @@ class Conversation:
             record.finish(message.content if plain else None, "refusal")
         elif record.stop_reason == "max_tokens" and message.tool_calls:
             answer_unrun(record, open_calls, "max_tokens")
+        elif not message.tool_calls and not self.reads_output and self.output_type is not None:
+            self._unread = message.content  # the host reads it (see output_read)
         elif not message.tool_calls:
             final_answer(record, message.content, self.output_type, resumed)
         else:

@@ -119,6 +119,7 @@ class RunRecord:
         clock: Callable[[], float],
         save: Callable[[LoopResult], None] | None = None,
         catalogue: bool = False,
+        wording: Callable[[RunError], str] = str,
     ) -> None:
         self.messages = messages
         self.scheduler = scheduler
@@ -126,6 +127,8 @@ class RunRecord:
         self.clock = clock
         self.save = save
         """Saves the run so far after every step (a session's store), or None."""
+        self.wording = wording
+        """The text of an error that ends the run, as its ``RunFinished`` says it."""
         self.events: list[Event] = list(events)
         self.usage = usage if usage is not None else Usage()
         self.stop_reason = stop_reason
@@ -355,10 +358,24 @@ class RunRecord:
         'MaxIterationsExceeded'
         """
         outcome = type(error).__name__
-        self._end(outcome, str(error))
+        self._end(outcome, self.wording(error))
         error.result = self.ended = self.so_far(None, outcome)
         self.failure = error
         return error
+
+    def fail_elsewhere(self, outcome: str, text: str) -> None:
+        """End the run with an error raised outside this process, known by its name
+        (``outcome``) and ``text`` only (a model that failed on a Temporal worker): as
+        :meth:`fail` does, without the error object.
+
+        >>> from statetools.engine import Conversation
+        >>> record = Conversation([], "Hi", run_id="r1", clock=lambda: 0.0).record
+        >>> record.fail_elsewhere("ProviderError", "the model failed")
+        >>> record.ended.outcome, record.events[-1].error
+        ('ProviderError', 'the model failed')
+        """
+        self._end(outcome, text)
+        self.ended = self.so_far(None, outcome)
 
     def stop(self, exc: BaseException, outcome: str) -> None:
         """The run is being cancelled or interrupted by ``exc``: answer the open calls,

@@ -2,9 +2,9 @@
 begins, the model responds, a call is checked (and refused with its guidance, or handed
 out), a call's result is recorded and answered, a final answer is sent back.
 
-:class:`~statetools.engine.Conversation` is made of these; a host that keeps its own
-flow (the Temporal workflow: its model and tools run as activities, its output type is
-read on the worker) takes the same steps, so every host words and records a call alike.
+:class:`~statetools.engine.Conversation` is made of these, and every host drives a
+conversation (the asyncio loop, the Temporal workflow), so every host words and records
+a call alike.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ __all__ = [
     "open_call",
     "reject_output",
     "responded",
+    "unreadable_answer",
 ]
 
 
@@ -257,18 +258,34 @@ def final_answer(record: RunRecord, text: str, output_type: Any, resumed: bool) 
     try:
         output = parse_output(text, output_type)
     except OutputProblem as problem:
-        if record.output_corrected:
-            if resumed:
-                return
-            name = getattr(output_type, "__name__", output_type)
-            raise OutputValidationError(
-                f"the final answer is not a valid {name}: {problem}",
-                path="output",
-                hint="make the type easier to produce, or say more in the prompt",
-            ) from None
-        reject_output(record, correction_message(problem, output_type))
+        name = getattr(output_type, "__name__", output_type)
+        error = OutputValidationError(
+            f"the final answer is not a valid {name}: {problem}",
+            path="output",
+            hint="make the type easier to produce, or say more in the prompt",
+        )
+        unreadable_answer(record, correction_message(problem, output_type), error, resumed)
         return
     record.finish(output, "answer")
+
+
+def unreadable_answer(
+    record: RunRecord, correction: str, error: OutputValidationError, resumed: bool
+) -> None:
+    """The final answer could not be read as the output type: the model is told
+    ``correction`` the first time; the second time ``error`` ends the run (a continued
+    session asks the model again: ``resumed``).
+
+    >>> from statetools.engine import Conversation
+    >>> record = Conversation([], "Hi", run_id="r1").record
+    >>> unreadable_answer(record, "Answer with a number.", OutputValidationError("no"), False)
+    >>> record.messages[-1].content
+    'Answer with a number.'
+    """
+    if not record.output_corrected:
+        reject_output(record, correction)
+    elif not resumed:
+        raise error
 
 
 def apply_strategy(

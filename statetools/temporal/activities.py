@@ -15,8 +15,9 @@ from statetools.blackboard import Blackboard
 from statetools.disclosure.facades import FacadeRecall, unfolded_value
 from statetools.disclosure.scheduler import Scheduler
 from statetools.disclosure.state import DisclosureState
-from statetools.engine.answers import timed_out_message, timeout_of
+from statetools.engine import Call
 from statetools.errors import StatetoolsError
+from statetools.loop.host import run_call
 from statetools.messages import messages_from_json, messages_to_json
 from statetools.models.base import Model, ModelRequest, ToolDefinition
 from statetools.temporal.designs import LoadedDesign
@@ -31,9 +32,7 @@ from statetools.temporal.payloads import (
 )
 from statetools.temporal.structured_output import read_output
 from statetools.temporal.unfolds import describe, json_value
-from statetools.tools.calling import failure
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
-from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 
 MODEL_ACTIVITY = "statetools.model"
@@ -126,7 +125,7 @@ class SessionActivities:
                 non_retryable=True,
             )
         started = time.monotonic()
-        result = await _beating(_run(tool, call.name, call.arguments, context, run.tool_timeout))
+        result = await _beating(run_call(Call(call, tool), context, run.tool_timeout))
         duration = time.monotonic() - started
         unfolded = unfolded_value(result)
         if unfolded is not None:
@@ -177,23 +176,3 @@ async def _beating(work: Coroutine[Any, Any, T]) -> T:
         if done:
             return task.result()
         activity.heartbeat()
-
-
-async def _run(
-    tool: BaseTool,
-    name: str,
-    arguments: Mapping[str, Any],
-    context: ToolCallContext,
-    default_timeout: float | None,
-) -> ToolResult:
-    seconds = timeout_of(tool, default_timeout)
-    scope = asyncio.timeout(seconds)
-    try:
-        async with scope:
-            return await tool.acall(dict(arguments), context)
-    except TimeoutError as exc:
-        if seconds is not None and scope.expired():
-            return ToolResult.error(timed_out_message(name, seconds))
-        return failure(name, exc)
-    except Exception as exc:
-        return failure(name, exc)

@@ -12,14 +12,12 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.exceptions import TimeoutError as ActivityTimeout
 
 from statetools import errors
+from statetools.engine import Call
 from statetools.engine.answers import timeout_of
-from statetools.engine.steps import answer_unrun
-from statetools.errors import ProviderError, StatetoolsError
-from statetools.loop.toolloop import MAX_MISSES_IN_A_ROW
-from statetools.messages import ToolCall
+from statetools.errors import ProviderError, RunAborted, RunError, StatetoolsError
 from statetools.temporal.activities import MODEL_ACTIVITY, OUTPUT_ACTIVITY, TOOL_ACTIVITY
 from statetools.temporal.designs import loaded_design
-from statetools.temporal.driver import SessionDriver, call_payload
+from statetools.temporal.driver import SessionDriver, call_payload, session_wording
 from statetools.temporal.payloads import (
     ModelAnswer,
     OutputCheck,
@@ -29,13 +27,10 @@ from statetools.temporal.payloads import (
     ToolOutcome,
     ToolRun,
 )
-from statetools.wording import counted
 
 WORKFLOW_NAME = "statetools.Session"
 NO_TOOL_TIMEOUT = 3600.0
 """The activity timeout of a tool call without any timeout."""
-TEXT_OUTPUT = "builtins:str"
-"""The reference of ``str`` as an output type: answers are text, as with none."""
 
 
 def _model_failure(exc: ActivityError) -> tuple[str, str] | None:
@@ -117,35 +112,35 @@ class SessionWorkflow:
     async def _answer_next(self, session: SessionInput, driver: SessionDriver) -> None:
         if session.iterations_this_message == 0:
             driver.add_user_message(session.pending[0])
-        ended: tuple[Any, str] | None = None
-        while ended is None:
-            if session.iterations_this_message >= session.settings.max_iterations:
-                raise self._ending(
-                    driver,
-                    "MaxIterationsExceeded",
-                    "no final answer after "
-                    f"{counted(session.settings.max_iterations, 'model call')}",
-                )
-            ended = await self._turn(session, driver)
-            session.iterations_this_message += 1
+        conversation = driver.conversation
+        while not conversation.finished:
+            try:
+                await self._turn(session, driver)
+            except RunError as error:  # the conversation ended the run with it
+                if isinstance(error, RunAborted) and error.__cause__ is not None:
+                    raise error.__cause__ from None  # a bug: the workflow task fails, as before
+                raise ApplicationError(
+                    session_wording(error), type=type(error).__name__, non_retryable=True
+                ) from None
+            session.iterations_this_message = conversation.asked
             self.turns += 1
-            if ended is None:
+            if not conversation.finished:
                 self._maybe_continue(session, driver)
-        answer, outcome = ended
-        driver.finish(outcome)
+        result = conversation.result
         session.pending.pop(0)
-        session.answers.append(answer)
+        session.answers.append(result.output)
         session.iterations_this_message = 0
         self._maybe_continue(session, driver)
 
-    async def _turn(self, session: SessionInput, driver: SessionDriver) -> tuple[Any, str] | None:
-        """One model call and its tool calls; the answer (or output) and the outcome (as
-        ``RunFinished`` names it), if it was one."""
+    async def _turn(self, session: SessionInput, driver: SessionDriver) -> None:
+        """One model call and its tool calls; the conversation decides what follows
+        (another turn, or the end of the run)."""
         settings = session.settings
+        request = driver.request()
         try:
             reply: ModelAnswer = await workflow.execute_activity(
                 MODEL_ACTIVITY,
-                driver.request(),
+                request,
                 result_type=ModelAnswer,
                 start_to_close_timeout=timedelta(seconds=settings.model_timeout),
                 heartbeat_timeout=timedelta(seconds=settings.heartbeat_timeout),
@@ -156,38 +151,20 @@ class SessionWorkflow:
             if failed is None:
                 raise
             raise self._ending(driver, *failed) from None
-        message = driver.take(reply)
+        calls = driver.take(reply)
         session.usage = [a + b for a, b in zip(session.usage, reply.usage, strict=True)]
-        if reply.stop_reason == "refusal":
-            answer_unrun(driver.run, message.tool_calls, "refusal")
-            plain = session.output_type in (None, TEXT_OUTPUT)  # as ToolLoop's refusal
-            return message.content if plain else None, "refusal"
-        if reply.stop_reason == "max_tokens" and message.tool_calls:
-            answer_unrun(driver.run, message.tool_calls, "max_tokens")
-            return None
-        if not message.tool_calls:
-            return await self._final_answer(session, driver, message.content)
-        for call in message.tool_calls:
+        for call in calls:
             await self._call(session, driver, call)
-        if driver.run.misses >= MAX_MISSES_IN_A_ROW:
-            raise self._ending(
-                driver,
-                "ToolNotFoundError",
-                f"the model called tools that do not exist {driver.run.misses} times in a row",
-            )
-        if driver.run.ending is None:
-            return None
-        outcome, output = driver.run.ending
-        return output, outcome
+        answer = driver.conversation.unread_answer
+        if answer is not None:
+            driver.read(await self._read_output(session, driver, answer))
 
-    async def _final_answer(
+    async def _read_output(
         self, session: SessionInput, driver: SessionDriver, text: str
-    ) -> tuple[Any, str] | None:
-        """The answer as the session's output type, read in the output activity; a
-        first answer that does not fit is corrected (the model is asked again), a
-        second fails the session, as in a local run."""
-        if session.output_type is None:
-            return text, "answer"
+    ) -> OutputReading:
+        """The final answer read as the session's output type, in the output activity
+        (on the worker, where the type can be imported)."""
+        assert session.output_type is not None
         try:
             reading: OutputReading = await workflow.execute_activity(
                 OUTPUT_ACTIVITY,
@@ -201,36 +178,29 @@ class SessionWorkflow:
             if not isinstance(cause, ApplicationError):
                 raise
             raise self._ending(driver, cause.type or "StatetoolsError", cause.message) from None
-        if reading.ok:
-            return reading.value, "answer"
-        if driver.run.output_corrected:
-            raise self._ending(driver, "OutputValidationError", reading.error)
-        driver.correct(reading.correction)
-        return None
+        return reading
 
     @staticmethod
     def _ending(driver: SessionDriver, kind: str, message: str) -> ApplicationError:
-        """The error that fails the session, noted in its trace first."""
-        driver.finish(kind, message)
+        """The error (raised on a worker) that fails the session, noted in its trace first."""
+        driver.fail(kind, message)
         return ApplicationError(message, type=kind, non_retryable=True)
 
-    async def _call(self, session: SessionInput, driver: SessionDriver, call: ToolCall) -> None:
-        """Answer one call: in the workflow, or in the tool activity."""
-        tool = driver.resolve(call)
-        if tool is None:
-            return
-        if driver.runs_here(call, tool):
-            driver.record(call, tool, await driver.run_here(call, tool))
+    async def _call(self, session: SessionInput, driver: SessionDriver, call: Call) -> None:
+        """Run one call the conversation handed out: in the workflow, or in the tool
+        activity."""
+        if driver.runs_here(call):
+            driver.answer(call, await driver.run_here(call))
             return
         settings = session.settings
-        seconds = timeout_of(tool, settings.tool_timeout)
+        seconds = timeout_of(call.tool, settings.tool_timeout)
         limit = NO_TOOL_TIMEOUT if seconds is None else seconds + settings.heartbeat_timeout
         outcome: ToolOutcome = await workflow.execute_activity(
             TOOL_ACTIVITY,
             ToolRun(
                 session.design,
                 workflow.info().workflow_id,
-                call_payload(call),
+                call_payload(call.call),
                 driver.state().to_json(),
                 settings.tool_timeout,
             ),
@@ -239,7 +209,7 @@ class SessionWorkflow:
             heartbeat_timeout=timedelta(seconds=settings.heartbeat_timeout),
             retry_policy=RetryPolicy(maximum_attempts=settings.tool_attempts),
         )
-        driver.record(call, tool, outcome)
+        driver.answer(call, outcome)
 
     def _maybe_continue(self, session: SessionInput, driver: SessionDriver) -> None:
         limit = session.settings.turns_per_run
@@ -273,7 +243,7 @@ class SessionWorkflow:
             list(session.answers),
             driver.messages_json(),
             driver.state().to_json(),
-            driver.run.iterations,
+            driver.conversation.record.iterations,
             session.runs,
             list(session.usage),
             driver.trace_json(),
