@@ -52,7 +52,7 @@ from replay import CACHE_READ, CACHE_WRITE, Measure, billed, prefix_breaks
 import statetools as st
 from statetools.messages import AssistantMessage, ToolMessage
 from statetools.models import AnthropicModel, ModelRequest, ToolCatalogue
-from statetools.models.anthropic_messages import anthropic_tool
+from statetools.models.anthropic_wire import anthropic_tool
 from statetools.models.base import ToolDefinition
 from statetools.review.tokens import array_tokens, count_text, wire_json
 

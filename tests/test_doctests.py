@@ -18,7 +18,7 @@ OWN_TESTS = {
     "definitions": "unfolding unfold_call chaining discovery",
     "disclosure": "returns outcomes facades bindings",
     "models": "_provider _openai openai_chat openai_responses anthropic_messages "
-    "anthropic_disclosure model_strings",
+    "anthropic_wire anthropic_disclosure model_strings",
     "review": "findings model scene tokens",
     "tools": "classes calling context decorators docstrings result schema signature tool "
     "typeschema validation wrappers",

@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Any, Literal, Protocol
 
 from statetools.errors import StatetoolsError
-from statetools.models.anthropic_messages import to_anthropic_tools
+from statetools.models.anthropic_wire import to_anthropic_tools
 from statetools.models.base import ToolDefinition
 from statetools.models.openai_chat import to_openai_tools
 

@@ -16,6 +16,7 @@ MODULES = [
     "openai_chat",
     "openai_responses",
     "anthropic_messages",
+    "anthropic_wire",
     "anthropic_disclosure",
     "model_strings",
 ]

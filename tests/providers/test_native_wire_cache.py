@@ -24,7 +24,7 @@ from statetools.models import (
     ScriptedModel,
     _provider,
     anthropic_disclosure,
-    anthropic_messages,
+    anthropic_wire,
     openai_chat,
     openai_responses,
     responses_search,
@@ -96,7 +96,7 @@ def converted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         return _provider.plain_json(value)
 
     for module in (
-        anthropic_messages,
+        anthropic_wire,
         anthropic_disclosure,
         openai_chat,
         openai_responses,
