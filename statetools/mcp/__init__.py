@@ -11,11 +11,12 @@ tools as statetools tools or wraps them in one facade. Server:
 'time'
 """
 
+from statetools.mcp.connection import MCPServerError
 from statetools.mcp.facade import Grouping, MCPFacade
 from statetools.mcp.gateway import SESSION_HEADER, disclosure_server
 from statetools.mcp.listing import Listing
 from statetools.mcp.remote_tool import MCPTool
-from statetools.mcp.server import MCPServer, MCPServerError
+from statetools.mcp.server import MCPServer
 from statetools.mcp.skill_serving import publish_skills
 
 __all__ = [

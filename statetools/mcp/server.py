@@ -30,37 +30,24 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-import anyio
 import mcp
-from mcp_types import CONNECTION_CLOSED, RequestParamsMeta
+from mcp_types import RequestParamsMeta
 
-from statetools.errors import StatetoolsError
 from statetools.mcp import transports
+from statetools.mcp.connection import Connection, MCPServerError
 from statetools.mcp.facade import Grouping, MCPFacade
 from statetools.mcp.follow import FollowChanges
 from statetools.mcp.link import Link
 from statetools.mcp.listing import Listing
-from statetools.mcp.options import OptionError, may_resend, names_or_all, unknown_outcome
+from statetools.mcp.options import OptionError, may_resend, names_or_all
 from statetools.mcp.remote_skills import read_remote_skills, resource_bytes
 from statetools.mcp.remote_tool import MCPTool, tools_of
 from statetools.mcp.transports import Transport
-from statetools.mcp.wire import result_from_wire
 from statetools.sections.sections import Sections
 from statetools.tools.calling import Context
-from statetools.tools.context import RUN_ID_KEY, ToolCallContext
 from statetools.tools.result import ToolResult
 
-__all__ = ["MCPServer", "MCPServerError"]
-
-
-class MCPServerError(StatetoolsError):
-    """An MCP server could not be started, reached or listed.
-
-    >>> MCPServer.stdio("mcp-server-time", name="time").cached_tools()
-    Traceback (most recent call last):
-    ...
-    statetools.mcp.server.MCPServerError: mcp server 'time': MCP server 'time' has not been ...
-    """
+__all__ = ["MCPServer"]
 
 
 class MCPServer:
@@ -101,15 +88,11 @@ class MCPServer:
         self.idempotent = _checked("idempotent", idempotent, name)
         self.timeout = timeout
         self._transport = transport
-        self._describe = describe
+        self._connection = Connection(
+            transport, name=name, describe=describe, on_change=self._mark_stale
+        )
         self._listing = listing
         self._stale = False
-        self._link: Link | None = None
-        self._lock: asyncio.Lock | None = None
-        self._managed = 0
-        self._runs: set[Any] = set()
-        self._restarted = False
-        self._dead: str | None = None
         self._version = 0
         self._follow = False
         self._relisting: asyncio.Task[None] | None = None
@@ -197,8 +180,8 @@ class MCPServer:
     # lifecycle ----------------------------------------------------------------------
 
     async def __aenter__(self) -> MCPServer:
-        self._managed += 1
-        await self._connected()
+        self._connection.managed += 1
+        await self._connection.client()
         return self
 
     async def __aexit__(
@@ -207,8 +190,8 @@ class MCPServer:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._managed -= 1
-        if self._managed == 0:
+        self._connection.managed -= 1
+        if self._connection.managed == 0:
             await self.aclose()
 
     async def aclose(self) -> None:
@@ -231,12 +214,12 @@ class MCPServer:
         >>> asyncio.run(twice())
         ['12:00', '12:00']
         """
-        link, self._link = self._link, None
-        self._runs.clear()
-        self._restarted = False
-        self._dead = None
-        if link is not None:
-            await link.close()
+        await self._connection.close()
+
+    @property
+    def _link(self) -> Link | None:
+        """The connection's live link, if connected (tests check a run closed it)."""
+        return self._connection.link
 
     def _mark_stale(self) -> None:
         self._stale = True
@@ -279,50 +262,6 @@ class MCPServer:
         """
         return self._stale
 
-    def _lock_for_loop(self) -> asyncio.Lock:
-        if self._lock is None or self._link is None or not self._link.alive:
-            self._lock = asyncio.Lock()
-        return self._lock
-
-    async def _connected(self, context: Context = None) -> mcp.Client:
-        if self._transport is None:
-            raise MCPServerError(
-                f"MCP server '{self.name}' is known only by a saved listing",
-                path=f"mcp server '{self.name}'",
-                hint="configure its command or url to run it; a saved listing is for review",
-            )
-        self._close_with_run(context)
-        link = self._link
-        if link is not None and link.alive:
-            return link.client
-        async with self._lock_for_loop():
-            link = self._link
-            if link is not None and link.alive:
-                return link.client
-            self._link = None
-            fresh = Link(self._transport, self._mark_stale)
-            try:
-                client = await fresh.open()
-            except Exception as exc:
-                raise MCPServerError(
-                    f"cannot connect to MCP server '{self.name}' ({self._describe}): "
-                    f"{type(exc).__name__}: {exc}",
-                    path=f"mcp server '{self.name}'",
-                    hint="check the command or url; run it by hand to see its own error",
-                ) from exc
-            self._link = fresh
-            return client
-
-    def _close_with_run(self, context: Context) -> None:
-        """Outside ``async with``, a connection made in a run closes when it ends."""
-        if self._managed or not isinstance(context, ToolCallContext):
-            return
-        run_end, run = context.run_end, context.get(RUN_ID_KEY)
-        if run_end is None or run in self._runs:
-            return
-        self._runs.add(run)
-        run_end.push(self.aclose)
-
     # listing --------------------------------------------------------------------------
 
     async def list_tools(self, context: Context = None) -> list[MCPTool]:
@@ -342,7 +281,7 @@ class MCPServer:
         >>> [(tool.name, tool.description) for tool in tools], server.version
         ([('now', 'The time.')], 1)
         """
-        client = await self._connected(context)
+        client = await self._connection.client(context)
         wire: list[dict[str, Any]] = []
         cursor: str | None = None
         ttl: int | None = None
@@ -431,7 +370,7 @@ class MCPServer:
         >>> asyncio.run(server.read_resource("skill://tone/SKILL.md")).decode().splitlines()[1]
         'name: tone'
         """
-        client = await self._connected(context)
+        client = await self._connection.client(context)
         try:
             answer = await client.read_resource(uri, cache_mode="bypass")
             return resource_bytes(answer, uri)
@@ -470,7 +409,7 @@ class MCPServer:
         Tone
         (Summary only: call load_skill with key "tone" to read it in full.)
         """
-        client = await self._connected(context)
+        client = await self._connection.client(context)
         tools = await self.current_tools(context) if client.server_capabilities.tools else []
 
         async def read(uri: str) -> bytes:
@@ -549,43 +488,14 @@ class MCPServer:
         >>> result.text, result.is_error
         ('12:00', False)
         """
-        if self._dead is not None:
-            return ToolResult.error(self._dead)
-        meta = self._meta(context)
-        for attempt in (1, 2):
-            try:
-                client = await self._connected(context)
-            except MCPServerError as exc:
-                return ToolResult.error(f"{exc.message}.")
-            try:
-                result = await client.call_tool(
-                    tool, dict(arguments), read_timeout_seconds=self.timeout, meta=meta
-                )
-            except mcp.MCPError as exc:
-                if exc.code != CONNECTION_CLOSED:
-                    return ToolResult.error(f"MCP tool '{tool}' failed: {exc.error.message}")
-                failure: Exception = exc
-            except (OSError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
-                failure = exc
-            except Exception as exc:
-                return ToolResult.error(f"MCP tool '{tool}' failed: {type(exc).__name__}: {exc}")
-            else:
-                return result_from_wire(
-                    result.model_dump(by_alias=True, mode="json", exclude_none=True), tool
-                )
-            if not self.may_resend(tool):
-                return await self._unknown_outcome(tool, failure)
-            if attempt == 1 and not self._restarted:
-                self._restarted = True
-                await self._drop_link()
-                continue
-            break
-        self._dead = (
-            f"MCP server '{self.name}' stopped ({failure}) and was already restarted once; "
-            "its tools cannot be used in this run."
+        return await self._connection.call(
+            tool,
+            arguments,
+            may_resend=self.may_resend,
+            meta=self._meta(context),
+            timeout=self.timeout,
+            context=context,
         )
-        await self._drop_link()
-        return ToolResult.error(self._dead)
 
     def may_resend(self, tool: str) -> bool:
         """Whether a call of ``tool`` (its name on the server) may be sent again when the
@@ -600,25 +510,8 @@ class MCPServer:
         """
         return may_resend(tool, self.idempotent, self._listing)
 
-    async def _unknown_outcome(self, tool: str, failure: Exception) -> ToolResult:
-        """The answer to a call whose connection dropped before its answer: it may have
-        run, so it is not sent again."""
-        await self._drop_link()
-        if self._restarted:
-            self._dead = (
-                f"MCP server '{self.name}' stopped ({failure}) and was already restarted "
-                "once; its tools cannot be used in this run."
-            )
-        self._restarted = True
-        return ToolResult.error(unknown_outcome(self.name, tool, failure, self._dead is not None))
-
-    async def _drop_link(self) -> None:
-        link, self._link = self._link, None
-        if link is not None:
-            await link.close()
-
     def __repr__(self) -> str:
-        return f"MCPServer({self.name!r}, {self._describe!r})"
+        return f"MCPServer({self.name!r}, {self._connection.describe!r})"
 
 
 def _checked(option: str, value: Any, name: str) -> tuple[str, ...] | Literal["all"]:
