@@ -41,6 +41,11 @@ def _designs(values: list[str]) -> dict[str, str]:
     return designs
 
 
+def _native(value: str | None) -> bool | str | None:
+    """``--native`` alone: the provider's first native mode; ``--native MODE``: that one."""
+    return True if value == "" else value
+
+
 def _journal(args: argparse.Namespace) -> Path | None:
     if args.journal:
         return Path(args.journal)
@@ -91,6 +96,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
             journal=journal,
             progress=progress,
             model_options=options,
+            native=_native(args.native),
         )
     except KeyboardInterrupt:
         where = f"; finished runs are saved in {journal}" if journal else ""
@@ -134,6 +140,15 @@ def add_eval_command(commands: Any) -> None:
     )
     sub.add_argument(
         "--flat", action="store_true", help="also run flat: every tool in every request"
+    )
+    sub.add_argument(
+        "--native",
+        nargs="?",
+        const="",
+        metavar="MODE",
+        help="also run each design in the provider's own disclosure mode, as the "
+        "condition DESIGN+MODE (default tool_search for openai: and anthropic:; or "
+        "deferred, allowed_tools)",
     )
     sub.add_argument("--repeat", type=int, default=1, metavar="N", help="runs per task (1)")
     sub.add_argument("--concurrency", type=int, default=4, metavar="N", help="runs at once (4)")

@@ -24,10 +24,12 @@ from typing import Any
 import attrs
 
 from statetools.disclosure.graph import disclosure_graph
+from statetools.disclosure.tool_search import TOOL_SEARCH
 from statetools.engine.events import CallBlocked, IterationStarted, ToolCalled, ToolNotFound
 from statetools.engine.loop_result import LoopResult
 from statetools.errors import StatetoolsError
 from statetools.evaluation.canned import RESULTS_KEY, canned_tools
+from statetools.evaluation.native import NativeLike, native_model, native_twins
 from statetools.evaluation.records import Journal, RunRecord
 from statetools.evaluation.report import EvalReport
 from statetools.evaluation.tasks import Task, TaskSuite, expected_sequence, load_tasks
@@ -63,8 +65,9 @@ DesignLike = str | os.PathLike[str] | Design | Sequence[Any] | None
 @attrs.frozen
 class EvalCondition:
     """One way of giving the model the tools: its name, what goes in ``tools=[...]``,
-    an extra system prompt, and the facade names that search (their calls are
-    searches).
+    an extra system prompt, the names of the tools that search (their calls are
+    searches), and the model that runs it (None: the evaluation's model; a
+    provider-native condition has its own, made with the provider's disclosure mode).
 
     >>> EvalCondition("flat", ()).searching
     frozenset()
@@ -74,6 +77,7 @@ class EvalCondition:
     items: tuple[Any, ...]
     system_prompt: str | None = None
     searching: frozenset[str] = frozenset()
+    model: Model | None = attrs.field(default=None, eq=False)
 
 
 @attrs.frozen
@@ -143,7 +147,10 @@ def make_condition(name: str, design: DesignLike, suite: TaskSuite) -> EvalCondi
 
 
 def _conditions(
-    suite: TaskSuite, designs: Mapping[str, DesignLike] | None, flat: bool
+    suite: TaskSuite,
+    designs: Mapping[str, DesignLike] | None,
+    flat: bool,
+    native: tuple[Model, str] | None = None,
 ) -> list[EvalCondition]:
     designs = dict(designs or {})
     if flat and FLAT not in designs:
@@ -154,7 +161,10 @@ def _conditions(
             path="evaluate",
             hint="pass designs={'NAME': 'design.yaml'} or flat=True",
         )
-    return [make_condition(name, design, suite) for name, design in designs.items()]
+    conditions = [make_condition(name, design, suite) for name, design in designs.items()]
+    if native is None:
+        return conditions
+    return [*conditions, *native_twins(conditions, designs, native)]
 
 
 def _system_prompt(suite: TaskSuite, condition: EvalCondition) -> str | None:
@@ -193,7 +203,7 @@ async def run_task(
     >>> record.success, record.output
     (True, 'Hello.')
     """
-    watched = RecordingModel(model)
+    watched = RecordingModel(condition.model or model)
     loop = ToolLoop(
         watched,
         system_prompt=_system_prompt(suite, condition),
@@ -224,9 +234,13 @@ async def run_task(
                 counts["tool_errors"] += event.outcome == "error"
                 if event.name in condition.searching:
                     counts["searches"] += 1
-                    before = shown.get(event.iteration, set())
-                    after = shown.get(event.iteration + 1, before)
-                    counts["misses"] += not (after - before) & expected
+                    loaded = event.arguments.get("names")  # what a hosted search loaded
+                    if event.name == TOOL_SEARCH and isinstance(loaded, list):
+                        counts["misses"] += not set(loaded) & expected
+                    else:
+                        before = shown.get(event.iteration, set())
+                        after = shown.get(event.iteration + 1, before)
+                        counts["misses"] += not (after - before) & expected
             elif isinstance(event, CallBlocked):
                 counts["blocked"] += 1
             elif isinstance(event, ToolNotFound):
@@ -234,7 +248,11 @@ async def run_task(
         if error is not None:
             break
     wall = clock() - started
-    seen = {name for request in watched.requests for name in request.tools}
+    for request in watched.requests:  # a provider's own search (Anthropic's server-side)
+        if request.found:
+            counts["searches"] += 1
+            counts["misses"] += not set(request.found) & expected
+    seen = {name for request in watched.requests for name in (*request.tools, *request.found)}
     reason = _judge(task, result, calls)
     usage = [request for request in watched.requests if request.prompt_tokens]
     return RunRecord(
@@ -285,6 +303,7 @@ async def evaluate_async(
     journal: str | os.PathLike[str] | None = None,
     progress: Callable[[Progress], None] | None = None,
     model_options: Mapping[str, Any] | None = None,
+    native: NativeLike = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> EvalReport:
     """:func:`evaluate` in async code (same parameters).
@@ -301,7 +320,8 @@ async def evaluate_async(
         )
     options = {"temperature": 0} if model_options is None else dict(model_options)
     resolved, label = _model(model, options)
-    conditions = _conditions(suite, designs, flat)
+    native_run = native_model(native, model, options)
+    conditions = _conditions(suite, designs, flat, native_run)
     keys = [
         (condition, task, number)
         for number in range(repeat)
@@ -354,7 +374,12 @@ def evaluate(
     to each; a model string is made with ``temperature=0`` (``model_options`` replaces
     that). ``concurrency`` runs at once (4); ``repeat`` times each; ``journal`` (a
     path) keeps every finished run, and a later call with the same journal runs only
-    what is missing; ``progress`` is called after every run.
+    what is missing; ``progress`` is called after every run. ``native=True`` adds, for
+    each design, the condition ``DESIGN+MODE``: the design run with the provider's own
+    disclosure mode (``tool_search`` for ``openai:`` and ``anthropic:`` model strings;
+    ``native="deferred"`` or ``"allowed_tools"`` picks another, ``native=model`` a model
+    made with one); a model that cannot run one (a local server through
+    ``openai-chat:`` and a base URL) is refused before anything runs.
 
     >>> report = evaluate("tasks.yaml", "openai-chat:qwen", {"machine": "desk.yaml"},
     ...                   model_options={"base_url": "http://127.0.0.1:8080/v1"})  # doctest: +SKIP

@@ -30,13 +30,15 @@ __all__ = ["RecordingModel", "RequestRecord", "ToolTokens"]
 
 @attrs.frozen
 class RequestRecord:
-    """One request: the tools sent, their definitions' tokens and the usage reported."""
+    """One request: the tools sent, their definitions' tokens, the usage reported, and
+    the tools a provider's own search loaded while answering (``response.found``)."""
 
     tools: tuple[str, ...]
     tool_tokens: int
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
+    found: tuple[str, ...] = ()
 
 
 class ToolTokens:
@@ -102,6 +104,7 @@ class RecordingModel:
                 usage.input_tokens,
                 usage.output_tokens,
                 usage.cached_input_tokens,
+                tuple(response.found),
             )
         )
         return response

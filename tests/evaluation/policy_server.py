@@ -87,14 +87,10 @@ class PolicyServer:
             if message["role"] == "assistant"
             for call in message.get("tool_calls") or ()
         ]
-        plan = self.plans[prompt]
-        done = 0
-        for name, arguments in made:
-            if done < len(plan) and (name, dict(arguments)) == (plan[done][0], dict(plan[done][1])):
-                done += 1
-        if done == len(plan):
+        step = self.next_call(prompt, made)
+        if step is None:
             return self._reply(body, text="Done.")
-        name, arguments = plan[done]
+        name, arguments = step
         if name in tools:
             return self._reply(body, call=(name, dict(arguments)))
         for facade, inner in self.facades.items():
@@ -106,6 +102,17 @@ class PolicyServer:
             if "query" in properties and (tool, query) not in made:
                 return self._reply(body, call=(tool, query))
         return self._reply(body, text=GIVE_UP)
+
+    def next_call(
+        self, prompt: str, made: Sequence[tuple[str, Mapping[str, Any]]]
+    ) -> tuple[str, Mapping[str, Any]] | None:
+        """The first call of the prompt's plan not made yet (in order), or None."""
+        plan = self.plans[prompt]
+        done = 0
+        for name, arguments in made:
+            if done < len(plan) and (name, dict(arguments)) == (plan[done][0], dict(plan[done][1])):
+                done += 1
+        return None if done == len(plan) else plan[done]
 
     def _reply(
         self,
