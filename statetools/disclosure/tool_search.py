@@ -1,16 +1,27 @@
-"""The run's own ``tool_search`` tool, for models that search deferred tools themselves.
+"""Searches that load the design's facade tools, for models that search deferred tools.
 
-In a model's ``tool_search`` mode (``ModelCapabilities.searches_tools``) every plain or
-search facade the model can see is declared as a *namespace*: its name and description,
-and the tools its unfolding would show, deferred. A search loads tools: loading a tool
-of a plain facade unfolds the facade (all of its tools open, as when it is called);
-loading a tool of a search facade opens that tool (as its search does). Tools a
-condition, a state or an exclusive facade keeps locked are in no namespace, so no search
-finds them, and a call of one is still refused with its guidance.
+One concept: the design's plain and search facades say what a search may load, and a
+load opens tools exactly as a call of the facade would (conditions, states and
+exclusive facades still lock the others; a call of a locked tool gets its guidance, and
+one a search could load but has not is told to search first, :func:`not_loaded`). Who
+answers the search differs:
 
-The model's search comes in as a call of ``tool_search``: with ``query`` (a search the
-run answers: BM25 over the namespaces' tools, each search facade's tools ranked by its
-own ranker) or with ``names`` (the tools the provider's hosted search already loaded).
+- **The run** (``ModelCapabilities.searches_tools``: OpenAI's ``tool_search`` mode,
+  Anthropic's ``search="client"``). Every plain or search facade the model can see is
+  declared as a *namespace*: its name and description, and the tools its unfolding
+  would show, deferred. The model's search comes in as a call of the run's own
+  ``tool_search`` tool (:class:`ToolSearch`): with ``query`` (a search the run answers:
+  BM25 over the namespaces' tools, each search facade's tools ranked by its own ranker)
+  or with ``names`` (the tools the provider's hosted search already loaded). Loading a
+  tool of a plain facade unfolds the facade (all of its tools open, as when it is
+  called); loading a tool of a search facade opens that tool. :class:`SearchRoom` holds
+  the namespaces and the searches of one run.
+- **The provider** (``ModelCapabilities.search_tool``: Anthropic's server-side search).
+  The provider searches deferred definitions of the search facades' tools and the model
+  calls what it found directly: :func:`searchable_now` lists, per search facade, the
+  tools its search may open now, :func:`open_found` opens what the provider found as a
+  call of the facade with ``names`` would (recorded, replayed on resume, under the
+  locks), and :func:`unsearched` words the refusal of a tool not found yet.
 
 >>> net = Facade.of("net", "Network tools", [Tool.create("ping", "Ping a host", lambda: "ok")])
 >>> conv = Conversation([net], "Ping it", capabilities=ModelCapabilities(searches_tools=True),
@@ -22,14 +33,16 @@ own ranker) or with ``names`` (the tools the provider's hosted search already lo
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
 from statetools.definitions.search import SearchIndex, select_names
 from statetools.definitions.unfold_call import Loaded, Unfolded, select
 from statetools.definitions.unfolding import UnfoldingTool
+from statetools.disclosure.outcomes import NOTHING_CHANGED, Changes
+from statetools.disclosure.scheduler import Scheduler
+from statetools.messages import ToolCall
 from statetools.models.base import SearchSpace, ToolNamespace
 from statetools.models.responses_search import LOADED
 from statetools.tools.calling import Arguments, Context, parse_arguments
@@ -38,19 +51,25 @@ from statetools.tools.schema import InputSchema, Parameter
 from statetools.tools.summary import first_sentence
 from statetools.tools.tool import BaseTool
 
-if TYPE_CHECKING:
-    from statetools.disclosure.scheduler import Scheduler
-
 __all__ = [
     "SEARCH_ROOM_KEY",
     "TOOL_SEARCH",
-    "not_loaded",
     "Loaded",
     "SearchRoom",
     "ToolSearch",
+    "not_loaded",
+    "open_found",
+    "search_facades",
+    "searchable_now",
+    "unsearched",
 ]
 
 TOOL_SEARCH = "tool_search"
+"""The name of the run's search tool."""
+SEARCH_ROOM_KEY = "statetools.search_room"
+"""Where the run's :class:`SearchRoom` sits in the tools' context."""
+MAX_RESULTS = 5
+"""Tools found per query, at most."""
 
 
 def not_loaded(name: str, search: str) -> str:
@@ -63,11 +82,103 @@ def not_loaded(name: str, search: str) -> str:
     return f"Tool '{name}' is not loaded. Search for it with {search} first."
 
 
-"""The name of the run's search tool."""
-SEARCH_ROOM_KEY = "statetools.search_room"
-"""Where the run's :class:`SearchRoom` sits in the tools' context."""
-MAX_RESULTS = 5
-"""Tools found per query, at most."""
+# ---- the provider searches ------------------------------------------------------------
+
+
+def search_facades(scheduler: Scheduler) -> tuple[str, ...]:
+    """The names of the design's search facades, in registration order.
+
+    >>> ping = Tool.create("ping", "Ping a host", lambda: "pong")
+    >>> finder = Facade.searchable("find_tools", "Find tools", [ping])
+    >>> search_facades(Scheduler.for_items([finder]))
+    ('find_tools',)
+    """
+    return tuple(name for name, f in scheduler.graph.facades.items() if f.search is not None)
+
+
+def searchable_now(scheduler: Scheduler) -> dict[str, tuple[str, ...]]:
+    """Every search facade with the tools below it that its search may open now, in
+    the facade's order: none while the facade itself is locked; a tool that a
+    condition, a state or an exclusive facade keeps locked is left out.
+
+    >>> ping = Tool.create("ping", "Ping a host", lambda: "pong")
+    >>> trace = Tool.create("trace", "Trace a route", lambda: "ok")
+    >>> later = PlaybookTool("later", "Later").with_tool(trace).unlocked_by(ping)
+    >>> finder = Facade.searchable("find_tools", "Find tools", [ping, later])
+    >>> searchable_now(Scheduler.for_items([finder]))
+    {'find_tools': ('ping',)}
+    """
+    found: dict[str, tuple[str, ...]] = {}
+    for name in search_facades(scheduler):
+        if scheduler.explain(name) is not None:
+            found[name] = ()
+            continue
+        index = scheduler.graph.facades[name].search_index
+        found[name] = tuple(
+            tool.name
+            for tool in index.tools
+            if tool.name in scheduler.graph.entries
+            and scheduler.search_lock(name, tool.name) is None
+        )
+    return found
+
+
+def open_found(scheduler: Scheduler, names: Iterable[str], call_id: str) -> Changes:
+    """Open ``names`` (found by the provider's search) through the search facades that
+    hold them, as a call of each facade with ``names`` would; what no unlocked search
+    facade holds stays as it is (a call of it gets the usual guidance). ``call_id``
+    identifies the search in the scheduler's records.
+
+    >>> ping = Tool.create("ping", "Ping a host", lambda: "pong")
+    >>> scheduler = Scheduler.for_items([Facade.searchable("find_tools", "Find tools", [ping])])
+    >>> open_found(scheduler, ["ping"], "srvtoolu_1").unlocked
+    ('ping',)
+    """
+    by_facade: dict[str, list[str]] = {}
+    facades = [n for n in search_facades(scheduler) if scheduler.explain(n) is None]
+    for name in dict.fromkeys(names):
+        for facade in facades:
+            if scheduler.graph.facades[facade].search_index.tool(name) is not None:
+                by_facade.setdefault(facade, []).append(name)
+                break
+    unlocked: list[str] = []
+    hidden: list[str] = []
+    for facade, found in by_facade.items():
+        opened = scheduler.graph.facades[facade].select({"names": found})
+        if not isinstance(opened, Unfolded):
+            continue
+        call = ToolCall(call_id, facade, {"names": found})
+        changes = scheduler.record(call, ToolResult.artifact(opened, text=""))
+        unlocked.extend(changes.unlocked)
+        hidden.extend(changes.hidden)
+    if not (unlocked or hidden):
+        return NOTHING_CHANGED
+    return Changes(tuple(unlocked), tuple(hidden))
+
+
+def unsearched(scheduler: Scheduler, search: str, name: str, text: str) -> str:
+    """What a call of ``name`` that may not run (``text``) is told when the provider's
+    own search tool ``search`` stands in for the search facades: a tool that search may
+    load now is to be searched for with it, one it may not load yet gets what keeps
+    it locked (the facade the usual guidance names is not on the wire); any other
+    refusal stays ``text``.
+
+    >>> ping = Tool.create("ping", "Ping a host", lambda: "pong")
+    >>> scheduler = Scheduler.for_items([Facade.searchable("find_tools", "Find tools", [ping])])
+    >>> unsearched(scheduler, "tool_search_tool_bm25", "ping", "Tool 'ping' is locked.")
+    "Tool 'ping' is not loaded. Search for it with tool_search_tool_bm25 first."
+    """
+    for facade in search_facades(scheduler):
+        if scheduler.graph.facades[facade].search_index.tool(name) is None:
+            continue
+        if scheduler.explain(facade) is not None:
+            return text
+        lock = scheduler.search_lock(facade, name)
+        return not_loaded(name, search) if lock is None else lock
+    return text
+
+
+# ---- the run searches -------------------------------------------------------------------
 
 
 def _searchable(facade: UnfoldingTool) -> bool:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from statetools.disclosure.provider_search import search_facades, searchable_now
 from statetools.disclosure.scheduler import Scheduler
+from statetools.disclosure.tool_search import search_facades, searchable_now
 from statetools.models.base import ToolCatalogue, ToolChange, ToolDefinition
 from statetools.tools.tool import BaseTool
 

@@ -22,7 +22,6 @@ from statetools.definitions.chaining import Chaining
 from statetools.disclosure.bindings import Resolver
 from statetools.disclosure.facades import Replay
 from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.provider_search import unsearched
 from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Scheduler, Visibility
 from statetools.disclosure.state import DisclosureState
 from statetools.disclosure.tool_search import (
@@ -30,6 +29,7 @@ from statetools.disclosure.tool_search import (
     TOOL_SEARCH,
     TOOL_SEARCH_TOOL,
     SearchRoom,
+    unsearched,
 )
 from statetools.engine.answers import latest_response, pending_calls
 from statetools.engine.boundary import clean_message

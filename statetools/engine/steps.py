@@ -14,9 +14,9 @@ from typing import Any
 
 from statetools.blackboard import Blackboard
 from statetools.disclosure.code_view import ScriptTool
-from statetools.disclosure.provider_search import open_found
 from statetools.disclosure.scheduler import Injected
 from statetools.disclosure.shown import Shown
+from statetools.disclosure.tool_search import open_found
 from statetools.engine.answers import (
     MAX_MISSES_IN_A_ROW,
     Refusal,
