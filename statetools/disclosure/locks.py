@@ -17,78 +17,55 @@ the unlock condition.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from statetools.definitions.conditions import unmet_sentences
-from statetools.disclosure.bindings import Bindings
-from statetools.disclosure.facades import Facades
 from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.view import SchedulerView, state_reason
+from statetools.disclosure.recording import known
+from statetools.disclosure.view import RunFacts, state_reason
 from statetools.disclosure.visibility import own_rules_hold
+from statetools.disclosure.visible_tools import VisibleTools
 from statetools.tools.tool import BaseTool
 
 __all__ = ["Locks"]
 
 
 class Locks:
-    """The reasons of one run's scheduler. It holds the scheduler's own containers (the
-    visible and run-time tools, the removed names, the machines' states), so it always
-    sees the current state."""
+    """The reasons of one run's scheduler: it reads the scheduler's two parts, what the
+    run has done (``facts``) and what it shows (``visible``), through their owners,
+    and keeps only the declared forms of locked tools it made."""
 
-    def __init__(
-        self,
-        graph: DisclosureGraph,
-        view: SchedulerView,
-        *,
-        visible: Mapping[str, BaseTool],
-        dynamic: Mapping[str, BaseTool],
-        removed: set[str],
-        machine_states: Mapping[str, str],
-        facades: Facades,
-        bindings: Bindings,
-        folding: bool,
-    ) -> None:
+    def __init__(self, graph: DisclosureGraph, facts: RunFacts, visible: VisibleTools) -> None:
         self.graph = graph
-        self._view = view
+        self._facts = facts
         self._visible = visible
-        self._dynamic = dynamic
-        self._removed = removed
-        self._machine_states = machine_states
-        self._facades = facades
-        self._bindings = bindings
-        self._folding = folding
         self._declared: dict[str, tuple[str, BaseTool]] = {}
         """Declared (locked) variants of tools, by name: (reason, tool with the line)."""
 
-    def _known(self, name: str) -> bool:
-        return name in self.graph.entries or name in self._facades.built
-
     def _own_rules_hold(self, name: str) -> bool:
         """Whether a registered tool's own state and condition let it show."""
-        return own_rules_hold(self.graph.entries[name], self._view)
+        return own_rules_hold(self.graph.entries[name], self._facts)
 
     def explain(self, name: str) -> str | None:
         """Why ``name`` cannot be called now (the text the model gets), or None if it can."""
         if name in self._visible:
-            return self._bindings.reason(name)
-        if name in self._dynamic:
+            return self._facts.bindings.reason(name)
+        if name in self._facts.dynamic:
             return None
-        if not self._known(name):
+        if not known(self.graph, self._facts, name):
             return f"Tool '{name}' is not part of this run."
-        if name in self._removed:
+        if name in self._facts.removed:
             return f"Tool '{name}' was removed from this run."
-        if self._folding:
+        if self._facts.facades:
             reason = self._facade_reason(name)
             if reason:
                 return reason
             if name not in self.graph.entries:
                 return None
-        reason = state_reason(self.graph, self._machine_states, name)
+        reason = state_reason(self.graph, self._facts.machines, name)
         if reason:
             return reason
         condition = self.graph.entries[name].condition
         if condition is not None:
-            sentences = unmet_sentences(condition, self._view)
+            sentences = unmet_sentences(condition, self._facts)
             if sentences:
                 return f"Tool '{name}' is locked. {' '.join(sentences)}"
         return None
@@ -97,7 +74,7 @@ class Locks:
         """Why the facades around ``name`` keep it from running, said about ``name``:
         another facade's exclusive scope, a facade that cannot be opened now (and why),
         or the facades to call first."""
-        facades = self._facades
+        facades = self._facts.unfolding
         if not facades.in_scope(name):
             return facades.reason(name)
         chain: list[str] = []
@@ -106,7 +83,7 @@ class Locks:
             chain.insert(0, parent)
             parent = facades.enclosing(parent)
         for outer in chain:
-            if outer in self._removed or (
+            if outer in self._facts.removed or (
                 outer in self.graph.entries and not self._own_rules_hold(outer)
             ):
                 why = self.explain(outer) or f"Tool '{outer}' is not available now."
@@ -118,18 +95,18 @@ class Locks:
         a state or an exclusive facade keeps it or a facade on its way locked."""
         current: str | None = name
         while current is not None and current != facade:
-            if current in self._removed:
+            if current in self._facts.removed:
                 return f"Tool '{current}' was removed from this run."
-            if not self._facades.in_scope(current):
-                return self._facades.reason(current)
-            reason = state_reason(self.graph, self._machine_states, current)
+            if not self._facts.unfolding.in_scope(current):
+                return self._facts.unfolding.reason(current)
+            reason = state_reason(self.graph, self._facts.machines, current)
             condition = self.graph.entries[current].condition
             if reason is None and condition is not None:
-                sentences = unmet_sentences(condition, self._view)
+                sentences = unmet_sentences(condition, self._facts)
                 reason = f"Tool '{current}' is locked. {' '.join(sentences)}" if sentences else None
             if reason is not None:
                 return reason
-            current = self._facades.enclosing(current)
+            current = self._facts.unfolding.enclosing(current)
         return None
 
     def declared_view(self) -> list[BaseTool]:
@@ -140,7 +117,7 @@ class Locks:
         for name, entry in self.graph.entries.items():
             if name in self._visible:
                 tools.append(self._visible[name])
-            elif name not in self._removed and not self._put_away(name):
+            elif name not in self._facts.removed and not self._put_away(name):
                 tools.append(self._declared_tool(name, entry.tool))
         tools.extend(t for name, t in self._visible.items() if name not in self.graph.entries)
         return tools
@@ -156,5 +133,5 @@ class Locks:
         return declared
 
     def _put_away(self, name: str) -> bool:
-        facades = self._facades
-        return self._folding and (facades.replaced(name) or not facades.in_scope(name))
+        facades = self._facts.unfolding
+        return self._facts.facades and (facades.replaced(name) or not facades.in_scope(name))

@@ -1,11 +1,13 @@
 """What a call changes: the scheduler's bookkeeping after each call, and tools added or
 removed at run time.
 
-:class:`~statetools.disclosure.scheduler.Scheduler` mixes this in: ``record`` notes a
+These functions work on the two parts a :class:`~statetools.disclosure.scheduler.Scheduler`
+owns, what its run has done (:class:`~statetools.disclosure.view.RunFacts`) and what it
+shows (:class:`~statetools.disclosure.visible_tools.VisibleTools`), given to each call;
+they keep nothing themselves, and the graph is only read. :func:`record_call` notes a
 call's effects (call counts, artifacts and blackboard values seen, the transition it
-fires, the facade it unfolds, the objects it binds or discovers) and collects the
-tools whose conditions depend on them, which the scheduler then re-evaluates; ``add``
-and ``remove`` change the tools of a run directly.
+fires, the facade it unfolds, the objects it binds or discovers) and re-evaluates only
+the tools whose conditions depend on them (:func:`refresh`).
 
 >>> ping = Tool.create("ping", "Ping", lambda: "pong")
 >>> after = Tool.create("after", "After a ping", lambda: "ok")
@@ -19,225 +21,249 @@ and ``remove`` change the tools of a run directly.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, MutableMapping
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
 from statetools.blackboard import Blackboard
 from statetools.definitions.unfold_call import Loaded
 from statetools.definitions.unfolding import Unfolded
-from statetools.disclosure.bindings import Bindings, Plan
-from statetools.disclosure.facades import Facades, unfolded_value
+from statetools.disclosure.bindings import Plan
+from statetools.disclosure.facades import unfolded_value
 from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.outcomes import (
     NOTHING_CHANGED,
     Changes,
     Injected,
-    StateChange,
     announcement,
 )
-from statetools.disclosure.shown import Shown
-from statetools.disclosure.tool_order import ToolOrder
-from statetools.disclosure.view import CallRecord, type_keys
+from statetools.disclosure.view import CallRecord, RunFacts
+from statetools.disclosure.visibility import shows
+from statetools.disclosure.visible_tools import VisibleTools
 from statetools.messages import ToolCall
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 
+__all__ = ["add_tools", "available", "known", "record_call", "refresh", "remove_tools"]
 
-class Recording:
-    """The part of the scheduler that applies what calls did (see the module)."""
 
-    graph: DisclosureGraph
-    blackboard: Blackboard
-    _counts: dict[str, int]
-    _machine_states: dict[str, str]
-    _artifacts: set[str]
-    _blackboard_keys: set[str]
-    _blackboard_seen: int
-    _removed: set[str]
-    _dynamic: dict[str, BaseTool]
-    _visible: MutableMapping[str, BaseTool]
-    _order: ToolOrder
-    _shown: Shown | None
-    _facades: Facades
-    _folding: bool
-    _bindings: Bindings
-    recorded: int
-    """How many recorded calls, turn starts and removals could change what may show: a
-    call that nothing depends on leaves it, so a caller can tell "nothing changed
-    since" (tools added at run time change nothing registered)."""
+def known(graph: DisclosureGraph, facts: RunFacts, name: str) -> bool:
+    """Whether ``name`` is a tool of the definitions (registered, or built by a facade's
+    selector in this run)."""
+    return name in graph.entries or name in facts.unfolding.built
 
-    if TYPE_CHECKING:  # the scheduler's own
 
-        def _known(self, name: str) -> bool: ...
+def available(graph: DisclosureGraph, facts: RunFacts, name: str) -> bool:
+    """Shown now (the rule of :mod:`~statetools.disclosure.visibility`, which
+    ``explore()`` shares); tools added at run time always are."""
+    return name in facts.dynamic or shows(graph.entries, name, facts, graph.places)
 
-        def _refresh(self, names: Iterable[str]) -> tuple[list[str], list[str]]: ...
 
-        def _show(self, name: str, tool: BaseTool) -> None: ...
+def tool_of(graph: DisclosureGraph, facts: RunFacts, name: str) -> BaseTool:
+    """The tool shown for ``name``: added at run time, built or revealed by a facade,
+    or registered."""
+    dynamic = facts.dynamic.get(name)
+    if dynamic is not None:
+        return dynamic
+    return facts.unfolding.tool_of(name) if facts.facades else graph.entries[name].tool
 
-        def _hide(self, name: str) -> None: ...
 
-    def _blackboard_changes(self) -> set[str]:
-        affected: set[str] = set()
-        if len(self.blackboard) == self._blackboard_seen:
-            return affected  # nothing posted since (the usual turn)
-        waited_for = self.graph.blackboard_keys
-        for value in self.blackboard.since(self._blackboard_seen):
-            self._blackboard_seen += 1
-            for key in type_keys(value) & waited_for:
-                if key not in self._blackboard_keys:
-                    self._blackboard_keys.add(key)
-                    affected |= self.graph.dependents_of_blackboard(key)
-        return affected
-
-    def record(self, call: ToolCall, result: ToolResult) -> Changes:
-        """Note that ``call`` ran with ``result``; returns what became (un)available.
-
-        Failed calls count for nothing: they do not satisfy ``After`` nor transition.
-        A facade's result unfolds it; objects in a result may bind chained tools or
-        add discovered ones.
-        """
-        record = CallRecord(self._blackboard_changes())
-        self._note(call, result, record)
-        if not (record.affected or record.entered or record.hidden or record.injected):
-            return NOTHING_CHANGED  # the usual call: nothing depends on it
-        self.recorded += 1
-        shown, hidden = self._refresh(record.affected)
-        hidden.extend(record.hidden)
-        news = [*shown, *(name for name in record.opened if name not in shown)]
-        return Changes(
-            tuple(shown),
-            tuple(hidden),
-            tuple(record.entered),
-            announcement(news, record.entered, len(self.graph.machines), record.listed),
-            tuple(record.injected),
+def refresh(
+    graph: DisclosureGraph, facts: RunFacts, visible: VisibleTools, names: Iterable[str]
+) -> tuple[list[str], list[str]]:
+    """Re-evaluate ``names`` (and what the facades revealed with them): returns the
+    names that showed and the names that hid."""
+    shown: list[str] = []
+    hidden: list[str] = []
+    unfolding = facts.unfolding
+    if facts.facades:
+        names = unfolding.with_revealed(names)
+    entries, built, places, dynamic = graph.entries, unfolding.built, graph.places, facts.dynamic
+    # Registered tools in registration order, then tools built by selectors.
+    position, later = graph.position, unfolding.position
+    if later:
+        last = len(position)
+        ordered = sorted(
+            (name for name in names if name in entries or name in built),
+            key=lambda name: position[name] if name in position else later.get(name, last),
         )
+    else:  # nothing built: every tool to look at is registered
+        ordered = sorted([name for name in names if name in entries], key=position.__getitem__)
+    for name in ordered:
+        now = name in dynamic or shows(entries, name, facts, places)  # as available()
+        if now and name not in visible:
+            tool = built.get(name)
+            visible.show(name, tool if tool is not None else entries[name].tool)
+            shown.append(name)
+        elif not now and name in visible and name not in dynamic:
+            visible.hide(name)
+            hidden.append(name)
+    return shown, hidden
 
-    def _note(self, call: ToolCall, result: ToolResult, record: CallRecord) -> None:
-        if isinstance(result.value, Loaded) and call.name not in self.graph.facades:
-            for each in result.value.unfolds:  # a model's search loaded these facades' tools
-                if self._folding and each.facade in self.graph.facades:
-                    self._unfold(each, record)
-        unfolded = unfolded_value(result) if self._folding else None
-        if (
-            unfolded is not None
-            and unfolded.facade == call.name
-            and call.name in self.graph.facades
-        ):
-            self._unfold(unfolded, record)
-            self._move(call.name, result, record)  # unfolding counts as the facade's call
-            if unfolded.direct is not None:
-                direct = unfolded.direct
-                self._note(ToolCall(call.id, direct.name, direct.arguments), direct.result, record)
-            return
-        if result.is_error:
-            return
-        name = call.name
-        self._counts[name] = self._counts.get(name, 0) + 1
-        record.affected |= self.graph.dependents_of_call(name)
-        if result.has_value:
-            if self.graph.artifact_keys:
-                for key in type_keys(result.value) & self.graph.artifact_keys:
-                    if key not in self._artifacts:
-                        self._artifacts.add(key)
-                        record.affected |= self.graph.dependents_of_artifact(key)
-            for plan in self._bindings.observe(result.value, name):
-                injected = self._apply(plan)
-                record.injected.append(injected)
-                record.opened.extend([*injected.added, *plan.usable])
-        self._move(name, result, record)
 
-    def _move(self, name: str, result: ToolResult, record: CallRecord) -> None:
-        """Take the transition a successful call of ``name`` fires in its machine."""
-        entry = self.graph.entries.get(name)
-        if entry is not None and entry.machine is not None:
-            change = self._transition(entry.machine, name, result)
-            if change is not None:
-                record.entered.append(change)
-                record.affected |= self.graph.tools_in_state(change.machine, change.previous)
-                record.affected |= self.graph.tools_in_state(change.machine, change.state)
-                record.affected |= self.graph.dependents_of_machine(change.machine)
+def record_call(
+    graph: DisclosureGraph,
+    facts: RunFacts,
+    visible: VisibleTools,
+    blackboard: Blackboard,
+    call: ToolCall,
+    result: ToolResult,
+) -> Changes:
+    """Note that ``call`` ran with ``result``; returns what became (un)available
+    (the very ``NOTHING_CHANGED`` when nothing depends on the call).
 
-    def _unfold(self, unfolded: Unfolded, record: CallRecord) -> None:
-        name = unfolded.facade
-        changed, skipped, started = self._facades.apply(unfolded, self._dynamic.__contains__)
-        self._counts[name] = self._counts.get(name, 0) + 1
-        record.affected |= set(changed) | self.graph.dependents_of_call(name)
-        if unfolded.listed:
-            record.listed.update(unfolded.names)
-        if self.graph.facades[name].swaps:  # the full form moves to the end, in place
-            for swapped in unfolded.names:
-                if swapped in self._visible and self._visible[swapped] is not (
-                    full := self._facades.tool_of(swapped)
-                ):
-                    del self._visible[swapped]
-                    self._visible[swapped] = full
-                    self._order.renumber(swapped)
-                    self._shown = None
-        if skipped:
-            record.injected.append(Injected(name, skipped=tuple(skipped)))
-        if started:
-            record.affected |= set(self._visible)
-            away = [n for n in self._dynamic if not self._facades.in_scope(n)]
-            record.hidden.extend(self.remove(away))
+    Failed calls count for nothing: they do not satisfy ``After`` nor transition.
+    A facade's result unfolds it; objects in a result may bind chained tools or
+    add discovered ones.
+    """
+    record = CallRecord(facts.posted(graph, blackboard))
+    _note(graph, facts, visible, call, result, record)
+    if not (record.affected or record.entered or record.hidden or record.injected):
+        return NOTHING_CHANGED  # the usual call: nothing depends on it
+    shown, hidden = refresh(graph, facts, visible, record.affected)
+    hidden.extend(record.hidden)
+    news = [*shown, *(name for name in record.opened if name not in shown)]
+    return Changes(
+        tuple(shown),
+        tuple(hidden),
+        tuple(record.entered),
+        announcement(news, record.entered, len(graph.machines), record.listed),
+        tuple(record.injected),
+    )
 
-    def _apply(self, plan: Plan) -> Injected:
-        removed = self.remove(plan.remove)
-        added: list[str] = []
-        skipped: list[str] = []
-        for tool in plan.add:
-            if tool.name in self._dynamic:  # the same object again: rebind in place
-                self._dynamic[tool.name] = self._visible[tool.name] = tool
-                self._shown = None
-            elif tool.name in self._visible or self._known(tool.name):
-                skipped.append(tool.name)
-            else:
-                self._dynamic[tool.name] = tool
-                self._show(tool.name, tool)
-                added.append(tool.name)
-        return Injected(
-            plan.source,
-            tuple(added),
-            tuple(removed),
-            tuple(skipped),
-            plan.over_limit,
-            self._bindings.limit if plan.over_limit else 0,
-            plan.not_added,
-        )
 
-    def _transition(self, machine: str, tool: str, result: ToolResult) -> StateChange | None:
-        current = self._machine_states[machine]
-        for transition in self.graph.transitions(machine, current, tool):
-            if transition.guard is None or transition.guard(result):
-                self._machine_states[machine] = transition.target
-                final = transition.target in self.graph.machines[machine].final_states
-                return StateChange(machine, current, transition.target, final)
-        return None
+def _note(
+    graph: DisclosureGraph,
+    facts: RunFacts,
+    visible: VisibleTools,
+    call: ToolCall,
+    result: ToolResult,
+    record: CallRecord,
+) -> None:
+    if isinstance(result.value, Loaded) and call.name not in graph.facades:
+        for each in result.value.unfolds:  # a model's search loaded these facades' tools
+            if facts.facades and each.facade in graph.facades:
+                _unfold(graph, facts, visible, each, record)
+    unfolded = unfolded_value(result) if facts.facades else None
+    if unfolded is not None and unfolded.facade == call.name and call.name in graph.facades:
+        _unfold(graph, facts, visible, unfolded, record)
+        _move(graph, facts, call.name, result, record)  # unfolding counts as the facade's call
+        if unfolded.direct is not None:
+            direct = unfolded.direct
+            direct_call = ToolCall(call.id, direct.name, direct.arguments)
+            _note(graph, facts, visible, direct_call, direct.result, record)
+        return
+    if result.is_error:
+        return
+    name = call.name
+    counts = facts.counts
+    counts[name] = counts.get(name, 0) + 1
+    record.affected |= graph.dependents_of_call(name)
+    if result.has_value:
+        if graph.artifact_keys:
+            record.affected |= facts.produced(graph, result.value)
+        for plan in facts.bindings.observe(result.value, name):
+            injected = _apply(graph, facts, visible, plan)
+            record.injected.append(injected)
+            record.opened.extend([*injected.added, *plan.usable])
+    _move(graph, facts, name, result, record)
 
-    def add(self, tools: Iterable[BaseTool]) -> tuple[list[str], list[str]]:
-        """Append tools injected at run time; returns (added names, skipped duplicates)."""
-        added: list[str] = []
-        skipped: list[str] = []
-        for tool in tools:
-            if tool.name in self._visible or self._known(tool.name):
-                skipped.append(tool.name)
-                continue
-            self._dynamic[tool.name] = tool
-            self._show(tool.name, tool)
+
+def _move(
+    graph: DisclosureGraph, facts: RunFacts, name: str, result: ToolResult, record: CallRecord
+) -> None:
+    """Take the transition a successful call of ``name`` fires in its machine."""
+    entry = graph.entries.get(name)
+    if entry is not None and entry.machine is not None:
+        change = facts.transition(graph, entry.machine, name, result)
+        if change is not None:
+            record.entered.append(change)
+            record.affected |= graph.tools_in_state(change.machine, change.previous)
+            record.affected |= graph.tools_in_state(change.machine, change.state)
+            record.affected |= graph.dependents_of_machine(change.machine)
+
+
+def _unfold(
+    graph: DisclosureGraph,
+    facts: RunFacts,
+    visible: VisibleTools,
+    unfolded: Unfolded,
+    record: CallRecord,
+) -> None:
+    name = unfolded.facade
+    unfolding, dynamic = facts.unfolding, facts.dynamic
+    changed, skipped, started = unfolding.apply(unfolded, dynamic.__contains__)
+    facts.count(name)
+    record.affected |= set(changed) | graph.dependents_of_call(name)
+    if unfolded.listed:
+        record.listed.update(unfolded.names)
+    if graph.facades[name].swaps:  # the full form moves to the end, in place
+        for swapped in unfolded.names:
+            shown = visible.get(swapped)
+            if shown is not None and shown is not (full := unfolding.tool_of(swapped)):
+                visible.move_to_end(swapped, full)
+    if skipped:
+        record.injected.append(Injected(name, skipped=tuple(skipped)))
+    if started:
+        record.affected |= set(visible)
+        away = [n for n in dynamic if not unfolding.in_scope(n)]
+        record.hidden.extend(remove_tools(graph, facts, visible, away))
+
+
+def _apply(graph: DisclosureGraph, facts: RunFacts, visible: VisibleTools, plan: Plan) -> Injected:
+    removed = remove_tools(graph, facts, visible, plan.remove)
+    added: list[str] = []
+    skipped: list[str] = []
+    dynamic = facts.dynamic
+    for tool in plan.add:
+        if tool.name in dynamic:  # the same object again: rebind in place
+            dynamic[tool.name] = tool
+            visible.rebind(tool.name, tool)
+        elif tool.name in visible or known(graph, facts, tool.name):
+            skipped.append(tool.name)
+        else:
+            dynamic[tool.name] = tool
+            visible.show(tool.name, tool)
             added.append(tool.name)
-        return added, skipped
+    limit = facts.bindings.limit
+    return Injected(
+        plan.source,
+        tuple(added),
+        tuple(removed),
+        tuple(skipped),
+        plan.over_limit,
+        limit if plan.over_limit else 0,
+        plan.not_added,
+    )
 
-    def remove(self, names: Iterable[str]) -> list[str]:
-        """Remove tools by name (injected or registered); returns the names removed."""
-        removed: list[str] = []
-        for name in names:
-            if name in self._dynamic:
-                del self._dynamic[name]
-                self._hide(name)
-                removed.append(name)
-            elif name in self.graph.entries and name not in self._removed:
-                self._removed.add(name)
-                self.recorded += 1
-                if name in self._visible:
-                    self._hide(name)
-                removed.append(name)
-        return removed
+
+def add_tools(
+    graph: DisclosureGraph, facts: RunFacts, visible: VisibleTools, tools: Iterable[BaseTool]
+) -> tuple[list[str], list[str]]:
+    """Append tools injected at run time; returns (added names, skipped duplicates)."""
+    added: list[str] = []
+    skipped: list[str] = []
+    for tool in tools:
+        if tool.name in visible or known(graph, facts, tool.name):
+            skipped.append(tool.name)
+            continue
+        facts.dynamic[tool.name] = tool
+        visible.show(tool.name, tool)
+        added.append(tool.name)
+    return added, skipped
+
+
+def remove_tools(
+    graph: DisclosureGraph, facts: RunFacts, visible: VisibleTools, names: Iterable[str]
+) -> list[str]:
+    """Remove tools by name (injected or registered); returns the names removed."""
+    removed: list[str] = []
+    for name in names:
+        if name in facts.dynamic:
+            del facts.dynamic[name]
+            visible.hide(name)
+            removed.append(name)
+        elif name in graph.entries and name not in facts.removed:
+            facts.removed.add(name)
+            if name in visible:
+                visible.hide(name)
+            removed.append(name)
+    return removed

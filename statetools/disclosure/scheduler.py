@@ -6,10 +6,12 @@ conditions depend on it (the graph's dependency index); ``When`` conditions are
 re-checked at the start of every turn. Per-turn work grows with the visible tools and
 the changes, not with the number registered.
 
-Facades (:mod:`~statetools.disclosure.facades`), chained instances and discovered
-entities (:mod:`~statetools.disclosure.bindings`) keep their own bookkeeping; the
-scheduler asks them and applies what they decide. What a call changes, and tools added
-or removed at run time, is :mod:`~statetools.disclosure.recording`.
+The scheduler owns its run's state, in two parts with one holder each: what the run has
+done (:class:`~statetools.disclosure.view.RunFacts`: calls, machine states, artifacts,
+blackboard values, removed and added tools, the facades' unfolds, bound objects) and
+what it shows (:class:`~statetools.disclosure.visible_tools.VisibleTools`). The graph
+is only read: one compiled graph serves any number of runs, threads and sessions. What
+a call changes is :mod:`~statetools.disclosure.recording`.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from typing import Any, Literal
 
 from statetools.blackboard import Blackboard
 from statetools.definitions.search import SearchCall
-from statetools.disclosure.bindings import Bindings, Resolver
+from statetools.disclosure.bindings import Resolver
 from statetools.disclosure.code_view import through_scripts
-from statetools.disclosure.facades import Facades, Replay
+from statetools.disclosure.facades import Replay
 from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.graph_cache import compiled, kept
 from statetools.disclosure.locks import Locks
@@ -33,15 +35,24 @@ from statetools.disclosure.outcomes import (
     StateChange,
 )
 from statetools.disclosure.outline import refuse_duplicate_sections
-from statetools.disclosure.overlay import Overlay
-from statetools.disclosure.recording import Recording
+from statetools.disclosure.recording import (
+    add_tools,
+    available,
+    known,
+    record_call,
+    refresh,
+    remove_tools,
+    tool_of,
+)
 from statetools.disclosure.resume import restore_added_tools
 from statetools.disclosure.shown import Shown
 from statetools.disclosure.state import DisclosureState
-from statetools.disclosure.tool_order import ToolOrder
-from statetools.disclosure.view import SchedulerView
+from statetools.disclosure.view import RunFacts
 from statetools.disclosure.visibility import Opened, shows, usable
-from statetools.errors import DefinitionError, SpecError
+from statetools.disclosure.visible_tools import VisibleTools
+from statetools.errors import DefinitionError
+from statetools.messages import ToolCall
+from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 
 __all__ = ["Blocked", "Changes", "Injected", "Scheduler", "StateChange", "Visibility"]
@@ -51,7 +62,7 @@ DISCOVERY_LIMIT = 128
 """Default limit on tools added by entity discovery in one run."""
 
 
-class Scheduler(Recording):
+class Scheduler:
     """Decides, turn by turn, which tools are visible and which calls may run.
 
     A saved ``state`` resumes a run; ``replay`` says what its saved unfolds opened
@@ -104,74 +115,40 @@ class Scheduler(Recording):
         self.context: Mapping[str, Any] = context or {}
         self.iteration = restored.iteration
         self.recorded = 0
-        self._counts: dict[str, int] = dict(restored.call_counts)
-        self._machine_states = {name: m.initial_state() for name, m in graph.machines.items()}
-        _check_machine_states(graph, restored)
-        self._machine_states.update(restored.machine_states)
-        self._artifacts = set(restored.artifacts)
-        self._blackboard_keys = set(restored.blackboard)
-        self._blackboard_seen = 0
-        self._removed = set(restored.removed)
-        self._dynamic: dict[str, BaseTool] = {}
-        fresh = state is None or state == DisclosureState(iteration=state.iteration)
-        shared = fresh and graph.initial_visible is not None
-        self._visible: Overlay[BaseTool] = Overlay(graph.initial_tools if shared else {})
-        """The visible tools: a fresh run reads the graph's shared start and keeps only
-        its own changes."""
-        self._order = ToolOrder()
-        self._shown: Shown | None = None
-        """The visible tools as last handed out; None after any change."""
-        self._facades = Facades(graph)
-        self._view = SchedulerView(
-            counts=self._counts,
-            machines=self._machine_states,
-            artifacts=self._artifacts,
-            blackboard=self._blackboard_keys,
-            removed=self._removed,
-            facades=self._facades,
-            context=self.context,
-        )
-        self._folding = self._facades.active
-        self._bindings = Bindings(graph, discovery_limit)
-        self._locks = Locks(
-            graph,
-            self._view,
-            visible=self._visible,
-            dynamic=self._dynamic,
-            removed=self._removed,
-            machine_states=self._machine_states,
-            facades=self._facades,
-            bindings=self._bindings,
-            folding=self._folding,
-        )
-        self._facades.replay(restored.unfolds, replay)
+        """How many recorded calls, turn starts and removals could change what may show:
+        a call that nothing depends on leaves it, so a caller can tell "nothing changed
+        since" (tools added at run time change nothing registered)."""
+        facts = self._facts = RunFacts(graph, restored, self.context, discovery_limit)
+        """What the run has done (the only holder of it)."""
+        visible = self._visible = VisibleTools()
+        """What the run shows (the only holder of it)."""
+        self._locks = Locks(graph, facts, visible)
+        facts.unfolding.replay(restored.unfolds, replay)
         added, self._not_restored = restore_added_tools(
             restored,
-            self._bindings,
-            lambda name: self._known(name) or name in self._removed,
+            facts.bindings,
+            lambda name: known(graph, facts, name) or name in facts.removed,
             instances,
             restore,
         )
-        self._dynamic.update(added)
-        if shared:  # worked out when compiled
-            self._order.start((), graph.initial_positions)
+        facts.dynamic.update(added)
+        fresh = state is None or state == DisclosureState(iteration=state.iteration)
+        if fresh and graph.initial_visible is not None:  # worked out when compiled
+            visible.start(graph.initial_tools, graph.initial_positions)
         else:
-            known = (*restored.visible_order, *graph.entries, *self._facades.built)
-            names = [
-                name
-                for name in dict.fromkeys(known)
-                if (self._known(name) or name in self._dynamic)
+            saved = (*restored.visible_order, *graph.entries, *facts.unfolding.built)
+            visible.start(
+                (name, tool_of(graph, facts, name))
+                for name in dict.fromkeys(saved)
+                if (known(graph, facts, name) or name in facts.dynamic)
                 and not (fresh and name in graph.when_tools)
-                and self._available(name)
-            ]
-            tool_of = self._tool_of
-            self._visible.update((name, tool_of(name)) for name in names)
-            self._order.start(self._visible)
-        posted = self._blackboard_changes()  # a nested run starts with its caller's values
-        self._refresh(graph.when_tools | posted if posted else graph.when_tools)
-        self._order.settle()
+                and available(graph, facts, name)
+            )
+        posted = facts.posted(graph, self.blackboard)  # a nested run starts with its caller's
+        refresh(graph, facts, visible, graph.when_tools | posted if posted else graph.when_tools)
+        visible.settle()
         if fresh and visibility == "hidden" and graph.initial_shown is not None and not posted:
-            self._shown = graph.initial_shown
+            visible.keep_shown(graph.initial_shown)
 
     @classmethod
     def for_items(
@@ -201,25 +178,11 @@ class Scheduler(Recording):
 
     # availability -------------------------------------------------------------------
 
-    def _known(self, name: str) -> bool:
-        return name in self.graph.entries or name in self._facades.built
-
-    def _tool_of(self, name: str) -> BaseTool:
-        dynamic = self._dynamic.get(name)
-        if dynamic is not None:
-            return dynamic
-        return self._facades.tool_of(name) if self._folding else self.graph.entries[name].tool
-
-    def _available(self, name: str) -> bool:
-        """Shown now (the rule of :mod:`~statetools.disclosure.visibility`, which
-        ``explore()`` shares); tools added at run time always are."""
-        graph = self.graph
-        return name in self._dynamic or shows(graph.entries, name, self._view, graph.places)
-
     def _usable(self, name: str, scoped: bool = True) -> bool:
         """Available, counting an unfolded facade as usable (its tools may show)."""
-        return name in self._dynamic or usable(
-            self.graph.entries, name, self._view, scoped=scoped, places=self.graph.places
+        facts, graph = self._facts, self.graph
+        return name in facts.dynamic or usable(
+            graph.entries, name, facts, scoped=scoped, places=graph.places
         )
 
     def would_show(self, name: str, opened: Container[str] = (), *, unfolded: bool = False) -> bool:
@@ -230,9 +193,9 @@ class Scheduler(Recording):
         >>> Scheduler.for_items([Tool.create("ping", "Ping.", lambda: "ok")]).would_show("ping")
         True
         """
-        moment = Opened(self._view, opened) if opened else self._view
+        moment = Opened(self._facts, opened) if opened else self._facts
         entries, places = self.graph.entries, self.graph.places
-        if name in self._dynamic:
+        if name in self._facts.dynamic:
             return True
         if unfolded:
             return usable(entries, name, moment, places=places)
@@ -295,13 +258,12 @@ class Scheduler(Recording):
         """
         graph = self.graph
         if self.visibility == "hidden":
-            if self._shown is None:
-                self._shown = through_scripts(
-                    Shown.of(self._visible.values()), graph.code_modes, graph.code_member_of
-                )
-            return self._shown
+            return self._visible.shown(self._through_scripts if graph.code_modes else None)
         declared = Shown.of(self._locks.declared_view())
         return through_scripts(declared, graph.code_modes, graph.code_member_of)
+
+    def _through_scripts(self, shown: Shown) -> Shown:
+        return through_scripts(shown, self.graph.code_modes, self.graph.code_member_of)
 
     def resolve(self, name: str) -> BaseTool | Blocked | None:
         """The tool to run for ``name``; Blocked when it may not run now; None if unknown.
@@ -319,66 +281,66 @@ class Scheduler(Recording):
         Blocked(reason="Tool 'report' is locked. Call first: search.")
         """
         tool = self._visible.get(name)
+        facts = self._facts
         if tool is not None:
             if name in self.graph.chained:
-                bound = self._bindings.tool(name)
-                return bound if bound is not None else Blocked(self._bindings.reason(name) or "")
+                bound = facts.bindings.tool(name)
+                return bound if bound is not None else Blocked(facts.bindings.reason(name) or "")
             if name in self.graph.facades and self.graph.facades[name].search is not None:
                 return SearchCall.around(
                     tool, locked=lambda found: self._locks.search_lock(name, found)
                 )
             return tool
-        if self._folding and name in self.graph.facades and self._usable(name):
-            recall = self._facades.recall(name)
+        if facts.facades and name in self.graph.facades and self._usable(name):
+            recall = facts.unfolding.recall(name)
             if recall is not None:
                 return recall
-            if name in self._facades.passed:  # a search went through it; it may unfold
+            if name in facts.unfolding.passed:  # a search went through it; it may unfold
                 return self.graph.entries[name].tool
-        if self._known(name):
+        if known(self.graph, facts, name):
             return Blocked(self.explain(name) or f"Tool '{name}' is not available now.")
         return None
 
     # changes ----------------------------------------------------------------------
 
-    def _refresh(self, names: Iterable[str]) -> tuple[list[str], list[str]]:
-        shown: list[str] = []
-        hidden: list[str] = []
-        # Registered tools in registration order, then tools built by selectors.
-        position, later = self.graph.position, self._facades.position
+    def record(self, call: ToolCall, result: ToolResult) -> Changes:
+        """Note that ``call`` ran with ``result``; returns what became (un)available.
 
-        def order(name: str) -> int:
-            index = position.get(name)
-            return index if index is not None else later.get(name, len(position))
+        Failed calls count for nothing: they do not satisfy ``After`` nor transition.
+        A facade's result unfolds it; objects in a result may bind chained tools or
+        add discovered ones (see :mod:`~statetools.disclosure.recording`).
 
-        if self._folding:
-            names = self._facades.with_revealed(names)
-        entries, built, visible = self.graph.entries, self._facades.built, self._visible
-        for name in sorted(names, key=order):
-            if name not in entries and name not in built:
-                continue
-            now = self._available(name)
-            if now and name not in visible:
-                tool = built.get(name)
-                self._show(name, tool if tool is not None else entries[name].tool)
-                shown.append(name)
-            elif not now and name in visible and name not in self._dynamic:
-                self._hide(name)
-                hidden.append(name)
-        return shown, hidden
+        >>> ping = Tool.create("ping", "Ping", lambda: "pong")
+        >>> after = Tool.create("after", "After a ping", lambda: "ok")
+        >>> book = PlaybookTool("p", "P").with_tool(ping).with_tool(after).unlocked_by(ping)
+        >>> Scheduler.for_items([book]).record(ToolCall("c1", "ping"), ToolResult.text("")).unlocked
+        ('after',)
+        """
+        changes = record_call(self.graph, self._facts, self._visible, self.blackboard, call, result)
+        if changes is not NOTHING_CHANGED:
+            self.recorded += 1
+        return changes
 
-    def _show(self, name: str, tool: BaseTool) -> None:
-        """Make ``name`` visible: back in its place if the model still has it in view."""
-        self._visible[name] = tool
-        self._shown = None
-        if self._order.show(name):  # rare: reorder in place (others hold this dict)
-            tools = dict(self._visible)
-            self._visible.clear()
-            self._visible.update((n, tools[n]) for n in self._order.sorted(tools))
+    def add(self, tools: Iterable[BaseTool]) -> tuple[list[str], list[str]]:
+        """Append tools injected at run time; returns (added names, skipped duplicates).
 
-    def _hide(self, name: str) -> None:
-        del self._visible[name]
-        self._shown = None
-        self._order.hide(name)
+        >>> scheduler = Scheduler.for_items([Tool.create("ping", "Ping", lambda: "pong")])
+        >>> scheduler.add([Tool.create("pong", "Pong", lambda: "ping")])
+        (['pong'], [])
+        """
+        return add_tools(self.graph, self._facts, self._visible, tools)
+
+    def remove(self, names: Iterable[str]) -> list[str]:
+        """Remove tools by name (injected or registered); returns the names removed.
+
+        >>> scheduler = Scheduler.for_items([Tool.create("ping", "Ping", lambda: "pong")])
+        >>> scheduler.remove(["ping", "nothing"]), scheduler.visible()
+        (['ping'], [])
+        """
+        removed = remove_tools(self.graph, self._facts, self._visible, names)
+        if any(name in self.graph.entries for name in removed):
+            self.recorded += 1
+        return removed
 
     def begin_turn(self) -> Changes:
         """Re-check ``When`` conditions and the blackboard before a model call (the
@@ -392,14 +354,15 @@ class Scheduler(Recording):
         """
         lost = (Injected("resume", not_added=self._not_restored),) if self._not_restored else ()
         self._not_restored = ()
-        affected = self._blackboard_changes()
-        affected.update(self.graph.when_tools)
+        graph, facts, visible = self.graph, self._facts, self._visible
+        affected = facts.posted(graph, self.blackboard)
+        affected.update(graph.when_tools)
         if not affected:
-            self._order.settle()
+            visible.settle()
             return Changes(injected=lost) if lost else NOTHING_CHANGED
         self.recorded += 1
-        shown, hidden = self._refresh(affected)
-        self._order.settle()
+        shown, hidden = refresh(graph, facts, visible, affected)
+        visible.settle()
         return Changes(tuple(shown), tuple(hidden), injected=lost)
 
     def snapshot(self) -> DisclosureState:
@@ -413,27 +376,15 @@ class Scheduler(Recording):
         >>> dict(scheduler.snapshot().call_counts)
         {'search': 1}
         """
+        facts = self._facts
         return DisclosureState(
-            call_counts=self._counts,
-            machine_states=self._machine_states,
-            artifacts=self._artifacts,
-            blackboard=self._blackboard_keys,
+            call_counts=facts.counts,
+            machine_states=facts.machines,
+            artifacts=facts.artifacts,
+            blackboard=facts.blackboard,
             visible_order=tuple(self._visible),
-            removed=self._removed,
+            removed=facts.removed,
             iteration=self.iteration,
-            unfolds=self._facades.snapshot(),
-            objects=self._bindings.snapshot(),
+            unfolds=facts.unfolding.snapshot(),
+            objects=facts.bindings.snapshot(),
         )
-
-
-def _check_machine_states(graph: DisclosureGraph, state: DisclosureState) -> None:
-    """Refuse a saved state that puts a machine of this run in a state it does not have."""
-    for name, current in state.machine_states.items():
-        machine = graph.machines.get(name)
-        if machine is not None and current not in machine.state_names:
-            raise SpecError(
-                f"machine '{name}' has no state {current!r}",
-                path=f"state.machine_states.{name}",
-                hint=f"its states are {', '.join(machine.state_names)}; "
-                "resume with the state saved from this design",
-            )

@@ -1,68 +1,133 @@
-"""What the scheduler hands to conditions and to the visibility rule, and what one
-recorded call changes."""
+"""What a run has done (:class:`RunFacts`, which conditions and the visibility rule
+read), and what one recorded call changes."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from statetools.blackboard import Blackboard
 from statetools.definitions.conditions import Condition, holds, type_key
+from statetools.disclosure.bindings import Bindings
 from statetools.disclosure.facades import Facades
+from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.outcomes import Injected, StateChange
+from statetools.disclosure.state import DisclosureState
+from statetools.errors import SpecError
+from statetools.tools.result import ToolResult
+from statetools.tools.tool import BaseTool
 
-if TYPE_CHECKING:
-    from statetools.disclosure.graph import DisclosureGraph
 
+class RunFacts:
+    """What one run has done, as its scheduler keeps it: successful calls per tool, the
+    state of each machine, the type keys of the artifacts and blackboard values seen,
+    the tools removed and the tools added at run time, the facades' unfolds
+    (``unfolding``) and the bound objects (``bindings``). It is the only holder of these
+    (nothing else keeps a reference to its containers), and it is what conditions (a
+    ConditionView) and the visibility rule (a
+    :class:`~statetools.disclosure.visibility.Moment`) read.
 
-class SchedulerView:
-    """The run's state as conditions (a ConditionView) and the visibility rule (a
-    :class:`~statetools.disclosure.visibility.Moment`) read it. It holds the scheduler's
-    own containers, so it always sees the current state."""
+    >>> graph = disclosure_graph(Tool.create("ping", "Ping", lambda: "pong"))
+    >>> facts = RunFacts(graph, DisclosureState(call_counts={"ping": 2}), {}, 128)
+    >>> facts.calls("ping"), facts.calls("pong")
+    (2, 0)
+    """
 
     __slots__ = (
-        "_artifacts",
-        "_blackboard",
-        "_counts",
-        "_facades",
+        "artifacts",
+        "bindings",
+        "blackboard",
+        "blackboard_seen",
         "context",
+        "counts",
+        "dynamic",
         "facades",
         "machines",
         "removed",
+        "unfolding",
     )
 
     def __init__(
         self,
-        *,
-        counts: Mapping[str, int],
-        machines: Mapping[str, str],
-        artifacts: set[str],
-        blackboard: set[str],
-        removed: set[str],
-        facades: Facades,
+        graph: DisclosureGraph,
+        state: DisclosureState,
         context: Mapping[str, Any],
+        discovery_limit: int,
     ) -> None:
-        self._counts = counts
-        self._artifacts = artifacts
-        self._blackboard = blackboard
-        self.removed = removed
-        self.machines = machines
-        self._facades = facades
+        _check_machine_states(graph, state)
+        self.counts: dict[str, int] = dict(state.call_counts)
+        self.machines: dict[str, str] = {
+            name: machine.initial_state() for name, machine in graph.machines.items()
+        }
+        self.machines.update(state.machine_states)
+        self.artifacts = set(state.artifacts)
+        self.blackboard = set(state.blackboard)
+        """Type keys of the blackboard values seen."""
+        self.blackboard_seen = 0
+        """How many of the blackboard's values were looked at."""
+        self.removed = set(state.removed)
+        self.dynamic: dict[str, BaseTool] = {}
+        """Tools added at run time (discovery, chaining, injection strategies), by name."""
+        self.unfolding = Facades(graph)
+        self.bindings = Bindings(graph, discovery_limit)
         self.context = context
-        self.facades = facades.active
+        self.facades = self.unfolding.active
+
+    def count(self, tool: str) -> None:
+        """One more successful call of ``tool``."""
+        self.counts[tool] = self.counts.get(tool, 0) + 1
+
+    def posted(self, graph: DisclosureGraph, blackboard: Blackboard) -> set[str]:
+        """The tools whose conditions wait for a blackboard value posted since the last
+        look (a type key seen for the first time)."""
+        affected: set[str] = set()
+        if len(blackboard) == self.blackboard_seen:
+            return affected  # nothing posted since (the usual turn)
+        waited_for = graph.blackboard_keys
+        for value in blackboard.since(self.blackboard_seen):
+            self.blackboard_seen += 1
+            for key in type_keys(value) & waited_for:
+                if key not in self.blackboard:
+                    self.blackboard.add(key)
+                    affected |= graph.dependents_of_blackboard(key)
+        return affected
+
+    def produced(self, graph: DisclosureGraph, value: Any) -> set[str]:
+        """The tools whose conditions wait for an artifact of ``value``'s types, seen
+        for the first time now."""
+        affected: set[str] = set()
+        for key in type_keys(value) & graph.artifact_keys:
+            if key not in self.artifacts:
+                self.artifacts.add(key)
+                affected |= graph.dependents_of_artifact(key)
+        return affected
+
+    def transition(
+        self, graph: DisclosureGraph, machine: str, tool: str, result: ToolResult
+    ) -> StateChange | None:
+        """Take the first transition a successful call of ``tool`` fires in
+        ``machine``'s current state (its guard, if any, accepting ``result``)."""
+        current = self.machines[machine]
+        for transition in graph.transitions(machine, current, tool):
+            if transition.guard is None or transition.guard(result):
+                self.machines[machine] = transition.target
+                final = transition.target in graph.machines[machine].final_states
+                return StateChange(machine, current, transition.target, final)
+        return None
 
     # ConditionView
 
     def calls(self, tool: str) -> int:
-        return self._counts.get(tool, 0)
+        return self.counts.get(tool, 0)
 
     def machine_state(self, machine: str) -> str | None:
         return self.machines.get(machine)
 
     def seen_artifact(self, key: str) -> bool:
-        return key in self._artifacts
+        return key in self.artifacts
 
     def seen_on_blackboard(self, key: str) -> bool:
-        return key in self._blackboard
+        return key in self.blackboard
 
     # Moment
 
@@ -70,16 +135,29 @@ class SchedulerView:
         return holds(condition, self)
 
     def in_scope(self, name: str) -> bool:
-        return self._facades.in_scope(name)
+        return self.unfolding.in_scope(name)
 
     def enclosing(self, name: str) -> str | None:
-        return self._facades.enclosing(name)
+        return self.unfolding.enclosing(name)
 
     def revealed(self, name: str) -> bool:
-        return name in self._facades.revealed
+        return name in self.unfolding.revealed
 
     def replaced(self, name: str) -> bool:
-        return self._facades.replaced(name)
+        return self.unfolding.replaced(name)
+
+
+def _check_machine_states(graph: DisclosureGraph, state: DisclosureState) -> None:
+    """Refuse a saved state that puts a machine of this run in a state it does not have."""
+    for name, current in state.machine_states.items():
+        machine = graph.machines.get(name)
+        if machine is not None and current not in machine.state_names:
+            raise SpecError(
+                f"machine '{name}' has no state {current!r}",
+                path=f"state.machine_states.{name}",
+                hint=f"its states are {', '.join(machine.state_names)}; "
+                "resume with the state saved from this design",
+            )
 
 
 class CallRecord:
