@@ -108,7 +108,7 @@ class Scheduler:
             )
         if strict_sections:
             refuse_duplicate_sections(graph.outlines)
-        restored = state or DisclosureState()
+        restored = state.disclosure() if state is not None else DisclosureState()
         self.graph = graph
         self.visibility = visibility
         self.blackboard = blackboard if blackboard is not None else Blackboard()
@@ -132,7 +132,7 @@ class Scheduler:
             restore,
         )
         facts.dynamic.update(added)
-        fresh = state is None or state == DisclosureState(iteration=state.iteration)
+        fresh = restored == DisclosureState(iteration=restored.iteration)
         if fresh and graph.initial_visible is not None:  # worked out when compiled
             visible.start(graph.initial_tools, graph.initial_positions)
         else:

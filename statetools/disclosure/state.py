@@ -1,4 +1,5 @@
-"""DisclosureState: everything about tool availability that changes during a run."""
+"""DisclosureState: everything about tool availability that changes during a run, with
+the tool loop's own counters beside it in their own value (:class:`LoopCounters`)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,37 @@ def _pairs(value: Iterable[Iterable[str]]) -> tuple[tuple[str, str], ...]:
 
 
 @attrs.frozen
+class LoopCounters:
+    """The tool loop's own counters, which travel with a run's state so that a resumed
+    run ends where the unbroken one would (they say nothing about which tools show).
+
+    ``unknown_calls_in_a_row``: calls of names that are no tool, since the last call
+    of a real one; ``output_corrected``: the model was already told once that its final
+    answer did not fit ``output_type``. For a model whose tools cannot change within a
+    conversation, ``conversation`` (restarts so far) and ``conversation_tools`` (a
+    digest of the tools the current conversation has) let a resumed run restart exactly
+    where the unbroken one would. ``catalogue`` (JSON text) is what the run's tool
+    catalogue holds, for models that declare every tool. ``ending`` (``return_direct``
+    or ``final_state``) is set in the steps a session saves between a call that ends the
+    run and the run's end: a session continued from one ends there too.
+
+    >>> DisclosureState(unknown_calls_in_a_row=2).loop
+    LoopCounters(unknown_calls_in_a_row=2, output_corrected=False, conversation=0, \
+conversation_tools=None, catalogue=None, ending=None)
+    """
+
+    unknown_calls_in_a_row: int = 0
+    output_corrected: bool = False
+    conversation: int = 0
+    conversation_tools: str | None = None
+    catalogue: str | None = None
+    ending: str | None = None
+
+
+_NO_COUNTS = LoopCounters()
+
+
+@attrs.frozen(init=False)
 class DisclosureState:
     """A serializable snapshot of a run's disclosure: resume a run from it.
 
@@ -58,17 +90,10 @@ class DisclosureState:
     again with them); ``objects``: the bound objects by reference, ``(role, type key,
     id)`` with role the chained type key, ``*`` (``Chaining.any()``) or ``discovery``:
     a resumed run finds them again with ``ToolLoop(instances=...)``.
-    Two counters of the tool loop travel along, so a resumed run ends where the
-    unbroken one would: ``unknown_calls_in_a_row`` (calls of names that are no tool,
-    since the last call of a real one) and ``output_corrected`` (the model was already
-    told once that its final answer did not fit ``output_type``). For a model whose
-    tools cannot change within a conversation, ``conversation`` (restarts so far) and
-    ``conversation_tools`` (a digest of the tools the current conversation has) let a
-    resumed run restart exactly where the unbroken one would. ``catalogue`` (JSON text)
-    is what the run's tool catalogue holds, for models that declare every tool.
-    ``ending`` (``return_direct`` or ``final_state``) is set in the steps a session
-    saves between a call that ends the run and the run's end (the output is the saved
-    result's): a session continued from one ends there too, without asking the model.
+    The loop's own counters travel along in their own value, ``loop``
+    (:class:`LoopCounters`); each may be given and read by its name too
+    (``DisclosureState(output_corrected=True).output_corrected``). The scheduler keeps
+    and gives the disclosure only; the JSON is one flat object, as it always was.
 
     >>> state = DisclosureState(call_counts={"search": 1}, iteration=2)
     >>> DisclosureState.from_json(state.to_json()) == state
@@ -83,23 +108,116 @@ class DisclosureState:
     removed: tuple[str, ...] = attrs.field(default=(), converter=_sorted)
     iteration: int = 0
     unfolds: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=_pairs)
-    unknown_calls_in_a_row: int = 0
-    output_corrected: bool = False
-    conversation: int = 0
-    conversation_tools: str | None = None
-    catalogue: str | None = None
     objects: tuple[tuple[str, str, str], ...] = attrs.field(default=(), converter=_triples)
-    ending: str | None = None
+    loop: LoopCounters = _NO_COUNTS
+
+    def __init__(
+        self,
+        call_counts: Mapping[str, int] | None = None,
+        machine_states: Mapping[str, str] | None = None,
+        artifacts: Iterable[str] = (),
+        blackboard: Iterable[str] = (),
+        visible_order: Iterable[str] = (),
+        removed: Iterable[str] = (),
+        iteration: int = 0,
+        unfolds: Iterable[Iterable[str]] = (),
+        objects: Iterable[Iterable[str]] = (),
+        loop: LoopCounters = _NO_COUNTS,
+        **counters: Any,
+    ) -> None:
+        if counters:
+            try:
+                loop = attrs.evolve(loop, **counters)
+            except TypeError:
+                unknown = sorted(set(counters) - set(attrs.fields_dict(LoopCounters)))
+                raise TypeError(f"DisclosureState has no field {', '.join(unknown)}") from None
+        self.__attrs_init__(
+            {} if call_counts is None else call_counts,
+            {} if machine_states is None else machine_states,
+            artifacts,
+            blackboard,
+            visible_order,
+            removed,
+            iteration,
+            unfolds,
+            objects,
+            loop,
+        )
+
+    @property
+    def unknown_calls_in_a_row(self) -> int:
+        """``loop.unknown_calls_in_a_row``.
+
+        >>> DisclosureState(unknown_calls_in_a_row=2).unknown_calls_in_a_row
+        2
+        """
+        return self.loop.unknown_calls_in_a_row
+
+    @property
+    def output_corrected(self) -> bool:
+        """``loop.output_corrected``.
+
+        >>> DisclosureState(output_corrected=True).output_corrected
+        True
+        """
+        return self.loop.output_corrected
+
+    @property
+    def conversation(self) -> int:
+        """``loop.conversation``.
+
+        >>> DisclosureState(conversation=1).conversation
+        1
+        """
+        return self.loop.conversation
+
+    @property
+    def conversation_tools(self) -> str | None:
+        """``loop.conversation_tools``.
+
+        >>> DisclosureState().conversation_tools is None
+        True
+        """
+        return self.loop.conversation_tools
+
+    @property
+    def catalogue(self) -> str | None:
+        """``loop.catalogue``.
+
+        >>> DisclosureState().catalogue is None
+        True
+        """
+        return self.loop.catalogue
+
+    @property
+    def ending(self) -> str | None:
+        """``loop.ending``.
+
+        >>> DisclosureState(ending="return_direct").ending
+        'return_direct'
+        """
+        return self.loop.ending
+
+    def disclosure(self) -> DisclosureState:
+        """This state without the loop's counters (what a scheduler keeps and gives).
+
+        >>> state = DisclosureState(iteration=2, output_corrected=True)
+        >>> state.disclosure() == DisclosureState(iteration=2)
+        True
+        """
+        if self.loop == _NO_COUNTS:
+            return self
+        return attrs.evolve(self, loop=_NO_COUNTS)
 
     def to_json(self) -> str:
-        """The state as JSON text.
+        """The state as JSON text (one flat object: the loop's counters beside the rest).
 
         >>> json.loads(DisclosureState(call_counts={"search": 1}).to_json())["call_counts"]
         {'search': 1}
         >>> DisclosureState.from_json(DisclosureState(iteration=3).to_json()).iteration
         3
         """
-        return json.dumps(_converter.unstructure(self), sort_keys=True)
+        return json.dumps(_converter.unstructure(_Saved.of(self)), sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str | Mapping[str, Any]) -> DisclosureState:
@@ -121,10 +239,73 @@ class DisclosureState:
             found = "null" if data is None else type(data).__name__
             raise _not_a_state([("state", f"expected a JSON object, got {found}")])
         try:
-            return _converter.structure(dict(data), cls)
+            return _converter.structure(dict(data), _Saved).state()
         except Exception as exc:
             lines = cattrs.transform_error(exc, path="state", format_exception=_described)
             raise _not_a_state([_located(line) for line in lines]) from exc
+
+
+@attrs.frozen
+class _Saved:
+    """The JSON of a :class:`DisclosureState`: every field at the top level."""
+
+    call_counts: Mapping[str, int] = attrs.field(factory=dict)
+    machine_states: Mapping[str, str] = attrs.field(factory=dict)
+    artifacts: tuple[str, ...] = ()
+    blackboard: tuple[str, ...] = ()
+    visible_order: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    iteration: int = 0
+    unfolds: tuple[tuple[str, str], ...] = ()
+    unknown_calls_in_a_row: int = 0
+    output_corrected: bool = False
+    conversation: int = 0
+    conversation_tools: str | None = None
+    catalogue: str | None = None
+    objects: tuple[tuple[str, str, str], ...] = ()
+    ending: str | None = None
+
+    @classmethod
+    def of(cls, state: DisclosureState) -> _Saved:
+        loop = state.loop
+        return cls(
+            state.call_counts,
+            state.machine_states,
+            state.artifacts,
+            state.blackboard,
+            state.visible_order,
+            state.removed,
+            state.iteration,
+            state.unfolds,
+            loop.unknown_calls_in_a_row,
+            loop.output_corrected,
+            loop.conversation,
+            loop.conversation_tools,
+            loop.catalogue,
+            state.objects,
+            loop.ending,
+        )
+
+    def state(self) -> DisclosureState:
+        return DisclosureState(
+            self.call_counts,
+            self.machine_states,
+            self.artifacts,
+            self.blackboard,
+            self.visible_order,
+            self.removed,
+            self.iteration,
+            self.unfolds,
+            self.objects,
+            LoopCounters(
+                self.unknown_calls_in_a_row,
+                self.output_corrected,
+                self.conversation,
+                self.conversation_tools,
+                self.catalogue,
+                self.ending,
+            ),
+        )
 
 
 _converter = make_json_converter(forbid_extra_keys=True)

@@ -37,7 +37,7 @@ from statetools.engine.calls import Call, Calls
 from statetools.engine.events import Event, Listener, RunStarted
 from statetools.engine.loop_result import LoopResult
 from statetools.engine.prompt import place_prompt, refresh_prompt
-from statetools.engine.record import RunRecord, disclosure_only, forward_to, initial_messages
+from statetools.engine.record import RunRecord, forward_to, initial_messages
 from statetools.engine.steps import (
     answer_unrun,
     apply_strategy,
@@ -157,7 +157,7 @@ class Conversation:
             items = (*items, TOOL_SEARCH_TOOL)
         self.scheduler = Scheduler.for_items(
             (*items, *chaining) if chaining else items,
-            disclosure_only(state) if state is not None else None,
+            state,
             visibility=visibility,
             blackboard=self.blackboard,
             context=self.context,

@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 
 from statetools.disclosure.scheduler import Changes, Scheduler
-from statetools.disclosure.state import DisclosureState
+from statetools.disclosure.state import DisclosureState, LoopCounters
 from statetools.engine.answers import (
     MAX_RESTARTS,
     NOT_RUN,
@@ -41,26 +41,9 @@ from statetools.messages import Message, SystemMessage, ToolCall, ToolMessage, U
 from statetools.models.base import ToolDefinition, Usage
 from statetools.tools.context import Relay
 
-__all__ = ["RunRecord", "disclosure_only", "forward_to", "initial_messages"]
+__all__ = ["RunRecord", "forward_to", "initial_messages"]
 
 logger = logging.getLogger("statetools.loop")
-
-
-def disclosure_only(state: DisclosureState) -> DisclosureState:
-    """``state`` without the run's own counters (the scheduler keeps disclosure only).
-
-    >>> disclosure_only(DisclosureState(unknown_calls_in_a_row=2)).unknown_calls_in_a_row
-    0
-    """
-    return attrs.evolve(
-        state,
-        unknown_calls_in_a_row=0,
-        output_corrected=False,
-        conversation=0,
-        conversation_tools=None,
-        catalogue=None,
-        ending=None,
-    )
 
 
 def initial_messages(prompt: str | Sequence[Message], system_prompt: str | None) -> list[Message]:
@@ -279,8 +262,7 @@ class RunRecord:
         """
         self.scheduler.iteration = self.iterations
         tools = self.conversation_tools
-        state = attrs.evolve(
-            self.scheduler.snapshot(),
+        counters = LoopCounters(
             unknown_calls_in_a_row=self.misses,
             output_corrected=self.output_corrected,
             conversation=self.conversation,
@@ -290,6 +272,7 @@ class RunRecord:
             catalogue=self.catalogue.snapshot() if self.catalogue is not None else None,
             ending=self.ending[0] if self.ending is not None and outcome == RUNNING else None,
         )
+        state = attrs.evolve(self.scheduler.snapshot(), loop=counters)
         return LoopResult(
             output=output,
             messages=tuple(self.messages),
