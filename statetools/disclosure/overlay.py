@@ -88,6 +88,24 @@ class Overlay(MutableMapping[str, V]):
         else:
             raise KeyError(key)
 
+    def pop(self, key: str, *default: V) -> V:  # type: ignore[override]
+        """Remove ``key`` and give its value (``default`` when it is not here).
+
+        >>> Overlay({"a": 1}).pop("a"), Overlay({"a": 1}).pop("b", 0)
+        (1, 0)
+        """
+        added = self._added
+        if added is not None and key in added:
+            return added.pop(key)
+        if self._in_base(key):
+            if self._removed is None:
+                self._removed = set()
+            self._removed.add(key)
+            return self._base[key]
+        if default:
+            return default[0]
+        raise KeyError(key)
+
     def _own(self) -> None:
         """Copy what is held from ``base`` into a dict of this mapping's own."""
         self._added = dict(self.items())

@@ -4,7 +4,7 @@ removed at run time.
 These functions work on the two parts a :class:`~statetools.disclosure.scheduler.Scheduler`
 owns, what its run has done (:class:`~statetools.disclosure.view.RunFacts`) and what it
 shows (:class:`~statetools.disclosure.visible_tools.VisibleTools`), given to each call;
-they keep nothing themselves, and the graph is only read. :func:`record_call` notes a
+they keep nothing themselves, and the graph is only read. :func:`note_call` notes a
 call's effects (call counts, artifacts and blackboard values seen, the transition it
 fires, the facade it unfolds, the objects it binds or discovers) and re-evaluates only
 the tools whose conditions depend on them (:func:`refresh`).
@@ -23,18 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from statetools.blackboard import Blackboard
 from statetools.definitions.unfold_call import Loaded
 from statetools.definitions.unfolding import Unfolded
 from statetools.disclosure.bindings import Plan
 from statetools.disclosure.facades import unfolded_value
 from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.outcomes import (
-    NOTHING_CHANGED,
-    Changes,
-    Injected,
-    announcement,
-)
+from statetools.disclosure.outcomes import Injected
 from statetools.disclosure.view import CallRecord, RunFacts
 from statetools.disclosure.visibility import shows
 from statetools.disclosure.visible_tools import VisibleTools
@@ -42,7 +36,7 @@ from statetools.messages import ToolCall
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 
-__all__ = ["add_tools", "available", "known", "record_call", "refresh", "remove_tools"]
+__all__ = ["add_tools", "available", "known", "note_call", "refresh", "remove_tools", "tool_of"]
 
 
 def known(graph: DisclosureGraph, facts: RunFacts, name: str) -> bool:
@@ -99,38 +93,7 @@ def refresh(
     return shown, hidden
 
 
-def record_call(
-    graph: DisclosureGraph,
-    facts: RunFacts,
-    visible: VisibleTools,
-    blackboard: Blackboard,
-    call: ToolCall,
-    result: ToolResult,
-) -> Changes:
-    """Note that ``call`` ran with ``result``; returns what became (un)available
-    (the very ``NOTHING_CHANGED`` when nothing depends on the call).
-
-    Failed calls count for nothing: they do not satisfy ``After`` nor transition.
-    A facade's result unfolds it; objects in a result may bind chained tools or
-    add discovered ones.
-    """
-    record = CallRecord(facts.posted(graph, blackboard))
-    _note(graph, facts, visible, call, result, record)
-    if not (record.affected or record.entered or record.hidden or record.injected):
-        return NOTHING_CHANGED  # the usual call: nothing depends on it
-    shown, hidden = refresh(graph, facts, visible, record.affected)
-    hidden.extend(record.hidden)
-    news = [*shown, *(name for name in record.opened if name not in shown)]
-    return Changes(
-        tuple(shown),
-        tuple(hidden),
-        tuple(record.entered),
-        announcement(news, record.entered, len(graph.machines), record.listed),
-        tuple(record.injected),
-    )
-
-
-def _note(
+def note_call(
     graph: DisclosureGraph,
     facts: RunFacts,
     visible: VisibleTools,
@@ -138,6 +101,13 @@ def _note(
     result: ToolResult,
     record: CallRecord,
 ) -> None:
+    """Note what ``call`` (which ran with ``result``) did to the run's facts, collecting
+    in ``record`` the tools to re-evaluate, the states entered, the objects bound.
+
+    Failed calls count for nothing: they do not satisfy ``After`` nor transition.
+    A facade's result unfolds it; objects in a result may bind chained tools or
+    add discovered ones.
+    """
     if isinstance(result.value, Loaded) and call.name not in graph.facades:
         for each in result.value.unfolds:  # a model's search loaded these facades' tools
             if facts.facades and each.facade in graph.facades:
@@ -149,7 +119,7 @@ def _note(
         if unfolded.direct is not None:
             direct = unfolded.direct
             direct_call = ToolCall(call.id, direct.name, direct.arguments)
-            _note(graph, facts, visible, direct_call, direct.result, record)
+            note_call(graph, facts, visible, direct_call, direct.result, record)
         return
     if result.is_error:
         return

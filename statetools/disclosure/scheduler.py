@@ -1,17 +1,12 @@
 """The scheduler: which tools the model sees this turn, and which it may call.
 
-It reads a :class:`DisclosureGraph` and keeps the run's :class:`DisclosureState`.
-Evaluation is incremental: a recorded call re-evaluates only the tools whose
-conditions depend on it (the graph's dependency index); ``When`` conditions are
-re-checked at the start of every turn. Per-turn work grows with the visible tools and
-the changes, not with the number registered.
-
-The scheduler owns its run's state, in two parts with one holder each: what the run has
-done (:class:`~statetools.disclosure.view.RunFacts`: calls, machine states, artifacts,
-blackboard values, removed and added tools, the facades' unfolds, bound objects) and
-what it shows (:class:`~statetools.disclosure.visible_tools.VisibleTools`). The graph
-is only read: one compiled graph serves any number of runs, threads and sessions. What
-a call changes is :mod:`~statetools.disclosure.recording`.
+It reads a :class:`DisclosureGraph` (only reads: one compiled graph serves any number
+of runs, threads and sessions) and owns its run's state, in two parts with one holder
+each: what the run has done (:class:`~statetools.disclosure.view.RunFacts`) and what it
+shows (:class:`~statetools.disclosure.visible_tools.VisibleTools`). Evaluation is
+incremental: a recorded call re-evaluates only the tools whose conditions depend on it
+(:mod:`~statetools.disclosure.recording`); ``When`` conditions are re-checked at the
+start of every turn. Per-turn work grows with the changes, not with the tools registered.
 """
 
 from __future__ import annotations
@@ -33,13 +28,14 @@ from statetools.disclosure.outcomes import (
     Changes,
     Injected,
     StateChange,
+    announcement,
 )
 from statetools.disclosure.outline import refuse_duplicate_sections
 from statetools.disclosure.recording import (
     add_tools,
     available,
     known,
-    record_call,
+    note_call,
     refresh,
     remove_tools,
     tool_of,
@@ -47,7 +43,7 @@ from statetools.disclosure.recording import (
 from statetools.disclosure.resume import restore_added_tools
 from statetools.disclosure.shown import Shown
 from statetools.disclosure.state import DisclosureState
-from statetools.disclosure.view import RunFacts
+from statetools.disclosure.view import CallRecord, RunFacts
 from statetools.disclosure.visibility import Opened, shows, usable
 from statetools.disclosure.visible_tools import VisibleTools
 from statetools.errors import DefinitionError
@@ -258,6 +254,9 @@ class Scheduler:
         """
         graph = self.graph
         if self.visibility == "hidden":
+            shown = self._visible.handed
+            if shown is not None:  # nothing changed since it was handed out
+                return shown
             return self._visible.shown(self._through_scripts if graph.code_modes else None)
         declared = Shown.of(self._locks.declared_view())
         return through_scripts(declared, graph.code_modes, graph.code_member_of)
@@ -304,11 +303,8 @@ class Scheduler:
     # changes ----------------------------------------------------------------------
 
     def record(self, call: ToolCall, result: ToolResult) -> Changes:
-        """Note that ``call`` ran with ``result``; returns what became (un)available.
-
-        Failed calls count for nothing: they do not satisfy ``After`` nor transition.
-        A facade's result unfolds it; objects in a result may bind chained tools or
-        add discovered ones (see :mod:`~statetools.disclosure.recording`).
+        """Note that ``call`` ran with ``result``; returns what became (un)available
+        (failed calls count for nothing; see :func:`~.recording.note_call`).
 
         >>> ping = Tool.create("ping", "Ping", lambda: "pong")
         >>> after = Tool.create("after", "After a ping", lambda: "ok")
@@ -316,10 +312,22 @@ class Scheduler:
         >>> Scheduler.for_items([book]).record(ToolCall("c1", "ping"), ToolResult.text("")).unlocked
         ('after',)
         """
-        changes = record_call(self.graph, self._facts, self._visible, self.blackboard, call, result)
-        if changes is not NOTHING_CHANGED:
-            self.recorded += 1
-        return changes
+        graph, facts, visible = self.graph, self._facts, self._visible
+        record = CallRecord(facts.posted(graph, self.blackboard))
+        note_call(graph, facts, visible, call, result, record)
+        if not (record.affected or record.entered or record.hidden or record.injected):
+            return NOTHING_CHANGED  # the usual call: nothing depends on it
+        self.recorded += 1
+        shown, hidden = refresh(graph, facts, visible, record.affected)
+        hidden.extend(record.hidden)
+        news = [*shown, *(name for name in record.opened if name not in shown)]
+        return Changes(
+            tuple(shown),
+            tuple(hidden),
+            tuple(record.entered),
+            announcement(news, record.entered, len(graph.machines), record.listed),
+            tuple(record.injected),
+        )
 
     def add(self, tools: Iterable[BaseTool]) -> tuple[list[str], list[str]]:
         """Append tools injected at run time; returns (added names, skipped duplicates).

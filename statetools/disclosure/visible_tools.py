@@ -40,12 +40,13 @@ class VisibleTools(Overlay[BaseTool]):
     (True, True)
     """
 
-    __slots__ = ("_order", "_shown")
+    __slots__ = ("_order", "handed")
 
     def __init__(self) -> None:
         super().__init__(_NOTHING)
         self._order = ToolOrder()
-        self._shown: Shown | None = None
+        self.handed: Shown | None = None
+        """What :meth:`shown` handed out last; None after any change (read it, never set it)."""
 
     def start(
         self,
@@ -63,16 +64,16 @@ class VisibleTools(Overlay[BaseTool]):
         else:
             self.update(tools)
             self._order.start(self)
-        self._shown = None
+        self.handed = None
 
     def keep_shown(self, shown: Shown) -> None:
         """Hand out ``shown`` (what a fresh run of the graph first shows) until a change."""
-        self._shown = shown
+        self.handed = shown
 
     def show(self, name: str, tool: BaseTool) -> None:
         """Make ``name`` visible: back in its place if the model still has it in view."""
         self[name] = tool
-        self._shown = None
+        self.handed = None
         if self._order.show(name):  # rare: reorder in place
             tools = dict(self)
             self.clear()
@@ -81,13 +82,13 @@ class VisibleTools(Overlay[BaseTool]):
     def hide(self, name: str) -> None:
         """Take ``name`` out of view."""
         del self[name]
-        self._shown = None
+        self.handed = None
         self._order.hide(name)
 
     def rebind(self, name: str, tool: BaseTool) -> None:
         """``name`` is shown as ``tool`` from now on, in its place."""
         self[name] = tool
-        self._shown = None
+        self.handed = None
 
     def move_to_end(self, name: str, tool: BaseTool) -> None:
         """``name`` is shown as ``tool`` from now on, after every other tool (a
@@ -95,7 +96,7 @@ class VisibleTools(Overlay[BaseTool]):
         del self[name]
         self[name] = tool
         self._order.renumber(name)
-        self._shown = None
+        self.handed = None
 
     def settle(self) -> None:
         """A request is sent now (see :meth:`ToolOrder.settle`)."""
@@ -104,8 +105,8 @@ class VisibleTools(Overlay[BaseTool]):
     def shown(self, build: Callable[[Shown], Shown] | None = None) -> Shown:
         """What to hand out: the same object until a change; ``build`` makes it from
         the visible tools when there was a change (code mode's view, say)."""
-        shown = self._shown
+        shown = self.handed
         if shown is None:
             shown = Shown.of(self.values())
-            shown = self._shown = build(shown) if build is not None else shown
+            shown = self.handed = build(shown) if build is not None else shown
         return shown
