@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from statetools.errors import OutputValidationError
 from statetools.tools.convert import make_json_converter
 from statetools.tools.pydantic_models import is_validation_error, validation_problems
 from statetools.tools.schema import type_schema
@@ -65,4 +66,19 @@ def correction_message(problem: OutputProblem, output_type: Any) -> str:
     return (
         f"Your answer could not be read as {name}: {problem}. "
         f"Answer again with only a JSON value matching this schema: {schema}"
+    )
+
+
+def unreadable_error(problem: OutputProblem, output_type: Any) -> OutputValidationError:
+    """The error a run ends with when its final answer still cannot be read.
+
+    >>> str(unreadable_error(OutputProblem("it is not valid JSON"), int))
+    'output: the final answer is not a valid int: it is not valid JSON Hint: make the type \
+easier to produce, or say more in the prompt'
+    """
+    name = getattr(output_type, "__name__", output_type)
+    return OutputValidationError(
+        f"the final answer is not a valid {name}: {problem}",
+        path="output",
+        hint="make the type easier to produce, or say more in the prompt",
     )

@@ -39,7 +39,12 @@ from statetools.engine.events import (
     ToolStarted,
 )
 from statetools.engine.nested import ScriptCalls
-from statetools.engine.output import OutputProblem, correction_message, parse_output
+from statetools.engine.output import (
+    OutputProblem,
+    correction_message,
+    parse_output,
+    unreadable_error,
+)
 from statetools.engine.record import RunRecord
 from statetools.engine.strategies import InjectionContext, ToolInjectionStrategy
 from statetools.errors import OutputValidationError, ToolNotFoundError
@@ -258,13 +263,8 @@ def final_answer(record: RunRecord, text: str, output_type: Any, resumed: bool) 
     try:
         output = parse_output(text, output_type)
     except OutputProblem as problem:
-        name = getattr(output_type, "__name__", output_type)
-        error = OutputValidationError(
-            f"the final answer is not a valid {name}: {problem}",
-            path="output",
-            hint="make the type easier to produce, or say more in the prompt",
-        )
-        unreadable_answer(record, correction_message(problem, output_type), error, resumed)
+        correction = correction_message(problem, output_type)
+        unreadable_answer(record, correction, unreadable_error(problem, output_type), resumed)
         return
     record.finish(output, "answer")
 

@@ -7,8 +7,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from statetools.engine.output import OutputProblem, correction_message, parse_output
-from statetools.errors import OutputValidationError, SpecError
+from statetools.engine.output import (
+    OutputProblem,
+    correction_message,
+    parse_output,
+    unreadable_error,
+)
+from statetools.errors import SpecError
 from statetools.spec.problems import Invalid
 from statetools.spec.references import import_object, import_path_of
 from statetools.temporal.payloads import OutputCheck, OutputReading
@@ -72,13 +77,8 @@ def read_output(check: OutputCheck) -> OutputReading:
     try:
         value = parse_output(check.text, output_type)
     except OutputProblem as problem:
-        error = OutputValidationError(
-            f"the final answer is not a valid "
-            f"{getattr(output_type, '__name__', output_type)}: {problem}",
-            path="output",
-            hint="make the type easier to produce, or say more in the prompt",
-        )
-        return OutputReading(False, None, correction_message(problem, output_type), str(error))
+        correction = correction_message(problem, output_type)
+        return OutputReading(False, None, correction, str(unreadable_error(problem, output_type)))
     return OutputReading(True, _converter.unstructure(value))
 
 
