@@ -12,7 +12,7 @@ from typing import Any, Protocol
 import attrs
 
 from statetools.definitions.facade_arguments import fitting, ignored_note, taken
-from statetools.definitions.unfolding_members import inner_tool
+from statetools.definitions.facade_contents import inner_tool
 from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context, failure, invalid_arguments, parse_arguments
 from statetools.tools.result import ToolResult

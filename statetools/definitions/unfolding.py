@@ -25,7 +25,14 @@ from statetools.definitions.facade_categories import (
     grouped,
     with_added,
 )
-from statetools.definitions.facade_contents import below, check_members, check_names, member_tools
+from statetools.definitions.facade_contents import (
+    below,
+    check_members,
+    check_names,
+    inner_tool,
+    member_tools,
+    object_tools,
+)
 from statetools.definitions.search import (
     SearchIndex,
     SearchOptions,
@@ -36,7 +43,6 @@ from statetools.definitions.search import (
 )
 from statetools.definitions.shared_definition import Definition
 from statetools.definitions.unfold_call import DirectCall, Unfolded, listing, open_facade, select
-from statetools.definitions.unfolding_members import inner_tool, object_tools
 from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context
 from statetools.tools.classes import unfolding_spec
