@@ -23,8 +23,7 @@ from statetools.engine.loop_result import LoopResult
 from statetools.engine.strategies import ToolInjectionStrategy, chain
 from statetools.errors import StatetoolsError
 from statetools.loop.host import drive
-from statetools.loop.session_run import Session
-from statetools.loop.sessions import SessionStore
+from statetools.loop.sessions import Session, SessionStore
 from statetools.loop.streaming import RunStream
 from statetools.messages import Message
 from statetools.models.base import Model
