@@ -24,11 +24,11 @@ from statetools.disclosure.code_view import ScriptTool
 from statetools.disclosure.graph import DisclosureGraph
 from statetools.errors import StatetoolsError
 from statetools.review.exploration import Exploration as Exploration
+from statetools.review.exploration import VisibleSet as VisibleSet
 from statetools.review.model import DesignView, as_graph
 from statetools.review.prompt_states import Expanded, PromptTexts, prompt_states
 from statetools.review.space import AbstractState, Space
 from statetools.review.tokens import Provider, array_tokens, count_text, entry_texts
-from statetools.review.visible_set import VisibleSet as VisibleSet
 from statetools.tools.tool import BaseTool
 
 DEFAULT_MAX_STATES = 10_000
