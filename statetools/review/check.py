@@ -18,7 +18,7 @@ from typing import Any
 
 from statetools.definitions.conditions import After, Condition, InState
 from statetools.errors import StatetoolsError
-from statetools.review import machine_rules, search_rules, section_rules
+from statetools.review import rules
 from statetools.review.findings import Finding, Report, resolve_codes
 from statetools.review.model import (
     DesignView,
@@ -26,7 +26,7 @@ from statetools.review.model import (
     leaves,
     reachability,
 )
-from statetools.review.rule_context import RuleContext
+from statetools.review.rules import RuleContext
 from statetools.review.tokens import Provider
 from statetools.tools.tool import TOOL_NAME_PATTERN
 from statetools.wording import counted
@@ -165,7 +165,7 @@ def _duplicates(context: RuleContext) -> Iterator[Finding]:
 def _never_unlocks(context: RuleContext) -> Iterator[Finding]:
     design = context.design
     for name, reason in context.dead().items():
-        if "ST015" not in context.disabled and section_rules.section_of(design, name):
+        if "ST015" not in context.disabled and rules.section_of(design, name):
             continue  # a tool of a prompt section: ST015 says which section and why
         yield context.finding(
             "ST003", f"Tool '{name}' can never unlock: {reason}.", design.owner_path(name)
@@ -303,21 +303,21 @@ _CHECKS: dict[str, Callable[[RuleContext], Iterator[Finding]]] = {
     "ST001": _unknown_references,
     "ST002": _duplicates,
     "ST003": _never_unlocks,
-    "ST004": machine_rules.unreachable_states,
-    "ST005": machine_rules.trap_states,
-    "ST006": machine_rules.no_final_path,
-    "ST007": machine_rules.exits_from_final,
+    "ST004": rules.unreachable_states,
+    "ST005": rules.trap_states,
+    "ST006": rules.no_final_path,
+    "ST007": rules.exits_from_final,
     "ST008": _empty_facades,
     "ST009": _deep_facades,
     "ST010": _over_budget,
-    "ST011": machine_rules.unused_states,
+    "ST011": rules.unused_states,
     "ST012": _invalid_names,
-    "ST013": machine_rules.dead_transitions,
+    "ST013": rules.dead_transitions,
     "ST014": _no_tools_left,
-    "ST015": section_rules.unreachable_section_tools,
-    "ST016": section_rules.empty_summaries,
-    "ST017": section_rules.duplicate_keys,
-    "ST018": search_rules.hard_to_find,
+    "ST015": rules.unreachable_section_tools,
+    "ST016": rules.empty_summaries,
+    "ST017": rules.duplicate_keys,
+    "ST018": rules.hard_to_find,
     "ST019": lambda context: _noted(context, "ST019"),
     "ST020": lambda context: _noted(context, "ST020"),
 }
