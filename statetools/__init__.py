@@ -39,9 +39,6 @@ from statetools.engine.events import (
     Event,
     Listener,
     NestedEvent,
-    StreamEvent,
-    TextDelta,
-    ToolCallStarted,
     Trace,
 )
 from statetools.engine.loop_result import LoopResult
@@ -51,6 +48,7 @@ from statetools.engine.strategies import (
     InjectionContext,
     ToolInjectionStrategy,
 )
+from statetools.engine.stream_events import StreamEvent, TextDelta, ToolCallStarted
 from statetools.errors import (
     DefinitionError,
     MaxIterationsExceeded,

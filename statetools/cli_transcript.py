@@ -13,13 +13,12 @@ from statetools.engine.events import (
     ModelResponded,
     RunFinished,
     StateEntered,
-    StreamEvent,
-    TextDelta,
     ToolAnswered,
     ToolsHidden,
     ToolsInjected,
     ToolsRemoved,
 )
+from statetools.engine.stream_events import StreamEvent, TextDelta
 from statetools.loop.streaming import ask_model
 from statetools.models.base import (
     Model,

@@ -13,7 +13,8 @@ from collections.abc import AsyncGenerator, Sequence
 
 from statetools.engine import Call, Conversation
 from statetools.engine.answers import timed_out_message, timeout_of
-from statetools.engine.events import Event, StreamEvent, TextDelta, ToolCallStarted
+from statetools.engine.events import Event
+from statetools.engine.stream_events import StreamEvent, TextDelta, ToolCallStarted
 from statetools.errors import ProviderError, RunAborted, RunError, StatetoolsError
 from statetools.messages import Message
 from statetools.models.base import (

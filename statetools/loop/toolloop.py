@@ -18,9 +18,10 @@ from statetools.engine import Conversation
 from statetools.engine.answers import MAX_MISSES_IN_A_ROW as MAX_MISSES_IN_A_ROW
 from statetools.engine.answers import MAX_RESTARTS as MAX_RESTARTS
 from statetools.engine.answers import RUNNING
-from statetools.engine.events import Event, Listener, StreamEvent
+from statetools.engine.events import Event, Listener
 from statetools.engine.loop_result import LoopResult
 from statetools.engine.strategies import ToolInjectionStrategy, chain
+from statetools.engine.stream_events import StreamEvent
 from statetools.errors import StatetoolsError
 from statetools.loop.host import drive
 from statetools.loop.sessions import Session, SessionStore
