@@ -21,7 +21,7 @@ import attrs
 from statetools.code.checks import ALLOWED_MODULES
 from statetools.code.sandbox import Limits, opened_line, run_script
 from statetools.code.stubs import function_names, stub
-from statetools.disclosure.code_view import NestedCalls, ScriptTool
+from statetools.disclosure.code_view import HostedScript, NestedCalls, ScriptTool
 from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context
 from statetools.tools.result import ToolResult
@@ -94,7 +94,7 @@ class CodeModeTool(ScriptTool):
         """
         return attrs.evolve(self, description=code_description(tools))
 
-    def hosted(self, calls: NestedCalls) -> BaseTool:
+    def hosted(self, calls: NestedCalls) -> HostedScript:
         """The tool that runs one script with ``calls`` (what the conversation does).
 
         >>> from statetools.engine import Conversation
@@ -117,11 +117,10 @@ class CodeModeTool(ScriptTool):
 
 
 @attrs.frozen(kw_only=True)
-class _Hosted(BaseTool):
+class _Hosted(HostedScript):
     """A code-mode tool bound to the calls of one run."""
 
     script: CodeModeTool
-    calls: NestedCalls = attrs.field(eq=False, repr=False)
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
         """Run the script in ``arguments["code"]``."""

@@ -20,6 +20,7 @@ from statetools.code.checks import refusal
 from statetools.code.stubs import function_names, keyword_arguments
 from statetools.disclosure.code_view import NestedCalls
 from statetools.errors import StatetoolsError
+from statetools.tools.definition import ToolDefinition
 from statetools.tools.result import ToolResult
 from statetools.wording import counted
 
@@ -113,6 +114,22 @@ def _never(*args: Any, **kwargs: Any) -> Any:
     raise AssertionError("tool functions are answered by the host")  # pragma: no cover
 
 
+def _function(name: str) -> Any:
+    """A stand-in for tool function ``name`` (its calls are answered by the host)."""
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("tool functions are answered by the host")  # pragma: no cover
+
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+def _refreshed(calls: NestedCalls) -> tuple[Mapping[str, ToolDefinition], dict[str, str]]:
+    """The script's tools and their Python names now (calls may have added tools)."""
+    definitions = calls.tools()
+    return definitions, function_names(definitions)
+
+
 async def run_script(
     code: str,
     calls: NestedCalls,
@@ -151,7 +168,13 @@ async def run_script(
             )
             while not isinstance(snapshot, monty.MontyComplete):
                 if isinstance(snapshot, monty.AsyncNameLookupSnapshot):
-                    snapshot = await snapshot.resume_auto()
+                    looked_up = str(snapshot.variable_name)
+                    if looked_up not in names and snapshot.object_id is None:
+                        definitions, names = _refreshed(calls)  # a tool added since?
+                    if looked_up in names and snapshot.object_id is None:
+                        snapshot = await snapshot.resume(value=_function(looked_up))
+                    else:
+                        snapshot = await snapshot.resume_auto()
                     continue
                 if not isinstance(snapshot, monty.AsyncFunctionSnapshot):
                     raise _Stop(f"{tool}: scripts call tools one at a time (no await).")
@@ -161,6 +184,8 @@ async def run_script(
                         snapshot = await snapshot.resume_not_handled()
                         continue
                     raise _Stop(f"{tool}: scripts have no file system or network ({name}).")
+                if name not in names:  # a tool a call of this script added?
+                    definitions, names = _refreshed(calls)
                 target = names.get(name)
                 if target is None:
                     error: BaseException = NameError(f"name '{name}' is not defined")

@@ -21,6 +21,7 @@ from statetools.definitions.discovery import (
     providers_in,
     template_name,
 )
+from statetools.disclosure.code_view import ScriptMember
 from statetools.tools.classes import provider_spec
 from statetools.tools.decorators import marked_methods
 from statetools.tools.tool import BaseTool, Tool
@@ -74,6 +75,9 @@ class Bindings:
         self._entity_objects: dict[tuple[str, str], Any] = {}
         self._discovered = 0
         self._has_methods: dict[type, bool] = {}
+        self._through: dict[str, str] = {}
+        """Tools added at run time -> the script tool they are reached through (code
+        mode: their object came from a call made in a script)."""
 
     def tool(self, name: str) -> BaseTool | None:
         """The tool to run for chained tool ``name``: bound to the newest instance."""
@@ -130,7 +134,31 @@ class Bindings:
                 failed.extend((name, verdict) for name in names)
         if failed:
             plans.append(Plan("chaining", not_added=tuple(failed)))
+        script = self.script_of(source)
+        if script is not None:  # code mode: what a script's call added, scripts call
+            plans = [self._through_script(plan, script) for plan in plans]
         return plans
+
+    def script_of(self, source: str | None) -> str | None:
+        """The script tool through which tool ``source`` is called (code mode), if any:
+        the tools its results add are reached through the same script tool."""
+        if source is None:
+            return None
+        return self.graph.code_member_of.get(source) or self._through.get(source)
+
+    def _through_script(self, plan: Plan, script: str) -> Plan:
+        if not plan.add:
+            return plan
+        return attrs.evolve(plan, add=tuple(self._reached(plan.add, script)))
+
+    def _reached(self, tools: Iterable[BaseTool], script: str) -> list[BaseTool]:
+        """``tools`` as tools reached through script tool ``script`` (all of them when
+        ``script`` is empty)."""
+        if not script:
+            return list(tools)
+        reached: list[BaseTool] = [ScriptMember.around(tool, script=script) for tool in tools]
+        self._through.update(dict.fromkeys((tool.name for tool in reached), script))
+        return reached
 
     def _offers_tools(self, value: Any) -> bool:
         kind = type(value)
@@ -189,17 +217,26 @@ class Bindings:
 
     def snapshot(self) -> tuple[tuple[str, str, str], ...]:
         """The bound objects by reference, ``(role, type key, id)``: role is the chained
-        type key, ``*`` for the object of ``Chaining.any()``, or ``discovery``. Objects
+        type key, ``*`` for the object of ``Chaining.any()``, or ``discovery`` (these two
+        with ``@run_code`` when a code-mode script tool reaches their tools). Objects
         without an id are left out (a resumed run cannot find them)."""
         refs: list[tuple[str, str, str]] = []
         for key, obj in self.instances.items():
             refs.extend(_ref(key, obj, self.graph.chains[key].id_attribute))
         any_rule = self.graph.chain_any
         if self._any_object is not None and any_rule is not None:
-            refs.extend(_ref(ANY_KEY, self._any_object, any_rule.id_attribute))
-        for (_prefix, identifier), obj in self._entity_objects.items():
-            refs.append(("discovery", type_key(type(obj)), identifier))
+            role = self._role(ANY_KEY, self._any_names)
+            refs.extend(_ref(role, self._any_object, any_rule.id_attribute))
+        for entity, obj in self._entity_objects.items():
+            role = self._role("discovery", self._entities.get(entity, ()))
+            refs.append((role, type_key(type(obj)), entity[1]))
         return tuple(refs)
+
+    def _role(self, role: str, names: tuple[str, ...]) -> str:
+        """``role``, with ``@script`` when the tools are reached through a script tool
+        (code mode), so a resumed run reaches them the same way."""
+        script = self._through.get(names[0]) if names else None
+        return f"{role}@{script}" if script is not None else role
 
     def unbound_names(self) -> list[str]:
         """Chained tools with no instance bound (what a lost object leaves unusable)."""
@@ -212,7 +249,8 @@ class Bindings:
         give (by name), and the references not found as ``(role, "Repo 'r1'")``."""
         tools: dict[str, BaseTool] = {}
         missing: list[tuple[str, str]] = []
-        for role, kind, identifier in refs:
+        for saved_role, kind, identifier in refs:
+            role, _, script = saved_role.partition("@")
             label = f"{kind.rpartition('.')[2]} '{identifier}'"
             try:
                 obj = resolve(kind, identifier) if resolve is not None else None
@@ -228,12 +266,12 @@ class Bindings:
                 if (spec.prefix, identifier) not in self._entities:
                     self._discovered += len(names)
                 self._entities[(spec.prefix, identifier)] = names
-                tools.update((tool.name, tool) for tool in found)
+                tools.update((tool.name, tool) for tool in self._reached(found, script))
             elif role == ANY_KEY:
                 found = method_tools(obj)
                 self._any_object = obj
                 self._any_names = tuple(tool.name for tool in found)
-                tools.update((tool.name, tool) for tool in found)
+                tools.update((tool.name, tool) for tool in self._reached(found, script))
             elif role in self.graph.chains:
                 self.instances[role] = obj
         return tools, missing

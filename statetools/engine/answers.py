@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from statetools.disclosure.code_view import HostedScript
 from statetools.disclosure.scheduler import Blocked, Changes, Injected, Scheduler
 from statetools.engine.events import (
     Event,
@@ -112,12 +113,15 @@ def refused_message(name: str) -> str:
 
 
 def timeout_of(tool: BaseTool, default: float | None) -> float | None:
-    """The seconds a call of ``tool`` may take: its own timeout, else ``default``.
+    """The seconds a call of ``tool`` may take: its own timeout, else ``default`` (not
+    for a script of code mode, whose calls each get theirs).
 
     >>> timeout_of(Tool.create("ping", "Ping.", lambda: "pong"), 5.0)
     5.0
     """
     own = tool.metadata.timeout
+    if own is None and isinstance(tool, HostedScript):
+        return None  # a script: its limits, and each of its calls their own timeout
     return own if own is not None else default
 
 

@@ -10,21 +10,23 @@ history: the model reads only what the script tool answers.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from statetools.disclosure.code_view import ScriptTool
+from statetools.disclosure.code_view import ScriptTool, ToolRunner
 from statetools.disclosure.scheduler import Scheduler
 from statetools.engine.answers import Refusal, admit, settle
 from statetools.engine.events import CallBlocked, Event, ToolCalled, ToolNotFound, ToolStarted
 from statetools.engine.record import RunRecord
 from statetools.errors import StatetoolsError
 from statetools.messages import ToolCall
+from statetools.tools.calling import Context, failure
 from statetools.tools.definition import ToolDefinition
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 
-__all__ = ["ScriptCalls", "admit_call", "nested_call_message"]
+__all__ = ["ScriptCalls", "admit_call", "nested_call_message", "run_plainly"]
 
 
 def nested_call_message(name: str, script: str) -> str:
@@ -40,7 +42,9 @@ class ScriptCalls:
     """The calls of one script, made through the run's ``record`` on behalf of the
     model's ``call`` of the script tool ``script``. Call ids are the script call's id
     with a counter (``c1.1``, ``c1.2``, ...); ``after`` sees each result as the
-    conversation's strategies do.
+    conversation's strategies do. ``run`` runs each call admitted (by default the
+    tool's ``acall``, a failure as an error result); a host passes its own with
+    :meth:`running` (``ToolLoop`` applies its ``tool_timeout`` and the tools' own).
 
     >>> import asyncio
     >>> from statetools.engine import Conversation
@@ -60,6 +64,7 @@ class ScriptCalls:
         *,
         scheduler: Scheduler | None = None,
         context: Mapping[str, Any] | None = None,
+        run: ToolRunner | None = None,
     ) -> None:
         if record is not None:
             scheduler = record.scheduler
@@ -72,6 +77,20 @@ class ScriptCalls:
         self._script = script
         self._after = after
         self._count = 0
+        self._run: ToolRunner = run if run is not None else run_plainly
+
+    def running(self, run: ToolRunner) -> ScriptCalls:
+        """These calls, each admitted call run by ``run`` (the host's way).
+
+        >>> from statetools.engine import Conversation
+        >>> conv = Conversation([], "Hi", run_id="r1")
+        >>> calls = ScriptCalls(conv.record, ToolCall("c1", "run_code"), "run_code")
+        >>> calls.running(run_plainly) is calls
+        False
+        """
+        other = copy.copy(self)
+        other._run = run
+        return other
 
     def _emit(self, event: Event) -> None:
         if self._record is not None:
@@ -88,7 +107,14 @@ class ScriptCalls:
         graph = self._scheduler.graph
         entries, position = graph.entries, graph.position
         members = sorted(graph.code_modes.get(self._script, ()), key=position.__getitem__)
-        return {name: entries[name].tool.definition for name in members}
+        tools = {name: entries[name].tool.definition for name in members}
+        shown = self._scheduler.shown()  # and the tools its scripts' calls added
+        if self._script in shown.names:
+            script = shown.tools[shown.names.index(self._script)]
+            if isinstance(script, ScriptTool):
+                for tool in script.reached:
+                    tools.setdefault(tool.name, tool.definition)
+        return tools
 
     def callable_now(self) -> list[str]:
         """The script's tools that may be called now, in registration order.
@@ -121,7 +147,7 @@ class ScriptCalls:
             return text
         self._emit(ToolStarted(iteration, call.id, name))
         started = record.clock() if record is not None else 0.0
-        result = await admitted.acall(dict(arguments), self._context)
+        result = await self._run(admitted, call, self._context)
         elapsed = record.clock() - started if record is not None else 0.0
         self._emit(ToolCalled(iteration, call.id, name, dict(arguments), result.kind, elapsed))
         settled = settle(scheduler, call, result)
@@ -130,6 +156,21 @@ class ScriptCalls:
         if self._after is not None:
             self._after(call, result)
         return result
+
+
+async def run_plainly(tool: BaseTool, call: ToolCall, context: Context) -> ToolResult:
+    """Run ``call`` with ``tool`` (no timeout but what the tool does itself); a tool that
+    raised is an error result.
+
+    >>> import asyncio
+    >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+    >>> asyncio.run(run_plainly(ping, ToolCall("c1", "ping"), None)).text
+    'pong'
+    """
+    try:
+        return await tool.acall(dict(call.arguments), context)
+    except Exception as exc:  # a BaseTool subclass that raised
+        return failure(call.name, exc)
 
 
 def admit_call(

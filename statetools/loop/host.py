@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncGenerator, Sequence
 
+from statetools.disclosure.code_view import HostedScript
 from statetools.engine import Call, Conversation
 from statetools.engine.answers import timed_out_message, timeout_of
 from statetools.engine.events import Event
 from statetools.engine.stream_events import StreamEvent, TextDelta, ToolCallStarted
 from statetools.errors import ProviderError, RunAborted, RunError, StatetoolsError
-from statetools.messages import Message
+from statetools.messages import Message, ToolCall
 from statetools.models.base import (
     Model,
     ModelRequest,
@@ -24,9 +26,10 @@ from statetools.models.base import (
     StreamingModel,
     StreamSink,
 )
-from statetools.tools.calling import failure
+from statetools.tools.calling import Context, failure
 from statetools.tools.context import ToolCallContext
 from statetools.tools.result import ToolResult
+from statetools.tools.tool import BaseTool
 
 __all__ = ["IterationSink", "ask_model", "drive", "run_call"]
 
@@ -148,7 +151,8 @@ async def _stream(
 async def run_call(
     call: Call, context: ToolCallContext, default_timeout: float | None
 ) -> ToolResult:
-    """Run ``call``'s tool, within its timeout; a failure is an error result.
+    """Run ``call``'s tool, within its timeout; a failure is an error result. A script
+    (code mode) runs each of its calls the same way.
 
     >>> import asyncio
     >>> from statetools.messages import ToolCall
@@ -158,11 +162,30 @@ async def run_call(
     """
     if call.invalid_arguments is not None:
         return ToolResult.error(call.invalid_arguments)
-    seconds = timeout_of(call.tool, default_timeout)
+    tool = call.tool
+    if isinstance(tool, HostedScript):
+        tool = tool.running(functools.partial(run_tool, default_timeout=default_timeout))
+    return await run_tool(tool, call.call, context, default_timeout=default_timeout)
+
+
+async def run_tool(
+    tool: BaseTool, call: ToolCall, context: Context, *, default_timeout: float | None
+) -> ToolResult:
+    """Run ``call`` with ``tool`` within the tool's timeout (else ``default_timeout``):
+    a call past it is the error result ``Tool 'name' timed out after N s.``, a tool that
+    raised the error result ``Tool 'name' failed: ...``.
+
+    >>> import asyncio
+    >>> from statetools.messages import ToolCall
+    >>> slow = Tool.create("slow", "Sleep.", lambda: asyncio.sleep(1))
+    >>> asyncio.run(run_tool(slow, ToolCall("c1", "slow"), None, default_timeout=0.01)).text
+    "Tool 'slow' timed out after 0.01 s."
+    """
+    seconds = timeout_of(tool, default_timeout)
     scope = asyncio.timeout(seconds)
     try:
         async with scope:
-            return await call.tool.acall(call.arguments, context)
+            return await tool.acall(call.arguments, context)
     except TimeoutError as exc:
         if seconds is not None and scope.expired():
             return ToolResult.error(timed_out_message(call.name, seconds))
