@@ -19,7 +19,7 @@ from typing import Any
 import attrs
 
 from statetools.code.checks import ALLOWED_MODULES
-from statetools.code.sandbox import Limits, opened_line, run_script
+from statetools.code.sandbox import LIMIT_HINTS, Limits, limit_problem, opened_line, run_script
 from statetools.code.stubs import function_names, stub
 from statetools.disclosure.code_view import HostedScript, NestedCalls, ScriptTool
 from statetools.errors import DefinitionError
@@ -146,7 +146,8 @@ class CodeMode:
     Needs the ``code`` extra (``pip install 'statetools[code]'``, the Monty sandbox).
 
     ``seconds``, ``memory`` (bytes), ``calls``, ``depth`` and ``output`` (characters)
-    limit each script (see :class:`~statetools.code.sandbox.Limits`).
+    limit each script (see :class:`~statetools.code.sandbox.Limits`); a value that
+    cannot be one is a :class:`~statetools.DefinitionError`.
 
     >>> search = Tool.create("search", "Search the notes.", lambda query: "2 notes")
     >>> mode = CodeMode(search, name="run_code")
@@ -173,8 +174,31 @@ class CodeMode:
                 path=f"CodeMode({name!r})",
                 hint="pip install 'statetools[code]'",
             )
+        given = {
+            "seconds": seconds,
+            "memory": memory,
+            "calls": calls,
+            "depth": depth,
+            "output": output,
+        }
+        for limit, value in given.items():
+            problem = limit_problem(limit, value)
+            if problem is not None:
+                raise DefinitionError(
+                    problem, path=f"CodeMode({name!r}).{limit}", hint=LIMIT_HINTS[limit]
+                )
         limits = Limits(seconds, memory, calls, depth, output)
         tool = CodeModeTool(
             name=name, description=code_description(()), input_schema=_SCHEMA, limits=limits
         )
         self.__attrs_init__(tuple(items), tool)
+
+    def with_items(self, *items: Any) -> CodeMode:
+        """The same code mode (name, limits) over other ``items``.
+
+        >>> ping = Tool.create("ping", "Ping.", lambda: "pong")
+        >>> mode = CodeMode(ping, name="script", calls=3).with_items()
+        >>> mode.tool.name, mode.tool.limits.calls, mode.code_mode_items
+        ('script', 3, ())
+        """
+        return CodeMode(*items, name=self.tool.name, **attrs.asdict(self.tool.limits))

@@ -24,7 +24,7 @@ from statetools.tools.definition import ToolDefinition
 from statetools.tools.result import ToolResult
 from statetools.wording import counted
 
-__all__ = ["Limits", "Output", "run_script"]
+__all__ = ["LIMIT_HINTS", "Limits", "Output", "limit_problem", "run_script"]
 
 
 @attrs.frozen
@@ -42,6 +42,32 @@ class Limits:
     calls: int = 50
     depth: int = 200
     output: int = 20_000
+
+
+LIMIT_HINTS = {
+    "seconds": "give the seconds a script may run, a number greater than 0, e.g. 5",
+    "memory": "give the bytes of memory a script may use, a whole number, e.g. 67108864",
+    "calls": "give the tool calls a script may make, a whole number, e.g. 50",
+    "depth": "give how deeply a script's function calls may nest, a whole number, e.g. 200",
+    "output": "give the characters of result kept, a whole number, e.g. 20000",
+}
+"""Each limit of :class:`Limits`, with what a valid value is."""
+
+
+def limit_problem(limit: str, value: Any) -> str | None:
+    """Why ``value`` cannot be limit ``limit`` of a script (None when it can):
+    ``seconds`` is a number greater than 0, the others whole numbers of at least 1.
+
+    >>> limit_problem("calls", "many"), limit_problem("seconds", 0.5)
+    ("invalid calls 'many'", None)
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"invalid {limit} {value!r}"
+    if limit != "seconds" and not isinstance(value, int):
+        return f"invalid {limit} {value!r}"
+    if not (value > 0 and value < float("inf")):  # nan fails too
+        return f"invalid {limit} {value!r}"
+    return None
 
 
 class Output:

@@ -20,6 +20,7 @@ from statetools.definitions.playbook import AgentOptions, PlaybookTool, with_ent
 from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import StatetoolsError
 from statetools.models.model_strings import parse as parse_model
+from statetools.spec.code_kind import CODE_KINDS
 from statetools.spec.enums import state_enum
 from statetools.spec.forms import (
     FACADE_MARKERS,
@@ -35,9 +36,12 @@ from statetools.spec.forms import (
 )
 from statetools.spec.problems import Invalid, Several, shorten
 from statetools.spec.resolve import current, import_cached, resolve_tool, state_name
-from statetools.spec.section_kinds import EXTRA_KINDS
+from statetools.spec.section_kinds import EXTRA_KINDS as SECTION_KINDS
 from statetools.spec.values import converter, describe_value, fields_of
 from statetools.tools.tool import check_timeout
+
+EXTRA_KINDS: dict[str, Callable[[Mapping[str, Any]], Any]] = {**SECTION_KINDS, **CODE_KINDS}
+"""Definition kinds built by their own hooks rather than cattrs' tagged union."""
 
 KINDS: dict[str, Any] = {
     "playbook": PlaybookTool,
@@ -292,7 +296,7 @@ def definition_hook(tagged: Callable[[Any, Any], Any]) -> Callable[[Any, Any], D
                 if len(shown) < 80
                 else []
             )
-            kinds = ", ".join([*KINDS, *EXTRA_KINDS])
+            kinds = ", ".join([*KINDS, *SECTION_KINDS])  # code_mode: docs/yaml.md
             hint = f"did you mean '{close[0]}'?" if close else f"use one of: {kinds}"
             raise Invalid(f"unknown kind {shown}", hint=hint, at=("kind",))
         return cast(Definition, tagged(value, Definition))

@@ -22,10 +22,11 @@ import copy
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
+from statetools.code.mode import CodeMode
 from statetools.definitions.items import as_tool
 from statetools.definitions.machine import StateMachineTool
 from statetools.definitions.playbook import PlaybookTool
@@ -166,16 +167,36 @@ def _raw_definitions(data: Any) -> list[tuple[tuple[str | int, ...], Any]]:
     return []
 
 
+def _with_code_items(
+    definitions: list[tuple[tuple[str | int, ...], Any]],
+) -> list[tuple[tuple[str | int, ...], Any]]:
+    """``definitions`` and, after each ``kind: code_mode``, the definitions among its
+    items (their machines' states and names count as the others')."""
+    found: list[tuple[tuple[str | int, ...], Any]] = []
+    for path, raw in definitions:
+        found.append((path, raw))
+        if not isinstance(raw, Mapping) or raw.get("kind") != "code_mode":
+            continue
+        items = raw.get("items")
+        if isinstance(items, list):
+            inner = [((*path, "items", i), item) for i, item in enumerate(items)]
+            found.extend((at, item) for at, item in inner if isinstance(item, Mapping))
+    return found
+
+
 def _paths(data: Any) -> list[tuple[str | int, ...]]:
     """The path of each definition, in the order they are built."""
     return [path for path, _ in _raw_definitions(data)]
 
 
 def _with_preflight(definition: Definition, checker: DesignCheck) -> Definition:
-    """Playbooks and machines from a file check the design before a run (see
-    :class:`~statetools.spec.preflight.DesignCheck`)."""
+    """Playbooks and machines from a file (those of a code mode too) check the design
+    before a run (see :class:`~statetools.spec.preflight.DesignCheck`)."""
     if isinstance(definition, PlaybookTool | StateMachineTool):
         return attrs.evolve(definition, preflight=checker)
+    if isinstance(definition, CodeMode):
+        items = [_with_preflight(item, checker) for item in definition.code_mode_items]
+        return cast(Definition, definition.with_items(*items))
     return definition
 
 
@@ -202,7 +223,7 @@ def _prescan(data: Any, context: ReadContext) -> list[RawProblem]:
     _tool_paths(data, context.pending)
     problems: list[RawProblem] = []
     seen: dict[str, tuple[str | int, ...]] = {}
-    for path, raw in _raw_definitions(data):
+    for path, raw in _with_code_items(_raw_definitions(data)):
         if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str):
             continue
         name = raw["name"]

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from statetools.code.mode import CodeMode
 from statetools.definitions.conditions import (
     After,
     AllOf,
@@ -42,6 +43,7 @@ from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import SpecError
 from statetools.sections import Sections
 from statetools.spec.design import Design
+from statetools.spec.dump_code import code_mode_data
 from statetools.spec.dump_sections import sections_data
 from statetools.spec.enums import is_yaml_enum
 from statetools.spec.references import SchemaOnlyTool, import_path_of
@@ -296,9 +298,12 @@ class _Writer:
             return self.facade(definition)
         if isinstance(definition, Sections):
             return sections_data(definition, self)
+        if isinstance(definition, CodeMode):
+            return code_mode_data(definition, self)
         raise SpecError(
             f"cannot write {type(definition).__name__} as a definition",
-            hint="dump_playbook writes playbooks, state machines, facades, sections and skills",
+            hint="dump_playbook writes playbooks, state machines, facades, sections, skills "
+            "and code modes",
         )
 
     def script(self, steps: Sequence[Any]) -> list[Any]:

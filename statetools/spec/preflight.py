@@ -30,6 +30,7 @@ from typing import Any
 
 import attrs
 
+from statetools.code.mode import CodeMode
 from statetools.definitions.machine import StateMachineTool
 from statetools.definitions.playbook import PlaybookTool
 from statetools.definitions.unfolding import UnfoldingTool
@@ -53,7 +54,7 @@ def locations(
         if line is not None:
             found.setdefault(key, line)
 
-    for path, definition in definitions:
+    for path, definition in _with_code_items(definitions):
         if isinstance(definition, PlaybookTool):
             key = f"playbook:{definition.name}"
             put(key, path)
@@ -77,6 +78,17 @@ def locations(
             if definition.folder is None:  # skills live in their SKILL.md files
                 _section_lines(f"facade:{definition.tool_name}", definition, path, put)
     return found
+
+
+def _with_code_items(
+    definitions: Iterable[tuple[SpecPath, Any]],
+) -> Iterator[tuple[SpecPath, Any]]:
+    """``definitions`` and, after each code mode, its items at their paths."""
+    for path, definition in definitions:
+        yield path, definition
+        if isinstance(definition, CodeMode):
+            items = definition.code_mode_items
+            yield from _with_code_items(((*path, "items", i), d) for i, d in enumerate(items))
 
 
 def _section_lines(
