@@ -12,14 +12,14 @@ that opens tools makes them callable later in the same script.
 from __future__ import annotations
 
 import importlib.util
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
 
 from statetools.code.checks import ALLOWED_MODULES
-from statetools.code.sandbox import LIMIT_HINTS, Limits, limit_problem, opened_line, run_script
+from statetools.code.runner import run_script, script_code, with_opened
+from statetools.code.sandbox import LIMIT_HINTS, Limits, limit_problem
 from statetools.code.stubs import function_names, stub
 from statetools.disclosure.code_view import HostedScript, NestedCalls, ScriptTool
 from statetools.errors import DefinitionError
@@ -27,7 +27,7 @@ from statetools.tools.calling import Arguments, Context
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 
-__all__ = ["CodeMode", "CodeModeTool", "code_description"]
+__all__ = ["CodeMode", "CodeModeTool", "HostedCode", "code_description"]
 
 _DEFAULT = Limits()
 
@@ -106,7 +106,7 @@ class CodeModeTool(ScriptTool):
         >>> mode.tool.hosted(calls).call({"code": "ping()"}).text
         'pong'
         """
-        return _Hosted(name=self.name, description=self.description, script=self, calls=calls)
+        return HostedCode(name=self.name, description=self.description, script=self, calls=calls)
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
         """Outside a run there is no scheduler to check the calls: an error result."""
@@ -117,25 +117,30 @@ class CodeModeTool(ScriptTool):
 
 
 @attrs.frozen(kw_only=True)
-class _Hosted(HostedScript):
-    """A code-mode tool bound to the calls of one run."""
+class HostedCode(HostedScript):
+    """A code-mode tool bound to the calls of one run (what :meth:`CodeModeTool.hosted`
+    gives): running it runs one script, in one sandbox. The Temporal workflow reads
+    ``script`` (name, limits) and runs the same steps, one activity each.
+
+    >>> mode = CodeMode(Tool.create("ping", "Ping.", lambda: "pong"))
+    >>> from statetools.engine.nested import admit_call
+    >>> from statetools.disclosure.scheduler import Scheduler
+    >>> from statetools.messages import ToolCall
+    >>> hosted = admit_call(Scheduler.for_items([mode]), ToolCall("c1", "run_code"))
+    >>> hosted.script.limits.calls, hosted.call({"code": "ping()"}).text
+    (50, 'pong')
+    """
 
     script: CodeModeTool
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
         """Run the script in ``arguments["code"]``."""
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments)
-            except ValueError:
-                arguments = None
-        code = arguments.get("code") if isinstance(arguments, Mapping) else None
-        if not isinstance(code, str) or not code.strip():
-            return ToolResult.error(f"{self.name} needs 'code': the Python source to run.")
+        code = script_code(arguments, self.name)
+        if isinstance(code, ToolResult):
+            return code
         before = dict.fromkeys(self.calls.callable_now())
         result = await run_script(code, self.calls, tool=self.name, limits=self.script.limits)
-        opened = opened_line(before, self.calls.callable_now())
-        return result.with_text(f"{result.text}\n{opened}".strip("\n")) if opened else result
+        return with_opened(result, before, self.calls)
 
 
 @attrs.frozen(init=False)

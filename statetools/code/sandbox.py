@@ -1,30 +1,37 @@
-"""Run one script in the Monty sandbox, its tool calls answered by the host.
+"""One script in the Monty sandbox: started, paused at each tool call, resumed with
+the call's answer (:class:`Sandbox`).
 
 ``pydantic_monty`` is imported here, when a script first runs (``import statetools``
 never loads it). The script runs in a Monty worker process with the limits of a
-:class:`Limits`; each call of a tool function suspends it, and the host's
-:class:`~statetools.disclosure.code_view.NestedCalls` answers: the tool's value, or an
-exception raised inside the script (``PermissionError`` with the guidance for a tool
-that is locked now, ``RuntimeError`` with the tool's error text). What the script
-prints, then the value of its last expression, is the result, cut at the limit.
+:class:`Limits`; each call of a tool function pauses it (a :class:`Pause`), and the
+host answers (an :class:`Answer`): the tool's value, or an exception raised inside the
+script. What the script prints, then the value of its last expression, is the result,
+cut at the limit. A paused script can be dumped to bytes and loaded again in another
+process (the Temporal workflow resumes it in a later activity).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Collection, Mapping
+from types import TracebackType
 from typing import Any, Literal
 
 import attrs
 
-from statetools.code.checks import refusal
-from statetools.code.stubs import function_names, keyword_arguments
-from statetools.disclosure.code_view import NestedCalls
-from statetools.errors import StatetoolsError
-from statetools.tools.definition import ToolDefinition
 from statetools.tools.result import ToolResult
 from statetools.wording import counted
 
-__all__ = ["LIMIT_HINTS", "Limits", "Output", "limit_problem", "run_script"]
+__all__ = [
+    "LIMIT_HINTS",
+    "Answer",
+    "Limits",
+    "Output",
+    "Pause",
+    "Sandbox",
+    "limit_problem",
+    "opened_line",
+]
 
 
 @attrs.frozen
@@ -79,11 +86,22 @@ class Output:
     'hello\\n[output cut: 6 more characters]'
     """
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, kept: str = "", dropped: int = 0) -> None:
         self.limit = limit
-        self._parts: list[str] = []
-        self._kept = 0
-        self._dropped = 0
+        self._parts: list[str] = [kept] if kept else []
+        self._kept = len(kept)
+        self._dropped = dropped
+
+    def saved(self) -> tuple[str, int]:
+        """What was printed so far: the text kept and how many characters were cut
+        (``Output(limit, *saved)`` goes on from there).
+
+        >>> out = Output(5)
+        >>> out.write("stdout", "hello world")
+        >>> out.saved(), Output(5, *out.saved()).text("")
+        (('hello', 6), 'hello\\n[output cut: 6 more characters]')
+        """
+        return "".join(self._parts), self._dropped
 
     def write(self, stream: Literal["stdout", "stderr"], text: str) -> None:
         """Keep printed ``text`` (both streams, in order)."""
@@ -113,31 +131,45 @@ class Output:
         return f"{self.text('')}\n{error}".lstrip("\n")
 
 
+@attrs.frozen
+class Pause:
+    """A script waiting for the answer to its call of tool function ``function``.
+
+    >>> Pause("search", ("tides",), {}).function
+    'search'
+    """
+
+    function: str
+    args: tuple[Any, ...] = ()
+    kwargs: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+ERRORS: dict[str, type[Exception]] = {
+    "PermissionError": PermissionError,
+    "RuntimeError": RuntimeError,
+    "NameError": NameError,
+    "TypeError": TypeError,
+}
+"""The exceptions an answer may raise inside a script, by name."""
+
+
+@attrs.frozen
+class Answer:
+    """What a paused script gets: ``value`` returned by the call, or the exception
+    ``error`` (its name in :data:`ERRORS`, and its text) raised by it; or ``stop``, the
+    reason the script is stopped instead.
+
+    >>> Answer(error=("PermissionError", "Tool 'refund' is locked.")).error[0]
+    'PermissionError'
+    """
+
+    value: Any = None
+    error: tuple[str, str] | None = None
+    stop: str | None = None
+
+
 class _Stop(Exception):
     """The script is stopped (not resumed); the message says why."""
-
-
-def _plain(value: Any) -> bool:
-    """Whether ``value`` crosses into the sandbox as it is (JSON-like data)."""
-    if value is None or isinstance(value, str | int | float | bool):
-        return True
-    if isinstance(value, list | tuple):
-        return all(_plain(v) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
-    return False
-
-
-def _value(result: ToolResult) -> Any:
-    """What a tool call returns to the script: its value when that is plain data, else
-    the text the model would read."""
-    if result.has_value and _plain(result.value):
-        return result.value
-    return result.text
-
-
-def _never(*args: Any, **kwargs: Any) -> Any:
-    raise AssertionError("tool functions are answered by the host")  # pragma: no cover
 
 
 def _function(name: str) -> Any:
@@ -150,53 +182,108 @@ def _function(name: str) -> Any:
     return function
 
 
-def _refreshed(calls: NestedCalls) -> tuple[Mapping[str, ToolDefinition], dict[str, str]]:
-    """The script's tools and their Python names now (calls may have added tools)."""
-    definitions = calls.tools()
-    return definitions, function_names(definitions)
+class Sandbox:
+    """One script in a Monty worker, for ``tool`` (the script tool's name, in messages),
+    within ``limits``; ``output`` collects what it prints, and ``used`` is the sandbox
+    time its earlier steps took (a script resumed in another process keeps its budget).
+    Use it as ``async with``; :meth:`start` (or :meth:`load`) and :meth:`resume` give
+    the next :class:`Pause`, or the script's result.
 
+    >>> Sandbox("run_code", Limits(), Output(100)).used
+    0.0
+    """
 
-async def run_script(
-    code: str,
-    calls: NestedCalls,
-    *,
-    tool: str,
-    limits: Limits,
-) -> ToolResult:
-    """Run ``code`` (the source the model sent to ``tool``) with ``calls`` answering
-    its tool calls; the result the model reads."""
-    refused = refusal(code, tool)
-    if refused is not None:
-        return ToolResult.error(refused)
-    import pydantic_monty as monty
+    def __init__(self, tool: str, limits: Limits, output: Output, used: float = 0.0) -> None:
+        self.tool = tool
+        self.limits = limits
+        self.output = output
+        self.used = used
+        self._snapshot: Any = None
+        self._pool: Any = None
+        self._session: Any = None
 
-    definitions = calls.tools()
-    names = function_names(definitions)
-    output = Output(limits.output)
-    made = 0
-    try:
-        async with (
-            monty.AsyncMonty(min_processes=1, max_processes=1) as pool,
-            pool.checkout(
+    async def __aenter__(self) -> Sandbox:
+        import pydantic_monty as monty
+
+        limits = self.limits
+        pool = monty.AsyncMonty(min_processes=1, max_processes=1)
+        await pool.__aenter__()
+        try:
+            checkout = pool.checkout(
                 script_name="script.py",
                 limits={
-                    "max_feed_duration_secs": limits.seconds,
+                    "max_feed_duration_secs": max(limits.seconds - self.used, 0.001),
                     "max_memory": limits.memory,
                     "max_recursion_depth": limits.depth,
                     "max_suspensions": 2 * limits.calls + 20,
                     "max_total_sleep_secs": 0.0,
                 },
                 os_policy={"sleep": "zero"},
-            ) as session,
-        ):
-            snapshot = await session.feed_start(
-                code, external_lookup=dict.fromkeys(names, _never), print_callback=output.write
             )
+            self._session = await checkout.__aenter__()
+        except BaseException:
+            await pool.__aexit__(None, None, None)
+            raise
+        self._pool, self._checkout = pool, checkout
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        try:
+            await self._checkout.__aexit__(kind, error, traceback)
+        finally:
+            await self._pool.__aexit__(kind, error, traceback)
+
+    async def start(self, code: str, names: Collection[str]) -> Pause | ToolResult:
+        """Run ``code`` until it calls one of the tool functions ``names`` (or ends)."""
+        lookup = {name: _function(name) for name in names}
+        return await self._step(
+            lambda: self._session.feed_start(
+                code, external_lookup=lookup, print_callback=self.output.write
+            ),
+            names,
+        )
+
+    async def load(self, state: bytes, names: Collection[str]) -> Pause | ToolResult:
+        """Load a paused script :meth:`dump` wrote (its :class:`Pause` again)."""
+        lookup = {name: _function(name) for name in names}
+        return await self._step(
+            lambda: self._session.load_snapshot(
+                state, external_lookup=lookup, print_callback=self.output.write
+            ),
+            names,
+        )
+
+    async def resume(self, answer: Answer, names: Collection[str]) -> Pause | ToolResult:
+        """Answer the pending call and run on to the next call (or the end)."""
+        if answer.stop is not None:
+            return ToolResult.error(self.output.failed(answer.stop))
+        snapshot = self._snapshot
+        if answer.error is not None:
+            kind, text = answer.error
+            resumed: dict[str, Any] = {"exception": ERRORS.get(kind, RuntimeError)(text)}
+        else:
+            resumed = {"return_value": answer.value}
+        return await self._step(lambda: snapshot.resume(resumed), names)
+
+    def dump(self) -> bytes:
+        """The paused script as bytes, for :meth:`load` (in this process or another)."""
+        data: bytes = self._snapshot.dump()
+        return data
+
+    async def _step(self, go: Any, names: Collection[str]) -> Pause | ToolResult:
+        import pydantic_monty as monty
+
+        tool, started = self.tool, time.monotonic()
+        try:
+            snapshot = await go()
             while not isinstance(snapshot, monty.MontyComplete):
                 if isinstance(snapshot, monty.AsyncNameLookupSnapshot):
                     looked_up = str(snapshot.variable_name)
-                    if looked_up not in names and snapshot.object_id is None:
-                        definitions, names = _refreshed(calls)  # a tool added since?
                     if looked_up in names and snapshot.object_id is None:
                         snapshot = await snapshot.resume(value=_function(looked_up))
                     else:
@@ -210,48 +297,22 @@ async def run_script(
                         snapshot = await snapshot.resume_not_handled()
                         continue
                     raise _Stop(f"{tool}: scripts have no file system or network ({name}).")
-                if name not in names:  # a tool a call of this script added?
-                    definitions, names = _refreshed(calls)
-                target = names.get(name)
-                if target is None:
-                    error: BaseException = NameError(f"name '{name}' is not defined")
-                    snapshot = await snapshot.resume({"exception": error})
-                    continue
-                made += 1
-                if made > limits.calls:
-                    raise _Stop(
-                        f"{tool}: stopped at tool call {made}: a script may make "
-                        f"{counted(limits.calls, 'tool call')}."
-                    )
-                try:
-                    arguments = keyword_arguments(
-                        definitions[target].input_schema, snapshot.args, snapshot.kwargs
-                    )
-                except TypeError as exc:
-                    error = TypeError(f"{name}() {exc}")
-                    snapshot = await snapshot.resume({"exception": error})
-                    continue
-                answer = await calls.call(target, arguments)
-                if isinstance(answer, str):
-                    snapshot = await snapshot.resume({"exception": PermissionError(answer)})
-                elif answer.is_error:
-                    snapshot = await snapshot.resume({"exception": RuntimeError(answer.text)})
-                else:
-                    snapshot = await snapshot.resume({"return_value": _value(answer)})
+                self._snapshot = snapshot
+                return Pause(name, tuple(snapshot.args), dict(snapshot.kwargs))
             value = snapshot.output
-    except _Stop as stop:
-        return ToolResult.error(output.failed(str(stop)))
-    except monty.MontySyntaxError as exc:
-        return ToolResult.error(f"{tool}: the script is not valid Python.\n{exc.display()}")
-    except monty.MontyRuntimeError as exc:
-        return ToolResult.error(output.failed(_failure(exc, tool, limits)))
-    except monty.MontyError as exc:
-        return ToolResult.error(output.failed(f"{tool}: the sandbox stopped the script: {exc}"))
-    except RuntimeError as exc:  # the worker could not start (binary missing, no processes)
-        if isinstance(exc, StatetoolsError):
-            raise
-        return ToolResult.error(f"{tool}: the sandbox could not run the script: {exc}")
-    return ToolResult.text(output.text("" if value is None else _shown(value)))
+        except _Stop as stop:
+            return ToolResult.error(self.output.failed(str(stop)))
+        except monty.MontySyntaxError as exc:
+            return ToolResult.error(f"{tool}: the script is not valid Python.\n{exc.display()}")
+        except monty.MontyRuntimeError as exc:
+            return ToolResult.error(self.output.failed(_failure(exc, tool, self.limits)))
+        except monty.MontyError as exc:
+            return ToolResult.error(
+                self.output.failed(f"{tool}: the sandbox stopped the script: {exc}")
+            )
+        finally:
+            self.used += time.monotonic() - started
+        return ToolResult.text(self.output.text("" if value is None else _shown(value)))
 
 
 def _failure(exc: Any, tool: str, limits: Limits) -> str:

@@ -30,6 +30,7 @@ from statetools.temporal.payloads import (
     ToolOutcome,
     ToolRun,
 )
+from statetools.temporal.script_steps import run_script_step
 from statetools.temporal.structured_output import read_output
 from statetools.temporal.unfolds import describe, json_value
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
@@ -47,7 +48,7 @@ class SessionActivities:
     >>> from statetools.temporal import Designs, ScriptByRequest
     >>> activities = SessionActivities(Designs([]), ScriptByRequest(["Hi"]))
     >>> [function.__name__ for function in activities.all()]
-    ['call_model', 'call_tool', 'read_output']
+    ['call_model', 'call_tool', 'read_output', 'run_script_step']
     """
 
     def __init__(self, designs: Mapping[str, LoadedDesign], model: Model) -> None:
@@ -60,9 +61,9 @@ class SessionActivities:
         >>> from statetools.temporal import Designs, ScriptByRequest
         >>> activities = SessionActivities(Designs([]), ScriptByRequest(["Hi"]))
         >>> [function.__name__ for function in activities.all()]
-        ['call_model', 'call_tool', 'read_output']
+        ['call_model', 'call_tool', 'read_output', 'run_script_step']
         """
-        return [self.call_model, self.call_tool, self.read_output]
+        return [self.call_model, self.call_tool, self.read_output, run_script_step]
 
     @activity.defn(name=MODEL_ACTIVITY)
     async def call_model(self, call: ModelCall) -> ModelAnswer:

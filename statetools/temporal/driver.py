@@ -208,16 +208,30 @@ class SessionDriver:
         if isinstance(outcome, ToolResult):
             result, kind, duration = outcome, outcome.kind, 0.0
         else:
-            unfolded = outcome.unfolded
-            result = ToolResult(
-                outcome.content,
-                outcome.value if unfolded is None else self.unfolds.rebuild(unfolded),
-                is_error=outcome.is_error,
-                has_value=outcome.has_value,
-            )
+            result = self.result_of(outcome)
             kind, duration = cast(OutcomeKind, outcome.kind), outcome.duration
         self.conversation.answer(call, result, duration=duration, kind=kind)
         return result
+
+    def result_of(self, outcome: ToolOutcome | ToolResult) -> ToolResult:
+        """The result a tool activity's ``outcome`` stands for (a facade's unfold
+        rebuilt from what it opened).
+
+        >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
+        >>> driver = SessionDriver(LoadedDesign("net", (ping,), disclosure_graph(ping)),
+        ...     SessionInput("net"))
+        >>> driver.result_of(ToolOutcome("pong", is_error=False)).text
+        'pong'
+        """
+        if isinstance(outcome, ToolResult):
+            return outcome
+        unfolded = outcome.unfolded
+        return ToolResult(
+            outcome.content,
+            outcome.value if unfolded is None else self.unfolds.rebuild(unfolded),
+            is_error=outcome.is_error,
+            has_value=outcome.has_value,
+        )
 
     def read(self, reading: OutputReading) -> None:
         """What the output activity read of the final answer: the run's output, or

@@ -179,3 +179,48 @@ class OutputReading:
     value: Any = None
     correction: str = ""
     error: str = ""
+
+
+@dataclass
+class ScriptStep:
+    """The input of the script activity: one step of a code-mode script in the sandbox.
+
+    ``code`` starts the script; else ``snapshot`` (base64 of the paused sandbox) is
+    resumed with ``answer`` (``{"value": ...}``, ``{"error": [kind, text]}`` or
+    ``{"stop": text}``). ``names`` are the script's tool functions now, ``limits`` its
+    limits (``seconds``, ``memory``, ``calls``, ``depth``, ``output``); ``printed`` /
+    ``dropped`` what it printed so far, ``used`` the sandbox seconds it took so far.
+
+    >>> ScriptStep("run_code", {"seconds": 5.0}, ["ping"], code="ping()").snapshot is None
+    True
+    """
+
+    tool: str
+    limits: dict[str, Any]
+    names: list[str]
+    code: str | None = None
+    snapshot: str | None = None
+    answer: dict[str, Any] | None = None
+    printed: str = ""
+    dropped: int = 0
+    used: float = 0.0
+
+
+@dataclass
+class ScriptPaused:
+    """The output of the script activity: the tool function the script called (with
+    its arguments as JSON) and the paused sandbox; or, once it ended, ``result`` (the
+    text the model reads and whether it is an error); and what it printed and used.
+
+    >>> ScriptPaused(result={"content": "pong", "is_error": False}).function is None
+    True
+    """
+
+    function: str | None = None
+    args: list[Any] = field(default_factory=list)
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    snapshot: str | None = None
+    result: dict[str, Any] | None = None
+    printed: str = ""
+    dropped: int = 0
+    used: float = 0.0

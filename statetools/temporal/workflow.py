@@ -12,9 +12,11 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.exceptions import TimeoutError as ActivityTimeout
 
 from statetools import errors
+from statetools.code.mode import HostedCode
 from statetools.engine import Call
 from statetools.engine.answers import timeout_of
 from statetools.errors import ProviderError, RunAborted, RunError, StatetoolsError
+from statetools.messages import ToolCall
 from statetools.temporal.activities import MODEL_ACTIVITY, OUTPUT_ACTIVITY, TOOL_ACTIVITY
 from statetools.temporal.designs import loaded_design
 from statetools.temporal.driver import SessionDriver, call_payload, session_wording
@@ -22,13 +24,21 @@ from statetools.temporal.payloads import (
     ModelAnswer,
     OutputCheck,
     OutputReading,
+    ScriptPaused,
+    ScriptStep,
     SessionInput,
     SessionResult,
     ToolOutcome,
     ToolRun,
 )
+from statetools.temporal.script_steps import SCRIPT_ACTIVITY, drive_script
+from statetools.tools.result import ToolResult
+from statetools.tools.tool import BaseTool
 
 WORKFLOW_NAME = "statetools.Session"
+STEP_MARGIN = 60.0
+"""Seconds a script step's activity may take beyond the script's own time limit (the
+sandbox's worker process starting, the script's state loaded)."""
 NO_TOOL_TIMEOUT = 3600.0
 """The activity timeout of a tool call without any timeout."""
 
@@ -188,10 +198,36 @@ class SessionWorkflow:
 
     async def _call(self, session: SessionInput, driver: SessionDriver, call: Call) -> None:
         """Run one call the conversation handed out: in the workflow, or in the tool
-        activity."""
-        if driver.runs_here(call):
-            driver.answer(call, await driver.run_here(call))
+        activity; a code-mode script as a chain of script activities, its tool calls
+        each in the tool activity (see :mod:`~statetools.temporal.script_steps`)."""
+        tool = call.tool
+        if isinstance(tool, HostedCode) and not driver.runs_here(call):
+            settings = session.settings
+
+            async def step(payload: ScriptStep) -> ScriptPaused:
+                seconds = tool.script.limits.seconds + STEP_MARGIN
+                paused: ScriptPaused = await workflow.execute_activity(
+                    SCRIPT_ACTIVITY,
+                    payload,
+                    result_type=ScriptPaused,
+                    start_to_close_timeout=timedelta(seconds=seconds),
+                    retry_policy=RetryPolicy(maximum_attempts=settings.tool_attempts),
+                )
+                return paused
+
+            async def run(inner: BaseTool, nested: ToolCall, _context: Any) -> ToolResult:
+                return driver.result_of(await self._outcome(session, driver, Call(nested, inner)))
+
+            driver.answer(call, await drive_script(tool, call.call, step, run))
             return
+        driver.answer(call, await self._outcome(session, driver, call))
+
+    async def _outcome(
+        self, session: SessionInput, driver: SessionDriver, call: Call
+    ) -> ToolOutcome | ToolResult:
+        """Run one call: in the workflow (bookkeeping), else in the tool activity."""
+        if driver.runs_here(call):
+            return await driver.run_here(call)
         settings = session.settings
         seconds = timeout_of(call.tool, settings.tool_timeout)
         limit = NO_TOOL_TIMEOUT if seconds is None else seconds + settings.heartbeat_timeout
@@ -209,7 +245,7 @@ class SessionWorkflow:
             heartbeat_timeout=timedelta(seconds=settings.heartbeat_timeout),
             retry_policy=RetryPolicy(maximum_attempts=settings.tool_attempts),
         )
-        driver.answer(call, outcome)
+        return outcome
 
     def _maybe_continue(self, session: SessionInput, driver: SessionDriver) -> None:
         limit = session.settings.turns_per_run
