@@ -17,10 +17,10 @@ import attrs
 
 from statetools.code.mode import CodeMode
 from statetools.code.sandbox import Limits
-from statetools.disclosure.chaining import Chaining
-from statetools.disclosure.items import as_tool
-from statetools.disclosure.machine import StateMachineTool
-from statetools.disclosure.playbook import PlaybookTool
+from statetools.definitions.chaining import Chaining
+from statetools.definitions.items import as_tool
+from statetools.definitions.machine import StateMachineTool
+from statetools.definitions.playbook import PlaybookTool
 from statetools.errors import SpecError, StatetoolsError
 from statetools.sections import Sections
 from statetools.tools.tool import BaseTool
