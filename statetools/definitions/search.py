@@ -28,7 +28,7 @@ from statetools.definitions.search_groups import groups_line
 from statetools.definitions.unfold_call import Facade, Unfolded
 from statetools.errors import DefinitionError, SpecError
 from statetools.search.choice import ranker_for
-from statetools.search.documents import Document, document_for
+from statetools.search.documents import Document, documents_for
 from statetools.search.ranker import Ranker
 from statetools.tools.calling import Arguments, Context, invalid_arguments, parse_arguments
 from statetools.tools.result import ToolResult
@@ -215,14 +215,7 @@ class SearchIndex:
 
     def documents(self) -> list[Document]:
         """What the ranker indexes: one document per tool, in definition order."""
-        return [
-            document_for(
-                tool,
-                path=self._paths.get(tool.name, ()),
-                keywords=self._keywords.get(tool.name, ()),
-            )
-            for tool in self.tools
-        ]
+        return documents_for(self.tools, paths=self._paths, keywords=self._keywords)
 
     def _built(self) -> Ranker:
         if self._retriever is None:

@@ -16,8 +16,8 @@ offline embedding model (the ``statetools[embeddings]`` extra).
 
 from statetools.search.bm25 import BM25Ranker
 from statetools.search.choice import RANKER_NAMES, ranker_for
-from statetools.search.documents import Document, document_for, document_text
-from statetools.search.embedding import Embed, EmbeddingRanker
+from statetools.search.documents import Document, document_for, document_text, documents_for
+from statetools.search.embedding import Embed, EmbeddingRanker, meaning_of
 from statetools.search.fusion import HybridRanker
 from statetools.search.local import local_embedder
 from statetools.search.ranker import Ranker
@@ -37,7 +37,9 @@ __all__ = [
     "calls_of",
     "document_for",
     "document_text",
+    "documents_for",
     "local_embedder",
+    "meaning_of",
     "model_name",
     "ranker_for",
 ]

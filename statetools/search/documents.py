@@ -3,6 +3,9 @@
 :func:`document_text` joins a tool's name split into words, its description, its
 parameters' names and descriptions, its category, the facades it sits in, the values
 its schema gives as examples (enum, examples, default) and any keywords given for it.
+:func:`documents_for` makes the documents of a whole catalogue, each with its
+:attr:`Document.focus`: the tool's own words, without the opening its description
+shares with other tools (a catalogue's boilerplate such as "This tool belongs to ...").
 
 >>> from statetools import Tool
 >>> tool = Tool.create("createIssue", "Open an issue.", lambda title: title)
@@ -12,6 +15,7 @@ its schema gives as examples (enum, examples, default) and any keywords given fo
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -20,7 +24,11 @@ import attrs
 from statetools.tools.summary import words
 from statetools.tools.tool import BaseTool
 
-__all__ = ["Document", "document_for", "document_text"]
+__all__ = ["Document", "document_for", "document_text", "documents_for", "shared_openings"]
+
+_SHARED_WORDS = 6
+"""An opening of at least this many words that another tool's description also has is
+boilerplate of the catalogue, left out of :attr:`Document.focus`."""
 
 
 @attrs.frozen
@@ -28,7 +36,9 @@ class Document:
     """One thing a ranker ranks: a ``name`` (what :meth:`Ranker.rank` returns), the
     ``text`` it is found by, and ``terms``, the shorter text a word-matching ranker
     reads (name, description, parameter names, category, path and keywords: parameter
-    descriptions and example values repeat the same words across many tools).
+    descriptions and example values repeat the same words across many tools), and
+    ``focus``, the tool's own words (name, description without the opening it shares
+    with other tools, parameters) that a meaning ranker matches too (empty: none).
 
     >>> Document("create_issue", "create issue. Open an issue").terms
     'create issue. Open an issue'
@@ -37,6 +47,7 @@ class Document:
     name: str
     text: str
     terms: str = attrs.field()
+    focus: str = ""
 
     @terms.default
     def _terms(self) -> str:
@@ -121,3 +132,56 @@ def document_for(
         document_text(tool, path=path, keywords=keywords),
         document_text(tool, path=path, keywords=keywords, full=False),
     )
+
+
+def shared_openings(descriptions: Sequence[str]) -> list[int]:
+    """For each description, how many of its first words another description begins
+    with too, when that is at least six (a catalogue's boilerplate); 0 otherwise.
+
+    >>> shared_openings(["This tool belongs to the file system. List files.",
+    ...                  "This tool belongs to the file system. Move a file.",
+    ...                  "Get the weather."])
+    [7, 7, 0]
+    """
+    split = [description.split() for description in descriptions]
+    shared = [0] * len(split)
+    order = sorted(range(len(split)), key=lambda i: split[i])
+    for a, b in itertools.pairwise(order):  # the longest is with a neighbour
+        common = 0
+        for left, right in zip(split[a], split[b], strict=False):
+            if left != right:
+                break
+            common += 1
+        shared[a], shared[b] = max(shared[a], common), max(shared[b], common)
+    return [n if _SHARED_WORDS <= n < len(split[i]) else 0 for i, n in enumerate(shared)]
+
+
+def documents_for(
+    tools: Sequence[BaseTool],
+    *,
+    paths: Mapping[str, Sequence[str]] | None = None,
+    keywords: Mapping[str, Sequence[str]] | None = None,
+) -> list[Document]:
+    """The documents of a catalogue (``paths`` and ``keywords`` by tool name), each with
+    its :attr:`Document.focus`: name, description without the opening it shares with
+    other tools, parameters' names and descriptions.
+
+    >>> from statetools import Tool
+    >>> tools = [Tool.create(n, f"Part of the demo shop of this example. {d}", lambda: 1)
+    ...          for n, d in (("buy", "Buy an item."), ("refund", "Give money back."))]
+    >>> [doc.focus for doc in documents_for(tools)]
+    ['buy. Buy an item', 'refund. Give money back']
+    """
+    paths, keywords = paths or {}, keywords or {}
+    openings = shared_openings([tool.description.strip() for tool in tools])
+    documents = []
+    for tool, opening in zip(tools, openings, strict=True):
+        document = document_for(
+            tool, path=paths.get(tool.name, ()), keywords=keywords.get(tool.name, ())
+        )
+        own = " ".join(tool.description.split()[opening:])
+        parts = [" ".join(words(tool.name)) or tool.name, own]
+        parts.extend(_parameters(tool.input_schema or {}))
+        focus = ". ".join(part.rstrip(". ") for part in parts if part.strip())
+        documents.append(attrs.evolve(document, focus=focus))
+    return documents

@@ -15,6 +15,7 @@ sentence-transformers' ``model.encode``, fastembed, or :func:`local_embedder`.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,18 +23,40 @@ from statetools.errors import StatetoolsError
 from statetools.search.documents import Document
 from statetools.search.saved import SavedVectors
 
-__all__ = ["Embed", "EmbeddingRanker"]
+__all__ = ["Embed", "EmbeddingRanker", "meaning_of"]
+
+_QUOTED = re.compile(r"""(?<!\w)(['"\u2018\u201c]).+?['"\u2019\u201d](?!\w)""")
+
+
+def meaning_of(query: str) -> str:
+    """The words of ``query`` an embedding should match: without the quoted values in it
+    (file names, titles, messages: the arguments of a call, not what the tool does),
+    unless nothing else is left.
+
+    >>> meaning_of("Move 'final_report.pdf' to the 'temp' directory")
+    'Move to the directory'
+    >>> meaning_of("'budget'")
+    "'budget'"
+    """
+    stripped = " ".join(_QUOTED.sub(" ", query).split())
+    return stripped or query
+
 
 Embed = Callable[[list[str]], Any]
 """An embedding function: a list of texts to one vector per text (same length)."""
 
 
 class EmbeddingRanker:
-    """Ranks by the cosine similarity of the query's vector and each document's vector
-    (the documents are embedded once, in :meth:`index`; each query once per call).
-    Documents scoring ``min_score`` or less are left out. With ``saved`` (a file path or
-    a :class:`~statetools.search.SavedVectors`) the documents' vectors are read from
-    that file and only new or changed texts are embedded (then saved).
+    """Ranks by the cosine similarity of the query's vector (of :func:`meaning_of` the
+    query) and each document's vectors: its text's and, when it has one, its
+    :attr:`~statetools.search.Document.focus`'s, whichever is closer (the documents are
+    embedded once, in :meth:`index`; each query once per call). Documents scoring
+    ``min_score`` or less are left out. A query whose best document scores below
+    ``threshold`` finds nothing at all, so the search facade shows what there is
+    instead (default: the ``threshold`` attribute of ``embed``, as
+    :func:`~statetools.search.local_embedder` has; none otherwise). With ``saved`` (a
+    file path or a :class:`~statetools.search.SavedVectors`) the documents' vectors are
+    read from that file and only new or changed texts are embedded (then saved).
 
     >>> ranker = EmbeddingRanker(lambda texts: [[len(t), 1.0] for t in texts])
     >>> ranker.index([Document("short", "ab"), Document("long", "abcdefghij")])
@@ -46,15 +69,19 @@ class EmbeddingRanker:
         embed: Embed,
         *,
         min_score: float = 0.0,
+        threshold: float | None = None,
         saved: SavedVectors | str | os.PathLike[str] | None = None,
     ) -> None:
         self.embed = embed
         self.min_score = min_score
+        default = getattr(embed, "threshold", None)
+        self.threshold = threshold if threshold is not None else default
         self.saved = (
             saved if saved is None or isinstance(saved, SavedVectors) else SavedVectors(saved)
         )
         self._names: list[str] = []
         self._vectors: Any = None
+        self._focus: Any = None
 
     def _vectors_of(self, texts: list[str], *, keep: bool = False) -> Any:
         import numpy as np
@@ -82,10 +109,19 @@ class EmbeddingRanker:
         return vectors / np.where(norms == 0, 1.0, norms)
 
     def index(self, docs: Sequence[Document]) -> None:
-        """Embed every document's text (one call of ``embed``; with ``saved``, only the
-        texts it does not hold)."""
+        """Embed every document's text and focus (one call of ``embed``; with ``saved``,
+        only the texts it does not hold)."""
         self._names = [doc.name for doc in docs]
-        self._vectors = self._vectors_of([doc.text for doc in docs], keep=True) if docs else None
+        self._vectors = self._focus = None
+        if not docs:
+            return
+        focus = [doc.focus for doc in docs]
+        texts = list(dict.fromkeys([doc.text for doc in docs] + [f for f in focus if f]))
+        vectors = self._vectors_of(texts, keep=True)
+        row = {text: position for position, text in enumerate(texts)}
+        self._vectors = vectors[[row[doc.text] for doc in docs]]
+        if any(f and f != doc.text for f, doc in zip(focus, docs, strict=True)):
+            self._focus = vectors[[row[f or doc.text] for f, doc in zip(focus, docs, strict=True)]]
 
     def rank(self, query: str, k: int) -> list[tuple[str, float]]:
         """The ``k`` documents closest to ``query`` in meaning (ties in index order)."""
@@ -93,7 +129,12 @@ class EmbeddingRanker:
 
         if not query.strip() or self._vectors is None:
             return []
-        scores = self._vectors @ self._vectors_of([query])[0]
+        wanted = self._vectors_of([meaning_of(query)])[0]
+        scores = self._vectors @ wanted
+        if self._focus is not None:
+            scores = np.maximum(scores, self._focus @ wanted)
+        if self.threshold is not None and float(scores.max()) < self.threshold:
+            return []
         if k < len(scores):
             top = np.argpartition(-scores, k - 1)[:k]
         else:

@@ -8,6 +8,8 @@
 >>> hybrid.index([])
 >>> [name for name, _ in hybrid.rank("q", 2)]
 ['a', 'c']
+>>> HybridRanker(Fixed(["a"]), Fixed([]), weights=[1, 2]).rank("q", 2)  # mostly nothing
+[]
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ class HybridRanker:
     """Fuses the rankings of ``rankers``: each document scores the sum over rankers of
     ``weight / (constant + its rank)`` (reciprocal rank fusion; each ranker lists its
     ``depth`` best). A document that one ranker finds and the others miss still counts.
+    A query finds nothing when the rankers that found nothing for it hold more than half
+    of the weight (an embedding ranker below its ``threshold``, say, outweighing a
+    word ranker that matched a common word), so the facade shows what there is instead.
 
     >>> HybridRanker().rankers
     Traceback (most recent call last):
@@ -64,9 +69,14 @@ class HybridRanker:
     def rank(self, query: str, k: int) -> list[tuple[str, float]]:
         """The ``k`` best documents of the fused ranking (ties: first ranker's order)."""
         scores: dict[str, float] = {}
+        silent = 0.0
         for ranker, weight in zip(self.rankers, self.weights, strict=True):
-            for place, (name, _score) in enumerate(ranker.rank(query, max(k, self.depth))):
+            found = ranker.rank(query, max(k, self.depth))
+            silent += 0.0 if found else weight
+            for place, (name, _score) in enumerate(found):
                 scores[name] = scores.get(name, 0.0) + weight / (self.constant + place + 1)
+        if silent > sum(self.weights) / 2:
+            return []
         order = {name: position for position, name in enumerate(scores)}
         ranked = sorted(scores, key=lambda name: (-scores[name], order[name]))
         return [(name, scores[name]) for name in ranked[:k]]

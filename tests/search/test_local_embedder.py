@@ -87,3 +87,24 @@ def test_import_statetools_imports_no_numpy_tokenizers_or_bm25s() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_question_about_nothing_here_gets_the_recovery_text_with_hybrid() -> None:
+    # BM25 matches the word "history" (list_commits); the local model's best match is
+    # below its threshold, and with twice BM25's weight it decides: nothing useful
+    tools = [
+        st.Tool.create(t.name, t.description, lambda: "ok", metadata={"category": category})
+        for t, category in zip(TOOLS, ("issues", "code", "weather"), strict=True)
+    ]
+    query = "Tell me the history of the Roman empire"
+    expected = f'No tool matches "{query}". Categories: issues, code, weather. Try other words.'
+    texts = {
+        ranker: st.UnfoldingTool.searchable("find", "Find", tools, ranker=ranker)
+        .call({"query": query})
+        .text
+        for ranker in ("bm25", "embeddings", "hybrid")
+    }
+
+    assert texts["bm25"].splitlines()[1] == "- list_commits: The history of a branch."
+    assert texts["embeddings"] == expected
+    assert texts["hybrid"] == expected
