@@ -48,6 +48,7 @@ bench: setup
 	$(PY) benchmarks/tokens.py --write
 	$(PY) benchmarks/layered_cache.py --write
 	$(PY) benchmarks/retrieval.py --write $(if $(BFCL_DATA),--bfcl-data $(BFCL_DATA))
+	$(PY) benchmarks/nothing_useful.py --write $(if $(BFCL_DATA),--bfcl-data $(BFCL_DATA))
 	$(PY) benchmarks/graph_ranking.py --write $(if $(BFCL_DATA),--bfcl-data $(BFCL_DATA))
 	$(PY) benchmarks/saved_vectors.py --write $(if $(BFCL_DATA),--bfcl-data $(BFCL_DATA))
 	$(PY) benchmarks/examples_check.py --write
