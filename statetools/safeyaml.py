@@ -1,13 +1,16 @@
 """YAML text to data within limits: file size, nesting depth and expanded size.
 
 Aliases let a few bytes of YAML stand for gigabytes (an anchor repeated through
-aliases of aliases, or a long string repeated through many aliases). Before
-anything is built, one pass over the parser's events measures what the document
+aliases of aliases, or a long string repeated through many aliases). One pass over
+the parser's events (libyaml's when PyYAML has it) measures what the document
 expands to (the characters of every value, counting what each alias repeats, plus
 one per value) and how deep it nests, and refuses it past :data:`MAX_EXPANDED_SIZE`
-or :data:`MAX_DEPTH`. Only then is it composed and constructed, with libyaml when
-PyYAML has it, and with the garbage collector paused (building a few million small
-objects otherwise spends most of its time in collections that free nothing).
+or :data:`MAX_DEPTH` before any data is handed out. The same pass builds the data
+of plain documents (an alias is the very object its anchor built, so nothing is
+repeated in memory); what it does not build (other tags, merge keys) PyYAML's
+constructor builds after it. Both run with the garbage collector paused (building
+a few million small objects otherwise spends most of its time in collections that
+free nothing).
 
 >>> load_yaml("a: &x [1, 2]\\nb: *x\\n")
 {'a': [1, 2], 'b': [1, 2]}
@@ -93,12 +96,17 @@ def measure(text: str) -> None:
     ...     print(exc.message, exc.line)
     the YAML is nested more than 256 levels deep 1
     """
+    _read(text, build=False)
+
+
+def _read(text: str, *, build: bool) -> Any:
+    """:func:`measure` ``text``; with ``build``, its data as well (or :data:`_UNBUILT`)."""
     try:
-        _measure_events(text, Loader)
+        return _walk(text, Loader, build)
     except yaml.MarkedYAMLError as exc:
         if exc.problem != "exceeded maximum nesting depth":
             raise
-        _measure_events(text, yaml.SafeLoader)  # raises at the first value past MAX_DEPTH
+        _walk(text, yaml.SafeLoader, False)  # raises at the first value past MAX_DEPTH
         raise _too_deep(None if exc.problem_mark is None else exc.problem_mark.line + 1) from exc
 
 
@@ -109,17 +117,67 @@ def _too_deep(line: int | None) -> RefusedYaml:
     )
 
 
-def _measure_events(text: str, loader: type[yaml.SafeLoader]) -> None:
-    """One pass over the events of ``text`` as ``loader`` parses it, within the limits."""
-    stack: list[list[Any]] = []  # [expanded size, anchor] of each open collection
+_UNBUILT: Any = object()
+"""What :func:`_walk` returns when it leaves the building to PyYAML's constructor."""
+_NO_KEY: Any = object()
+_STR = "tag:yaml.org,2002:str"
+_SCALARS = frozenset(
+    f"tag:yaml.org,2002:{kind}" for kind in ("null", "bool", "int", "float", "binary", "timestamp")
+)
+_LISTS = frozenset((None, "!", "tag:yaml.org,2002:seq"))
+_DICTS = frozenset((None, "!", "tag:yaml.org,2002:map"))
+
+
+def _walk(text: str, loader: type[yaml.SafeLoader], build: bool) -> Any:
+    """One pass over the events of ``text`` as ``loader`` parses it, within the limits.
+
+    With ``build``, the same pass builds the data, as PyYAML's safe constructor would,
+    when it is made of what most documents hold: text, numbers, booleans, nulls, dates,
+    lists and mappings, anchors and aliases (an alias is the object its anchor built).
+    Anything else (other tags, merge keys, a list as a key, a value its tag cannot
+    build, a duplicate anchor, several documents) stops the building, the measuring
+    goes on, and :data:`_UNBUILT` is returned so that PyYAML builds it (and reports
+    what it refuses in its own words).
+    """
+    stack: list[list[Any]] = []  # per open collection: [size, anchor, list or dict, key]
     anchors: dict[str, int] = {}
     open_anchors: set[str] = set()
-    for event in yaml.parse(text, Loader=loader):
-        if isinstance(event, yaml.ScalarEvent):
+    built: dict[str, Any] = {}  # anchor -> the value it stands for
+    helper: Any = Loader("")  # resolves plain scalars' tags and builds non-text scalars
+    resolvers = helper.yaml_implicit_resolvers
+    quick = not helper.yaml_path_resolvers and None not in resolvers
+    constructors = helper.yaml_constructors
+    root: Any = None
+    documents = 0
+    events: Iterator[Any] = yaml.parse(text, Loader=loader)
+    for event in events:
+        kind = type(event)
+        value: Any = None
+        if kind is yaml.ScalarEvent:
             size = len(event.value) + 1
             if event.anchor:
                 anchors[event.anchor] = size
-        elif isinstance(event, yaml.AliasEvent):
+            if build:
+                tag = event.tag
+                value = event.value
+                if tag is None or tag == "!":
+                    if quick and not (event.implicit[0] and value[:1] in resolvers):
+                        tag = _STR  # what resolve() says of quoted text and of plain text
+                    else:  # that no implicit resolver claims by its first character
+                        tag = helper.resolve(yaml.ScalarNode, value, event.implicit)
+                if tag != _STR:
+                    if tag in _SCALARS:
+                        node = yaml.ScalarNode(tag, value, event.start_mark, event.end_mark)
+                        try:
+                            value = constructors[tag](helper, node)
+                        except Exception:  # PyYAML reports it, with its line
+                            build = False
+                    else:
+                        build = False
+                if event.anchor:
+                    build = build and event.anchor not in built
+                    built[event.anchor] = value
+        elif kind is yaml.AliasEvent:
             if event.anchor in open_anchors:
                 raise RefusedYaml(
                     "the YAML refers to itself (an alias inside its own anchor)",
@@ -127,29 +185,59 @@ def _measure_events(text: str, loader: type[yaml.SafeLoader]) -> None:
                     _line(event),
                 )
             size = anchors.get(event.anchor or "", 1)
-        elif isinstance(event, yaml.CollectionStartEvent):
+            if build:
+                build = event.anchor in built
+                value = built.get(event.anchor or "")
+        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
             if len(stack) >= MAX_DEPTH:
                 raise _too_deep(_line(event))
             if event.anchor:
                 open_anchors.add(event.anchor)
-            stack.append([1, event.anchor])
+            if build:
+                if kind is yaml.MappingStartEvent:
+                    build = event.tag in _DICTS
+                    value = {}
+                else:
+                    build = event.tag in _LISTS
+                    value = []
+                if event.anchor:
+                    build = build and event.anchor not in built
+                    built[event.anchor] = value
+            stack.append([1, event.anchor, value, _NO_KEY])
             continue
-        elif isinstance(event, yaml.CollectionEndEvent):
-            size, anchor = stack.pop()
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            size, anchor, value, _ = stack.pop()
             if anchor:
                 anchors[anchor] = size
                 open_anchors.discard(anchor)
         else:
+            if kind is yaml.DocumentStartEvent:
+                documents += 1
+                build = build and documents == 1
             continue
         if stack:
-            stack[-1][0] += size
-            if stack[-1][0] > MAX_EXPANDED_SIZE:
+            top = stack[-1]
+            top[0] += size
+            if top[0] > MAX_EXPANDED_SIZE:
                 raise RefusedYaml(
                     f"the YAML expands to more than {MAX_EXPANDED_SIZE:,} characters "
                     "(aliases repeat what their anchors hold)",
                     "repeat less through aliases",
                     _line(event),
                 )
+            if build:
+                into = top[2]
+                if type(into) is list:
+                    into.append(value)
+                elif top[3] is _NO_KEY:
+                    build = type(value) is not list and type(value) is not dict  # hashable
+                    top[3] = value
+                else:
+                    into[top[3]] = value
+                    top[3] = _NO_KEY
+        else:
+            root = value
+    return root if build else _UNBUILT
 
 
 def _line(event: yaml.Event) -> int | None:
@@ -171,8 +259,13 @@ def load_yaml(text: str) -> Any:
     """The data of the single document in ``text``, within the limits above.
 
     Raises :class:`RefusedYaml` past a limit and :class:`yaml.YAMLError` for syntax.
+    The pass that measures the document builds it too (see :func:`_walk`); PyYAML's
+    constructor builds what that pass leaves to it.
     """
-    measure(text)
+    with gc_paused():
+        data = _read(text, build=True)
+    if data is not _UNBUILT:
+        return data
     loader = Loader(text)
     try:
         with gc_paused():

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import itertools
 import json
 import re
 import sys
@@ -170,6 +169,10 @@ class SchemaOnlyTool(BaseTool):
         )
 
 
+_SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema")
+"""Where OpenAI, Anthropic and MCP tools keep their schema, in the order looked at."""
+
+
 def _tool_items(data: Any) -> Sequence[Any]:
     if isinstance(data, Mapping) and isinstance(data.get("tools"), list):
         return list(data["tools"])
@@ -182,21 +185,26 @@ def _tool_items(data: Any) -> Sequence[Any]:
     )
 
 
+def _is_mapping(value: Any) -> bool:
+    return type(value) is dict or isinstance(value, Mapping)  # a dict without the ABC check
+
+
 def _one_tool(item: Any, source: str, location: str) -> SchemaOnlyTool:
-    if not isinstance(item, Mapping):
+    if not _is_mapping(item):
         raise Invalid("a tool must be a mapping")
     function = item.get("function") if item.get("type") == "function" else item
-    if not isinstance(function, Mapping):
+    if not _is_mapping(function):
         raise Invalid("'function' must be a mapping with name, description and parameters")
     try:
         name = check_tool_name(function.get("name"))
     except StatetoolsError as exc:
         raise Invalid(exc.message, hint=exc.hint) from exc
-    schema = next(
-        (function[k] for k in ("parameters", "input_schema", "inputSchema") if k in function),
-        None,
-    )
-    if schema is not None and not isinstance(schema, Mapping):
+    schema = None
+    for key in _SCHEMA_KEYS:
+        if key in function:
+            schema = function[key]
+            break
+    if schema is not None and not _is_mapping(schema):
         raise Invalid(f"the parameters of tool '{name}' must be a JSON schema object")
     description = function.get("description")
     if not isinstance(description, str) or not description.strip():
@@ -222,14 +230,30 @@ def _quick_json(text: str) -> Any:
         data = json.loads(text)
     except (ValueError, RecursionError):
         return None
-    brackets = _BRACKETS.findall(_JSON_STRING.sub("", text))
-    deepest = max(itertools.accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0)
-    return None if deepest > MAX_DEPTH - 8 else data  # near the limit: YAML decides
+    return None if _deeper_than(data, MAX_DEPTH - 8) else data  # near the limit: YAML decides
 
 
-_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_BRACKETS = re.compile(r"[\[\]{}]")
-_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether JSON data nests lists and objects more than ``limit`` levels deep (a walk
+    one level at a time, over the lists and objects only).
+
+    >>> _deeper_than([[1], {"a": []}], 2), _deeper_than([[1], {"a": []}], 3)
+    (True, False)
+    """
+    level = [data] if type(data) is dict or type(data) is list else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        below: list[Any] = []
+        add = below.append
+        for value in level:
+            for item in value.values() if type(value) is dict else value:
+                if type(item) is dict or type(item) is list:
+                    add(item)
+        level = below
+    return False
 
 
 def load_tools_file(source: str, base_dir: Path) -> list[SchemaOnlyTool]:

@@ -101,6 +101,10 @@ class ToolMetadata:
     on_loop_thread: bool = False
 
 
+_NO_METADATA = ToolMetadata()
+"""The metadata of a tool given none (frozen, so every such tool can share it)."""
+
+
 def metadata_of(value: ToolMetadata | Mapping[str, Any] | None) -> ToolMetadata:
     """A tool's ``metadata`` argument as :class:`ToolMetadata` (a dict is checked).
 
@@ -108,7 +112,7 @@ def metadata_of(value: ToolMetadata | Mapping[str, Any] | None) -> ToolMetadata:
     'write'
     """
     if value is None:
-        return ToolMetadata()
+        return _NO_METADATA
     if isinstance(value, ToolMetadata):
         return value
     unknown = set(value) - {"return_direct", "category", "timeout", "on_loop_thread"}
@@ -129,9 +133,19 @@ def schema_copy(schema: Mapping[str, Any] | None) -> JsonSchema:
     return InputSchema.empty() if schema is None else _json_copy(schema)
 
 
+_JSON_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
 def _json_copy(value: Any) -> Any:
     """A copy of a JSON-like value: its mappings and lists are new, so the tool's schema
     cannot change under it (several times faster than ``copy.deepcopy`` on schemas)."""
+    kind = type(value)
+    if kind is dict:  # what JSON and YAML give: no abstract-class check
+        return {key: _json_copy(item) for key, item in value.items()}
+    if kind in _JSON_SCALARS:
+        return value
+    if kind is list:
+        return [_json_copy(item) for item in value]
     if isinstance(value, Mapping):
         return {key: _json_copy(item) for key, item in value.items()}
     if isinstance(value, list):
