@@ -99,8 +99,9 @@ def measure(text: str) -> None:
     _read(text, build=False)
 
 
-def _read(text: str, *, build: bool) -> Any:
-    """:func:`measure` ``text``; with ``build``, its data as well (or :data:`_UNBUILT`)."""
+def _read(text: str, *, build: bool) -> tuple[Any, bool]:
+    """:func:`measure` ``text``; with ``build``, its data as well (or :data:`_UNBUILT`),
+    and whether every mapping key built was text."""
     try:
         return _walk(text, Loader, build)
     except yaml.MarkedYAMLError as exc:
@@ -128,7 +129,7 @@ _LISTS = frozenset((None, "!", "tag:yaml.org,2002:seq"))
 _DICTS = frozenset((None, "!", "tag:yaml.org,2002:map"))
 
 
-def _walk(text: str, loader: type[yaml.SafeLoader], build: bool) -> Any:
+def _walk(text: str, loader: type[yaml.SafeLoader], build: bool) -> tuple[Any, bool]:
     """One pass over the events of ``text`` as ``loader`` parses it, within the limits.
 
     With ``build``, the same pass builds the data, as PyYAML's safe constructor would,
@@ -137,19 +138,29 @@ def _walk(text: str, loader: type[yaml.SafeLoader], build: bool) -> Any:
     Anything else (other tags, merge keys, a list as a key, a value its tag cannot
     build, a duplicate anchor, several documents) stops the building, the measuring
     goes on, and :data:`_UNBUILT` is returned so that PyYAML builds it (and reports
-    what it refuses in its own words).
+    what it refuses in its own words). Also returned: whether every mapping key built
+    was text.
     """
+    parser: Any = loader(text)
+    try:
+        return _walk_events(iter(parser.get_event, None), build)
+    finally:
+        parser.dispose()
+
+
+def _walk_events(events: Iterator[Any], build: bool) -> tuple[Any, bool]:
+    """:func:`_walk` over the parser's ``events``."""
     stack: list[list[Any]] = []  # per open collection: [size, anchor, list or dict, key]
     anchors: dict[str, int] = {}
     open_anchors: set[str] = set()
     built: dict[str, Any] = {}  # anchor -> the value it stands for
     helper: Any = Loader("")  # resolves plain scalars' tags and builds non-text scalars
-    resolvers = helper.yaml_implicit_resolvers
+    resolvers = helper.yaml_implicit_resolvers  # first character -> [(tag, pattern), ...]
     quick = not helper.yaml_path_resolvers and None not in resolvers
     constructors = helper.yaml_constructors
     root: Any = None
     documents = 0
-    events: Iterator[Any] = yaml.parse(text, Loader=loader)
+    text_keys = True
     for event in events:
         kind = type(event)
         value: Any = None
@@ -161,9 +172,14 @@ def _walk(text: str, loader: type[yaml.SafeLoader], build: bool) -> Any:
                 tag = event.tag
                 value = event.value
                 if tag is None or tag == "!":
-                    if quick and not (event.implicit[0] and value[:1] in resolvers):
-                        tag = _STR  # what resolve() says of quoted text and of plain text
-                    else:  # that no implicit resolver claims by its first character
+                    if quick:  # what helper.resolve() does, without a call per scalar
+                        tag = _STR
+                        if event.implicit[0]:  # plain: the resolvers of its first character
+                            for claimed, pattern in resolvers.get(value[:1], ()):
+                                if pattern.match(value):
+                                    tag = claimed
+                                    break
+                    else:
                         tag = helper.resolve(yaml.ScalarNode, value, event.implicit)
                 if tag != _STR:
                     if tag in _SCALARS:
@@ -231,13 +247,14 @@ def _walk(text: str, loader: type[yaml.SafeLoader], build: bool) -> Any:
                     into.append(value)
                 elif top[3] is _NO_KEY:
                     build = type(value) is not list and type(value) is not dict  # hashable
+                    text_keys = text_keys and type(value) is str
                     top[3] = value
                 else:
                     into[top[3]] = value
                     top[3] = _NO_KEY
         else:
             root = value
-    return root if build else _UNBUILT
+    return (root if build else _UNBUILT), text_keys
 
 
 def _line(event: yaml.Event) -> int | None:
@@ -262,10 +279,25 @@ def load_yaml(text: str) -> Any:
     The pass that measures the document builds it too (see :func:`_walk`); PyYAML's
     constructor builds what that pass leaves to it.
     """
+    return load_yaml_keys(text)[0]
+
+
+def load_yaml_keys(text: str) -> tuple[Any, bool | None]:
+    """:func:`load_yaml`, and whether every mapping key in the data is text (None when
+    PyYAML built the data: not known without a walk over it).
+
+    >>> load_yaml_keys("a: 1\nb: {c: d}"), load_yaml_keys("1: one")
+    (({'a': 1, 'b': {'c': 'd'}}, True), ({1: 'one'}, False))
+    """
     with gc_paused():
-        data = _read(text, build=True)
+        data, text_keys = _read(text, build=True)
     if data is not _UNBUILT:
-        return data
+        return data, text_keys
+    return _constructed(text), None
+
+
+def _constructed(text: str) -> Any:
+    """The data of ``text`` as PyYAML's constructor builds it (``text`` is measured)."""
     loader = Loader(text)
     try:
         with gc_paused():

@@ -21,7 +21,7 @@ from typing import Any
 import attrs
 import yaml
 
-from statetools.safeyaml import MAX_SOURCE_BYTES, RefusedYaml, check_size, compose, load_yaml
+from statetools.safeyaml import MAX_SOURCE_BYTES, RefusedYaml, check_size, compose, load_yaml_keys
 from statetools.spec.problems import Path as SpecPath
 from statetools.spec.problems import RawProblem, shorten, spec_error
 
@@ -106,7 +106,7 @@ def parse_yaml(text: str, *, name: str | None, base_dir: Path) -> Source:
     try:
         size = len(text.encode("utf-8")) if len(text) * 4 > MAX_SOURCE_BYTES else len(text)
         check_size(size, "text" if name is None else "file")
-        data = load_yaml(text)
+        data, text_keys = load_yaml_keys(text)
     except RefusedYaml as exc:
         raise spec_error(
             [RawProblem((), exc.message, exc.hint)],
@@ -152,7 +152,7 @@ def parse_yaml(text: str, *, name: str | None, base_dir: Path) -> Source:
     if data is None and not _has_content(text):
         raise spec_error([RawProblem((), "the file is empty")], source=name)
     lines = _Lines(text)
-    if _has_other_keys(data):
+    if _has_other_keys(data) if text_keys is None else not text_keys:
         problems = lines.key_problems()
         if problems:
             raise spec_error(problems, lines, source=name)

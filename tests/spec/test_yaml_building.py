@@ -13,7 +13,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from statetools.safeyaml import _UNBUILT, Loader, RefusedYaml, _read, load_yaml
+from statetools.safeyaml import _UNBUILT, Loader, RefusedYaml, _read, load_yaml, load_yaml_keys
 
 
 def _pyyaml(text: str) -> Any:
@@ -96,8 +96,15 @@ def test_load_yaml_gives_what_pyyaml_gives(text: str) -> None:
 
 
 def test_plain_documents_are_built_by_the_measuring_pass_and_the_rest_by_pyyaml() -> None:
-    assert [text for text in DOCUMENTS if _read(text, build=True) is _UNBUILT] == []
-    assert [text for text in DELEGATED + REFUSED if _read(text, build=True) is not _UNBUILT] == []
+    assert [text for text in DOCUMENTS if _read(text, build=True)[0] is _UNBUILT] == []
+    assert [t for t in DELEGATED + REFUSED if _read(t, build=True)[0] is not _UNBUILT] == []
+
+
+def test_load_yaml_keys_says_whether_every_key_is_text() -> None:
+    assert load_yaml_keys("a: {b: [c, {d: e}]}") == ({"a": {"b": ["c", {"d": "e"}]}}, True)
+    assert load_yaml_keys("a: [{1: one}]") == ({"a": [{1: "one"}]}, False)
+    assert load_yaml_keys("a: {null: x}") == ({"a": {None: "x"}}, False)
+    assert load_yaml_keys("!!set {a}") == ({"a"}, None)  # PyYAML built it: not known
 
 
 @pytest.mark.parametrize("text", REFUSED)
