@@ -28,6 +28,7 @@ import functools
 import gc
 import itertools
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -216,6 +217,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--write", action="store_true", help="update benchmarks/RESULTS.md")
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as folder:
         compile_rows = _compile_table(args.rounds, Path(folder))
     run_rows = _runs_table(args.runs)
@@ -239,6 +241,9 @@ def main() -> None:
         "| tools | `tools=[...]` ms | `tools=[graph]` ms | ratio | target |",
         "|---|---|---|---|---|",
         *run_rows,
+        "",
+        f"Load average (1 min): {load_before:.2f} when the run started, "
+        f"{os.getloadavg()[0]:.2f} when it ended (the machine is shared).",
         "",
         machine_line(),
     ]
