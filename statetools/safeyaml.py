@@ -286,7 +286,7 @@ def load_yaml_keys(text: str) -> tuple[Any, bool | None]:
     """:func:`load_yaml`, and whether every mapping key in the data is text (None when
     PyYAML built the data: not known without a walk over it).
 
-    >>> load_yaml_keys("a: 1\nb: {c: d}"), load_yaml_keys("1: one")
+    >>> load_yaml_keys("a: 1\\nb: {c: d}"), load_yaml_keys("1: one")
     (({'a': 1, 'b': {'c': 'd'}}, True), ({1: 'one'}, False))
     """
     with gc_paused():
