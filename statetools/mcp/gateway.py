@@ -241,5 +241,7 @@ def disclosure_server(
         on_subscriptions_listen=listen,
         get_tool_input_schema=schemas.get,
     )
-    publish_skills(server, items)  # skill:// resources for the design's sections and skills
+    publish_skills(
+        server, items, session=session_argument
+    )  # skill:// resources for the design's sections and skills
     return server

@@ -32,11 +32,13 @@ from typing import Any, Literal
 
 import mcp
 from mcp_types import RequestParamsMeta
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from statetools.mcp import transports
 from statetools.mcp.connection import Connection, MCPServerError
 from statetools.mcp.facade import Grouping, MCPFacade
 from statetools.mcp.follow import FollowChanges
+from statetools.mcp.gateway_skills import GatewayRoute
 from statetools.mcp.link import Link
 from statetools.mcp.listing import Listing
 from statetools.mcp.options import OptionError, may_resend, names_or_all
@@ -415,8 +417,22 @@ class MCPServer:
         async def read(uri: str) -> bytes:
             return await self.read_resource(uri)
 
+        async def raw(name: str, arguments: Mapping[str, Any], context: Context) -> Any:
+            connected = await self._connection.client(context)
+            return await connected.call_tool(
+                name, dict(arguments), read_timeout_seconds=self.timeout
+            )
+
+        modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+        route = GatewayRoute(self.name, modern=modern, raw=raw, call=self.call)
         return await read_remote_skills(
-            self.name, client, read, tools, tool_name=tool_name, file_tool_name=file_tool_name
+            self.name,
+            client,
+            read,
+            tools,
+            tool_name=tool_name,
+            file_tool_name=file_tool_name,
+            route=route,
         )
 
     # facades --------------------------------------------------------------------------

@@ -46,6 +46,8 @@ __all__ = [
     "INDEX_URI",
     "MAX_SKILL_BYTES",
     "MAX_SKILL_FILES",
+    "OPENS_META",
+    "Opening",
     "PublishedSkill",
     "SkillCatalog",
     "digest",
@@ -96,6 +98,40 @@ def _mime(path: str, data: bytes) -> str:
     return "text/plain"
 
 
+OPENS_META = "statetools/opens"
+"""The ``_meta`` key of a gateway's skill entry that says how its tools open."""
+
+
+@attrs.frozen
+class Opening:
+    """How a statetools gateway opens a skill's tools: the call of its ``read_section``
+    (``tool`` with ``arguments``) in the client's session (2026-07-28 clients pass the
+    handle as ``session``), and the definitions of the tools it opens. The gateway lists
+    them only once opened, so a client learns them here.
+
+    >>> Opening("load_skill", {"key": "tone"}, "session", ()).wire()["tool"]
+    'load_skill'
+    """
+
+    tool: str
+    arguments: Mapping[str, Any]
+    session: str
+    tools: tuple[Mapping[str, Any], ...]
+
+    def wire(self) -> dict[str, Any]:
+        """The ``_meta`` value.
+
+        >>> sorted(Opening("load_skill", {"key": "tone"}, "session", ()).wire())
+        ['arguments', 'sessionArgument', 'tool', 'tools']
+        """
+        return {
+            "tool": self.tool,
+            "arguments": dict(self.arguments),
+            "sessionArgument": self.session,
+            "tools": [dict(t) for t in self.tools],
+        }
+
+
 @attrs.frozen
 class PublishedSkill:
     """One served skill: its path under ``skill://``, its front matter and its files
@@ -110,6 +146,8 @@ class PublishedSkill:
     path: str
     front_matter: Mapping[str, Any]
     files: tuple[tuple[str, bytes], ...]
+    opens: Opening | None = None
+    """How a statetools gateway opens the skill's tools (None elsewhere)."""
 
     @property
     def name(self) -> str:
@@ -135,7 +173,7 @@ class PublishedSkill:
         >>> PublishedSkill("a", {"name": "a", "description": "A."}, ()).entry()["uri"]
         'skill://a/SKILL.md'
         """
-        return {
+        entry: dict[str, Any] = {
             "uri": self.uri,
             "frontmatter": dict(self.front_matter),
             "resources": [
@@ -143,6 +181,9 @@ class PublishedSkill:
                 for name, data in self.files
             ],
         }
+        if self.opens is not None and self.opens.tools:
+            entry["_meta"] = {OPENS_META: self.opens.wire()}
+        return entry
 
 
 @attrs.frozen
@@ -158,9 +199,11 @@ class SkillCatalog:
     """URI -> (bytes, MIME type), the index included."""
 
     @classmethod
-    def of_items(cls, items: Iterable[Any]) -> SkillCatalog:
+    def of_items(cls, items: Iterable[Any], *, session: str | None = None) -> SkillCatalog:
         """The skills of every :class:`~statetools.Sections` among ``items``. Two skills
-        on one path raise :class:`~statetools.DefinitionError`.
+        on one path raise :class:`~statetools.DefinitionError`. ``session``: the gateway's
+        session argument, when a statetools gateway serves them (each entry then says how
+        its tools open there, see :class:`Opening`).
 
         >>> len(SkillCatalog.of_items([Sections(Section("a", "A", "x"))]).skills)
         1
@@ -168,7 +211,8 @@ class SkillCatalog:
         skills: list[PublishedSkill] = []
         for item in items:
             if isinstance(item, Sections):
-                skills.extend(_from_folder(item) if item.folder else _from_sections(item))
+                made = _from_folder(item) if item.folder else _from_sections(item)
+                skills.extend(_opening(made, item, session))
         seen: set[str] = set()
         for skill in skills:
             if skill.path in seen:
@@ -221,6 +265,26 @@ class SkillCatalog:
         'a'
         """
         return next((skill for skill in self.skills if skill.uri == uri), None)
+
+
+def _opening(
+    skills: Iterable[PublishedSkill], sections: Sections, session: str | None
+) -> Iterator[PublishedSkill]:
+    """The skills with how a gateway opens their tools (its ``read_section`` call)."""
+    keys = list(sections.tree.nodes)
+    for number, skill in enumerate(skills):
+        if session is None:
+            yield skill
+            continue
+        key = keys[number] if not sections.folder else sections.sections[number].key
+        own = sections.tree.nodes[key].section.tools
+        definitions = tuple(
+            {"name": t.name, "description": t.description, "inputSchema": t.input_schema}
+            for t in own
+        )
+        yield attrs.evolve(
+            skill, opens=Opening(sections.tool_name, {"key": key}, session, definitions)
+        )
 
 
 def _json(value: Any) -> bytes:

@@ -4,11 +4,14 @@
 every design with sections or skills, so ``statetools serve`` does too):
 
 - ``resources/list`` lists ``skill://index.json`` and every file of every skill
-  (each ``SKILL.md`` with the skill's name and description, ``text/markdown``);
+  (each ``SKILL.md`` with the skill's name and description, ``text/markdown``; from a
+  statetools gateway, with how its tools open under ``_meta["statetools/opens"]``, for
+  2025-era clients, which see no extensions);
 - ``resources/read`` reads them (text, or a blob for bytes that are not UTF-8);
 - ``skills/list`` and ``skills/get`` answer with each skill's entry (its front matter
   and every file with its ``sha256`` digest and size), and the server declares the
-  ``io.modelcontextprotocol/skills`` extension in its capabilities.
+  ``io.modelcontextprotocol/skills`` extension in its capabilities (a gateway's entries
+  say how each skill's tools open there: ``_meta["statetools/opens"]``).
 
 The same for 2025-era and 2026-07-28 clients; results for 2026 clients carry
 ``ttlMs`` (:data:`SKILLS_TTL_MS`) and ``cacheScope: public``: the files are the same
@@ -40,7 +43,7 @@ from mcp.server.context import HandlerResult, ServerRequestContext
 from mcp_types import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from statetools.mcp.skill_catalog import EXTENSION, INDEX_URI, SkillCatalog
+from statetools.mcp.skill_catalog import EXTENSION, INDEX_URI, OPENS_META, SkillCatalog
 
 __all__ = ["SKILLS_TTL_MS", "publish_skills"]
 
@@ -80,6 +83,7 @@ def _resources(catalog: SkillCatalog) -> list[types.Resource]:
             )
         elif skill is not None:
             description = str(skill.front_matter["description"])
+            opens = skill.opens
             found.append(
                 types.Resource(
                     uri=uri,
@@ -87,6 +91,7 @@ def _resources(catalog: SkillCatalog) -> list[types.Resource]:
                     description=description,
                     mime_type=mime,
                     size=len(data),
+                    _meta={OPENS_META: opens.wire()} if opens and opens.tools else None,
                 )
             )
         else:
@@ -106,17 +111,21 @@ def _contents(
         )
 
 
-def publish_skills(server: Server[Any], items: Iterable[Any]) -> SkillCatalog:
+def publish_skills(
+    server: Server[Any], items: Iterable[Any], *, session: str | None = None
+) -> SkillCatalog:
     """Serve the skills of the :class:`~statetools.Sections` among ``items`` from
     ``server`` (an ``mcp.server.Server``, or the SDK's ``MCPServer``); returns what is
-    served (nothing is added when there are no skills).
+    served (nothing is added when there are no skills). ``session``: the session
+    argument of the statetools gateway serving them (``disclosure_server`` passes it):
+    each entry then says how the skill's tools open there.
 
     >>> from mcp.server import Server
     >>> catalog = publish_skills(Server("docs"), [Sections(Section("a", "A", "x"))])
     >>> [skill.uri for skill in catalog.skills]
     ['skill://a/SKILL.md']
     """
-    catalog = SkillCatalog.of_items(items)
+    catalog = SkillCatalog.of_items(items, session=session)
     if not catalog.skills:
         return catalog
     low: Server[Any] = getattr(server, "_lowlevel_server", server)

@@ -29,7 +29,6 @@ from tests.mcp.test_skills_served import (
     PDF,
     fill_field,
     free_port,
-    served_over_http,
     write_skills,
 )
 
@@ -154,21 +153,6 @@ def test_a_remote_skill_over_streamable_http_opens_its_tool(shop_url: str) -> No
     assert [m[1] for m in tool_messages(result)][1:] == [FIELDS, "name=Ada"]
 
 
-def test_remote_skills_from_statetools_serve_over_http(tmp_path: Path) -> None:
-    """A served design's skill read back over HTTP (one without allowed-tools: the
-    gateway lists a skill's tools only once the skill is loaded there)."""
-    (tmp_path / "skills" / "tone").mkdir(parents=True)
-    (tmp_path / "skills" / "tone" / "SKILL.md").write_text(GOOD_MD)
-    (tmp_path / "tone.yaml").write_text("kind: skills\npath: skills\n")
-    with served_over_http(tmp_path / "tone.yaml") as url:
-        remote = asyncio.run(st.mcp.MCPServer.http(url, name="forms").skills())
-    assert remote.keys() == ["tone"]
-    assert remote.sections[0].body == (
-        "[Skill skill://tone/SKILL.md from MCP server 'forms']\n\nBe brief."
-    )
-    assert remote.sections[0].summary == "Tone."
-
-
 # malformed servers ------------------------------------------------------------------
 
 
@@ -253,59 +237,22 @@ CASES: list[tuple[str, Callable[[], Server[Any]], str]] = [
         'None Hint: serve {"skills": [{"name", "type": "skill-md", "description", "url"}, ...]}',
     ),
     (
-        "SKILL.md without front matter",
-        lambda: serving({"skill://index.json": INDEX, "skill://tone/SKILL.md": "Be brief.\n"}),
-        "mcp server 'bad': skill://tone/SKILL.md:1: SKILL.md does not start with front "
-        "matter Hint: begin the file with a line '---', then name: and description:, then '---'",
-    ),
-    (
-        "SKILL.md naming another skill",
-        lambda: serving(
-            {
-                "skill://index.json": INDEX,
-                "skill://tone/SKILL.md": "---\nname: voice\ndescription: V.\n---\nx\n",
-            }
-        ),
-        "mcp server 'bad': skill://tone/SKILL.md:2: the skill name 'voice' differs from its "
-        "folder 'tone' Hint: name the folder after the skill",
-    ),
-    (
-        "allowed-tools the server lacks",
-        lambda: serving(
-            {
-                "skill://index.json": INDEX,
-                "skill://tone/SKILL.md": "---\nname: tone\ndescription: T.\n"
-                "allowed-tools: send_mail\n---\nx\n",
-            }
-        ),
-        "mcp server 'bad': skill://tone/SKILL.md: allowed-tools names tools the server does "
-        "not have: send_mail Hint: a skill served over MCP opens tools of its own server; "
-        "it lists: none",
-    ),
-    (
         "entry without resources",
         lambda: serving({}, entries=[{"uri": "skill://tone/SKILL.md", "frontmatter": {}}]),
         "mcp server 'bad': skills/list: skills[0]: a skill entry needs uri, frontmatter and "
         "resources Hint: fix the server",
     ),
     (
-        "digest that does not match",
+        "an entry whose allowed-tools the server lacks",
         lambda: serving(
-            {"skill://tone/SKILL.md": GOOD_MD.replace("brief", "long")}, entries=[entry()]
+            {},
+            entries=[
+                entry(frontmatter={"name": "tone", "description": "T", "allowed-tools": "mail"})
+            ],
         ),
-        "mcp server 'bad': skill://tone/SKILL.md: what was read (47 bytes) differs from the "
-        "skill's entry (48 bytes, sha256:c903d393d764...) Hint: the server changed the skill "
-        "while it was read: load the skills again",
-    ),
-    (
-        "front matter that differs from the entry",
-        lambda: serving(
-            {"skill://tone/SKILL.md": GOOD_MD},
-            entries=[entry(frontmatter={"name": "tone", "description": "Voice."})],
-        ),
-        "mcp server 'bad': skill://tone/SKILL.md: the front matter of SKILL.md differs from "
-        "the skill's entry Hint: the server changed the skill while it was read: load the "
-        "skills again",
+        "mcp server 'bad': skill://tone/SKILL.md: allowed-tools names tools the server does "
+        "not have: mail Hint: a skill served over MCP opens tools of its own server; it "
+        "lists: none",
     ),
 ]
 
@@ -325,7 +272,9 @@ def test_a_good_entry_from_skills_list_is_read(tmp_path: Path) -> None:
     )
     assert remote.keys() == ["tone"]
     assert remote.common_tools == ()  # no files besides SKILL.md: no read_skill_file
-    assert remote.sections[0].body == (
+    assert remote.sections[0].summary == "Tone."
+    assert remote.facade.call({"key": "tone"}).text == (
+        "## tone (skill of MCP server 'ok')\n\n"
         "[Skill skill://tone/SKILL.md from MCP server 'ok']\n\nBe brief."
     )
 
@@ -338,7 +287,12 @@ def test_pdf_text_is_the_one_served(tmp_path: Path) -> None:
 def test_skills_sharing_a_name_get_their_paths_as_keys_and_tools_can_be_renamed() -> None:
     index = {
         "skills": [
-            {"name": "refunds", "type": "skill-md", "url": f"skill://{prefix}/refunds/SKILL.md"}
+            {
+                "name": "refunds",
+                "type": "skill-md",
+                "description": f"Refunds at {prefix}.",
+                "url": f"skill://{prefix}/refunds/SKILL.md",
+            }
             for prefix in ("acme", "other.shop")
         ]
     }

@@ -172,6 +172,34 @@ PDF_ENTRY = {
 }
 
 
+FILL_FIELD_SCHEMA = {
+    "type": "object",
+    "properties": {"field": {"type": "string"}, "value": {"type": "string"}},
+    "required": ["field", "value"],
+    "additionalProperties": False,
+}
+
+GATEWAY_PDF_ENTRY = {
+    **PDF_ENTRY,
+    "_meta": {
+        "statetools/opens": {
+            "tool": "load_skill",
+            "arguments": {"key": "pdf-forms"},
+            "sessionArgument": "session",
+            "tools": [
+                {
+                    "name": "fill_field",
+                    "description": "Fill a form field.",
+                    "inputSchema": FILL_FIELD_SCHEMA,
+                }
+            ],
+        }
+    },
+}
+"""A gateway's entry says how the skill's tools open there (its load_skill call in the
+client's session, and the definitions of the tools it lists only once open)."""
+
+
 def check(seen: dict[str, Any], version: str) -> None:
     assert seen["version"] == version
     assert seen["uris"] == EXPECTED_URIS
@@ -186,8 +214,8 @@ def check(seen: dict[str, Any], version: str) -> None:
         {"uri": "skill://billing/SKILL.md", "digest": sha(BILLING_MD), "size": len(BILLING_MD)},
         {"uri": "skill://billing/eu/SKILL.md", "digest": sha(EU_MD), "size": len(EU_MD)},
     ]
-    assert entries[2] == PDF_ENTRY
-    assert seen["got"]["skill"] == PDF_ENTRY
+    assert entries[2] == GATEWAY_PDF_ENTRY
+    assert seen["got"]["skill"] == GATEWAY_PDF_ENTRY
 
 
 @pytest.mark.parametrize(("mode", "version"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
@@ -363,4 +391,4 @@ def test_statetools_serve_publishes_skills_over_http(
         "skills": [EXPECTED_INDEX["skills"][2]],
     }
     assert (seen["pdf"], seen["fields"]) == (PDF, FIELDS)
-    assert seen["got"]["skill"] == PDF_ENTRY
+    assert seen["got"]["skill"] == GATEWAY_PDF_ENTRY
