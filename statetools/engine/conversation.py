@@ -7,41 +7,26 @@ history, the trace, the disclosure state, calls that may not run, the announceme
 what a call opened, how the run ends) happens here, the same for every host: the
 asyncio loop, the Temporal workflow, and (through the same functions, one call at a
 time) the bridges and the MCP gateway. See docs/engine.md.
+
+A run's parts are set up in engine/run_setup.py, each request is built in
+engine/turn_request.py, and a model that searches tools itself is served by
+engine/model_search.py.
 """
 
 from __future__ import annotations
 
-import time
-import uuid
-from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from typing import Any
 
-from statetools.blackboard import Blackboard
-from statetools.definitions.chaining import Chaining
-from statetools.disclosure.bindings import Resolver
-from statetools.disclosure.facades import Replay
-from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Scheduler, Visibility
-from statetools.disclosure.state import DisclosureState
-from statetools.disclosure.tool_search import (
-    SEARCH_ROOM_KEY,
-    TOOL_SEARCH,
-    TOOL_SEARCH_TOOL,
-    SearchRoom,
-    unsearched,
-)
 from statetools.engine.answers import latest_response, pending_calls
 from statetools.engine.boundary import clean_message
 from statetools.engine.calls import Call, Calls
-from statetools.engine.events import Event, Listener, RunStarted
+from statetools.engine.events import Event
 from statetools.engine.loop_result import LoopResult
-from statetools.engine.prompt import place_prompt, refresh_prompt
-from statetools.engine.record import RunRecord, forward_to, initial_messages
+from statetools.engine.model_search import refusal_wording
+from statetools.engine.run_setup import RunSetup
 from statetools.engine.steps import (
     answer_unrun,
     apply_strategy,
-    begin_turn,
     close_call,
     end_of_response,
     final_answer,
@@ -49,24 +34,21 @@ from statetools.engine.steps import (
     responded,
     unreadable_answer,
 )
-from statetools.engine.strategies import ToolInjectionStrategy, chain, restored_tool
+from statetools.engine.turn_request import model_request, request_answered
 from statetools.errors import (
     MaxIterationsExceeded,
     OutputValidationError,
-    RunError,
     StatetoolsError,
 )
 from statetools.messages import AssistantMessage, Message, ToolCall, UserMessage
-from statetools.models.base import ModelCapabilities, ModelRequest, ModelResponse
-from statetools.tools.context import RUN_ID_KEY, ToolCallContext
+from statetools.models.base import ModelRequest, ModelResponse
 from statetools.tools.result import OutcomeKind, ToolResult
-from statetools.tools.tool import BaseTool
 from statetools.wording import counted
 
 __all__ = ["Call", "Calls", "Conversation"]
 
 
-class Conversation:
+class Conversation(RunSetup):
     """One run, sans I/O: what to ask the model, which calls to run, what to answer.
 
     ``Conversation(items, prompt)`` starts a run: ``items`` as for ``tools=[...]``,
@@ -93,120 +75,6 @@ class Conversation:
     ('The host is up.', ['user', 'assistant', 'tool', 'assistant'])
     """
 
-    def __init__(
-        self,
-        items: Sequence[Any],
-        prompt: str | Sequence[Message] | None = None,
-        *,
-        state: DisclosureState | None = None,
-        so_far: LoopResult | None = None,
-        output_type: Any = None,
-        system_prompt: str | None = None,
-        max_iterations: int = 20,
-        visibility: Visibility = "hidden",
-        strategies: Sequence[ToolInjectionStrategy] = (),
-        end_on_final_state: bool = False,
-        chaining: Sequence[Chaining] = (),
-        max_discovered_tools: int = DISCOVERY_LIMIT,
-        instances: Resolver | None = None,
-        capabilities: ModelCapabilities | None = None,
-        context: Mapping[str, Any] | None = None,
-        run_id: str | None = None,
-        listeners: Sequence[Listener] = (),
-        clock: Callable[[], float] = time.perf_counter,
-        check_design: bool = True,
-        save: Callable[[LoopResult], None] | None = None,
-        replay: Replay | None = None,
-        start: bool = True,
-        reads_output: bool = True,
-        asked: int = 0,
-        wording: Callable[[RunError], str] = str,
-        events: Sequence[Event] = (),
-    ) -> None:
-        if max_iterations < 1:
-            raise StatetoolsError("max_iterations must be at least 1", path="Conversation")
-        if so_far is not None:
-            messages, state = list(so_far.messages), so_far.state
-        elif prompt is None:
-            raise StatetoolsError(
-                "a conversation needs a prompt",
-                path="Conversation",
-                hint="pass the user's text or a history; so_far= continues a saved run",
-            )
-        else:
-            messages = initial_messages(prompt, system_prompt)
-        self.output_type = output_type
-        self.reads_output = reads_output
-        self.max_iterations = max_iterations
-        self.end_on_final_state = end_on_final_state
-        capabilities = capabilities if capabilities is not None else ModelCapabilities()
-        self.capabilities = capabilities
-        self.strategy = chain(list(strategies))
-        base = context if isinstance(context, ToolCallContext) else ToolCallContext(context or {})
-        if RUN_ID_KEY not in base:
-            base = base.merge({RUN_ID_KEY: run_id if run_id is not None else uuid.uuid4().hex})
-        self.blackboard = base.blackboard if base.blackboard is not None else Blackboard()
-        """The run's blackboard: the context's (a nested run shares its caller's), or new."""
-        if base.relay is not None:  # a nested run: its events go to the outer listeners too
-            listeners = (*listeners, forward_to(base.relay))
-        self.context = base.with_blackboard(self.blackboard).with_relay(self._relay)
-        """What the host passes to the tools it runs (``tool.acall(arguments, context)``)."""
-        searching = capabilities.searches_tools  # the model searches; the run answers
-        compiled_only = len(items) == 1 and isinstance(items[0], DisclosureGraph)
-        if searching and not compiled_only:
-            items = (*items, TOOL_SEARCH_TOOL)
-        self.scheduler = Scheduler.for_items(
-            (*items, *chaining) if chaining else items,
-            state,
-            visibility=visibility,
-            blackboard=self.blackboard,
-            context=self.context,
-            discovery_limit=max_discovered_tools,
-            instances=instances,
-            restore=self._restored_tool if self.strategy is not None or searching else None,
-            replay=replay,
-        )
-        if searching and compiled_only and self.scheduler.resolve(TOOL_SEARCH) is None:
-            self.scheduler.add([TOOL_SEARCH_TOOL])  # a compiled design: added like an injection
-        self.search_room = SearchRoom(self.scheduler) if searching else None
-        """The namespaces and searches of a model that searches tools itself, or None."""
-        if self.search_room is not None:
-            self.context = self.context.merge({SEARCH_ROOM_KEY: self.search_room})
-        self.record = RunRecord(
-            messages,
-            self.scheduler,
-            state=state,
-            events=so_far.trace.events if so_far is not None else events,
-            usage=so_far.usage if so_far is not None else None,
-            stop_reason=so_far.stop_reason if so_far is not None else None,
-            listeners=listeners,
-            clock=clock,
-            save=save,
-            catalogue=capabilities.declares_all_tools,
-            wording=wording,
-        )
-        """The run so far: history, trace, counters, and how it ended."""
-        static = not capabilities.supports_dynamic_tools
-        self.prompt_index, restart = place_prompt(self.scheduler, messages, static)
-        """Where the system message of the run's sections is (see engine/prompt.py)."""
-        if restart:
-            self.record.conversation_tools = ()  # differs from any tool set: restart first
-        if check_design:
-            graph = self.scheduler.graph
-            for preflight in graph.preflights:
-                preflight(graph)
-        self._saved_ending = (
-            (so_far.state.ending, so_far.output)
-            if so_far is not None and so_far.state.ending is not None
-            else None
-        )
-        self._first = self.record.iterations - asked
-        self._unread: str | None = None
-        self._asked: tuple[bool, int, tuple[Any, ...]] | None = None
-        self._calls: Calls | None = None
-        if start and so_far is None:
-            self.start()
-
     @property
     def messages(self) -> list[Message]:
         """The history so far (the record's own list).
@@ -224,15 +92,6 @@ class Conversation:
         ['run_started']
         """
         return self.record.events
-
-    def _relay(self, path: tuple[str, ...], event: Event) -> None:
-        self.record.relay(path, event)
-
-    def _restored_tool(self, name: str) -> BaseTool | None:
-        if name == TOOL_SEARCH and self.capabilities.searches_tools:
-            return TOOL_SEARCH_TOOL
-        strategy = self.strategy
-        return restored_tool([strategy], name) if strategy is not None else None
 
     # what the host calls ----------------------------------------------------------------
 
@@ -283,25 +142,10 @@ class Conversation:
                     path="ToolLoop",
                     hint="raise max_iterations, or check that the tools let the model finish",
                 )
-            definitions = begin_turn(self.record).definitions
-            static = not self.capabilities.supports_dynamic_tools
-            conversation = (
-                self.record.conversation_for(definitions) if static else self.record.conversation
+            request, self._asked = model_request(
+                self.record, self.scheduler, self.capabilities, self.prompt_index, self.search_room
             )
-            if conversation != self.record.conversation:  # a new conversation: sections read so far
-                refresh_prompt(self.scheduler, self.record.messages, self.prompt_index)
-            catalogue = (
-                self.record.catalogue.request(definitions) if self.record.catalogue else None
-            )
-            self._asked = (static, conversation, definitions)
-            room = self.search_room
-            return ModelRequest(
-                tuple(self.record.messages),
-                definitions,
-                conversation,
-                catalogue,
-                room.space() if room is not None else None,
-            )
+            return request
 
     def take(self, response: ModelResponse) -> Calls:
         """Take the model's answer to :meth:`next_request`: the calls to run, in order.
@@ -323,12 +167,9 @@ class Conversation:
                 path="Conversation.take",
                 hint="call conv.next_request() and send it to the model first",
             )
-        static, conversation, definitions = self._asked
-        self._asked = None
+        asked, self._asked = self._asked, None
         with self.record.failing():
-            if static:  # the (new) conversation began with this request
-                self.record.conversation, self.record.conversation_tools = conversation, definitions
-                self.record.saved_tools_digest = None
+            request_answered(self.record, asked)
             message = responded(self.record, response)
             return self._respond(message, resumed=False)
 
@@ -433,19 +274,6 @@ class Conversation:
         with self.record.failing():
             unreadable_answer(self.record, correction, error, resumed=False)
 
-    def start(self) -> None:
-        """Report that a run starts (``RunStarted``), with the tools visible now: a new
-        conversation does it itself; a host continuing a saved one calls it.
-
-        >>> conv = Conversation([], "Hi", run_id="r1", clock=lambda: 0.0)
-        >>> conv.events[0]
-        RunStarted(run_id='r1', at=0.0, tools=(), type='run_started')
-        """
-        with self.record.failing():
-            names = self.scheduler.shown().names
-            run_id = str(self.context[RUN_ID_KEY])
-            self.record.emit(RunStarted(run_id, self.record.clock(), names))
-
     def resume(self) -> Calls:
         """Take again the latest response of a saved run that stopped while taking it:
         calls with no saved answer are handed out again (saved ones never run twice),
@@ -530,7 +358,7 @@ class Conversation:
                 record,
                 call,
                 self._apply_strategies if self.strategy is not None else None,
-                self._reword(),
+                refusal_wording(self.scheduler, self.capabilities, self.search_room),
             ),
             lambda: end_of_response(record, resumed),
         )
@@ -549,16 +377,6 @@ class Conversation:
         else:
             calls.advance()
         return calls
-
-    def _reword(self) -> Callable[[str, str], str] | None:
-        """How the model's mode words a refusal: a tool its search could load is to be
-        searched for with the search tool it has (None: as the scheduler words it)."""
-        if self.search_room is not None:
-            return self.search_room.refusal
-        search = self.capabilities.search_tool
-        if search is not None:
-            return partial(unsearched, self.scheduler, search)
-        return None
 
     def _apply_strategies(self, call: ToolCall, result: ToolResult) -> None:
         if self.strategy is not None:
