@@ -153,8 +153,9 @@ def could_not_run(tool: str, exc: RuntimeError) -> ToolResult:
 
 
 async def run_script(code: str, calls: NestedCalls, *, tool: str, limits: Limits) -> ToolResult:
-    """Run ``code`` (the source the model sent to ``tool``) in one sandbox, ``calls``
-    answering its tool calls; the result the model reads."""
+    """Run ``code`` (the source the model sent to ``tool``, read and checked by
+    :func:`script_code`) in one sandbox, ``calls`` answering its tool calls; the result
+    the model reads."""
     made = ScriptCallsMade(calls)
     try:
         async with Sandbox(tool, limits, Output(limits.output)) as sandbox:

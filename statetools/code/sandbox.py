@@ -65,15 +65,16 @@ def limit_problem(limit: str, value: Any) -> str | None:
     """Why ``value`` cannot be limit ``limit`` of a script (None when it can):
     ``seconds`` is a number greater than 0, the others whole numbers of at least 1.
 
-    >>> limit_problem("calls", "many"), limit_problem("seconds", 0.5)
-    ("invalid calls 'many'", None)
+    >>> limit_problem("calls", "many"), limit_problem("memory", True), limit_problem("seconds", 0.5)
+    ("invalid calls 'many'", 'invalid memory true', None)
     """
+    shown = ("true" if value else "false") if isinstance(value, bool) else repr(value)
     if isinstance(value, bool) or not isinstance(value, int | float):
-        return f"invalid {limit} {value!r}"
+        return f"invalid {limit} {shown}"
     if limit != "seconds" and not isinstance(value, int):
-        return f"invalid {limit} {value!r}"
+        return f"invalid {limit} {shown}"
     if not (value > 0 and value < float("inf")):  # nan fails too
-        return f"invalid {limit} {value!r}"
+        return f"invalid {limit} {shown}"
     return None
 
 

@@ -149,7 +149,7 @@ def test_limits_of_the_wrong_type_are_each_reported_with_a_hint() -> None:
     assert problems(text) == [
         "$.limits.seconds (line 2): invalid seconds 'fast' Hint: give the seconds a script "
         "may run, a number greater than 0, e.g. 5",
-        "$.limits.memory (line 2): invalid memory True Hint: give the bytes of memory a "
+        "$.limits.memory (line 2): invalid memory true Hint: give the bytes of memory a "
         "script may use, a whole number, e.g. 67108864",
         "$.limits.calls (line 2): invalid calls 2.5 Hint: give the tool calls a script may "
         "make, a whole number, e.g. 50",
