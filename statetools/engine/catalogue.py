@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 
 from statetools.disclosure.scheduler import Scheduler
-from statetools.disclosure.tool_search import search_facades, searchable_now
+from statetools.disclosure.search_openings import SearchOpenings
 from statetools.models.base import ToolCatalogue, ToolChange, ToolDefinition
 from statetools.tools.tool import BaseTool
 
@@ -39,9 +39,12 @@ class CatalogueKeeper:
 
     def __init__(self, scheduler: Scheduler) -> None:
         self._scheduler = scheduler
-        self._searches = bool(search_facades(scheduler))
+        openings = SearchOpenings(scheduler)
+        self._openings = openings if openings.facades else None
+        """What the design's search facades may open now, worked out again only where
+        a change could alter it."""
         self._searchable: dict[str, tuple[str, ...]] = {}
-        """What the design's search facades may open now (kept while it holds)."""
+        """What the catalogue says they may open (the same object while it holds)."""
         graph = scheduler.graph
         self._tools = {  # a code-mode item's tools are reached through its script tool
             name: definition(e.tool)
@@ -99,9 +102,9 @@ class CatalogueKeeper:
         time are appended; a tool shown in a new form (``tool_detail`` of a layered
         catalogue, an object's tool with another schema) takes the place of the form the
         catalogue held; changes since the last result count for that result."""
-        if self._searches:  # a search may open other tools though none showed or hid
-            searchable = searchable_now(self._scheduler)
-            if searchable != self._searchable:
+        if self._openings is not None:  # a search may open others though none showed or hid
+            searchable = self._openings.now()  # the same object while nothing changed it
+            if searchable is not self._searchable:
                 self._searchable, self._last = searchable, None
         last = self._last
         if last is not None and last[0] is visible:

@@ -32,6 +32,7 @@ from statetools.models.anthropic_search import (
 from statetools.models.anthropic_wire import (
     EPHEMERAL,
     anthropic_tool,
+    deferred_tool,
     from_anthropic_message,
     to_anthropic_messages,
     with_cache_breakpoint,
@@ -146,6 +147,8 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
             )
             for flag in (False, True)
         }
+        self._search_deferred = WireTools(deferred_tool)
+        """The deferred definitions of ``disclosure="tool_search"``, converted once."""
 
         self._connect(
             client, api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
@@ -200,7 +203,7 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
             plan = SearchPlan(request, self.search, messages)
             body["messages"] = plan.messages(messages)
             cache = EPHEMERAL if self.cache_control else None
-            tools = plan.tools(anthropic_tool, self.search, cache)
+            tools = plan.tools(anthropic_tool, self.search, cache, self._search_deferred)
             if tools:
                 body["tools"] = tools
         elif request.tools:

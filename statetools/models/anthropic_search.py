@@ -210,9 +210,12 @@ class SearchPlan:
         convert: Callable[[ToolDefinition], Wire],
         search: str,
         cache_control: Mapping[str, str] | None,
+        deferred_forms: Callable[[tuple[ToolDefinition, ...]], list[Wire]] | None = None,
     ) -> list[Wire]:
         """The ``tools`` array: the search tool, the tools loaded from the start, then
         the deferred ones; the cache breakpoint on the last tool that is not deferred.
+        ``deferred_forms`` gives the deferred definitions' wire forms (``defer_loading``
+        included) all at once, from an adapter's cache; by default each is converted.
 
         >>> ping = ToolDefinition("ping", "Ping a host.", {"type": "object"})
         >>> plan = SearchPlan(ModelRequest((UserMessage("Ping it."),), (ping,)), "bm25", [])
@@ -231,7 +234,11 @@ class SearchPlan:
             )
         if cache_control is not None and out:
             out[-1] = {**out[-1], "cache_control": dict(cache_control)}
-        out.extend({**convert(self.definitions[n]), "defer_loading": True} for n in self.deferred)
+        deferred = tuple(self.definitions[n] for n in self.deferred)
+        if deferred_forms is not None:
+            out.extend(deferred_forms(deferred))
+        else:
+            out.extend({**convert(d), "defer_loading": True} for d in deferred)
         return out
 
     def messages(self, turns: list[Wire]) -> list[Wire]:

@@ -130,6 +130,16 @@ def anthropic_tool(tool: ToolDefinition) -> dict[str, Any]:
     }
 
 
+def deferred_tool(tool: ToolDefinition) -> dict[str, Any]:
+    """One tool definition in the Messages API's form, loaded only when searched for
+    (``defer_loading``).
+
+    >>> deferred_tool(ToolDefinition("ping", "Ping.", {"type": "object"}))["defer_loading"]
+    True
+    """
+    return {**anthropic_tool(tool), "defer_loading": True}
+
+
 def with_cache_breakpoint(wire: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``wire`` with the ephemeral cache breakpoint on (a copy of) its last tool.
 
