@@ -25,6 +25,7 @@ from statetools.models.anthropic_search import (
     SEARCH_TOOLS,
     SEARCHES,
     AnthropicSearch,
+    PlanMemo,
     SearchPlan,
     continued,
     whole_turn,
@@ -149,6 +150,8 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
         }
         self._search_deferred = WireTools(deferred_tool)
         """The deferred definitions of ``disclosure="tool_search"``, converted once."""
+        self._search_plan = PlanMemo()
+        """What the last ``tool_search`` request's catalogue decided."""
 
         self._connect(
             client, api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
@@ -200,7 +203,7 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
                 deferred = self._deferred[bool(self.cache_control)]
                 body["tools"] = deferred(declared, initially_visible(request))
         elif self.disclosure == "tool_search":
-            plan = SearchPlan(request, self.search, messages)
+            plan = SearchPlan(request, self.search, messages, self._search_plan)
             body["messages"] = plan.messages(messages)
             cache = EPHEMERAL if self.cache_control else None
             tools = plan.tools(anthropic_tool, self.search, cache, self._search_deferred)

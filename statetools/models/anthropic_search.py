@@ -26,11 +26,11 @@ and sent back verbatim.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from statetools.errors import ProviderError
 from statetools.models.anthropic_code import from_code
-from statetools.models.base import ModelRequest, ToolDefinition
+from statetools.models.base import ModelRequest, ToolCatalogue, ToolDefinition
 
 if TYPE_CHECKING:
     from anthropic.types import Message as AnthropicMessage
@@ -165,45 +165,45 @@ class SearchPlan:
     (['ping'], [])
     """
 
-    def __init__(self, request: ModelRequest, search: str, turns: Sequence[Wire]) -> None:
+    def __init__(
+        self,
+        request: ModelRequest,
+        search: str,
+        turns: Sequence[Wire],
+        memo: PlanMemo | None = None,
+    ) -> None:
         catalogue = request.catalogue
         self.server = search != "client"
         self.references: dict[str, list[str]] = {}
-        visible = {tool.name: tool for tool in request.tools}
+        self._deferred_definitions: tuple[ToolDefinition, ...] | None = None
         if catalogue is None:  # a request made outside the loop: no search, no deferral
+            visible = {tool.name: tool for tool in request.tools}
             self.definitions: dict[str, ToolDefinition] = dict(visible)
             self.loaded_from_start = list(visible)
             self.deferred: list[str] = []
             self.search_tool = False
             return
-        facades = set(catalogue.searchable) if self.server else set()
-        initial = set(catalogue.initial)
-        definitions = {tool.name: tool for tool in catalogue.tools}
-        definitions.update(visible)
-        self.definitions = definitions
-        self.search_tool = self.server and bool(catalogue.searchable)
-        kept = set(catalogue.still_callable)  # an unfolded facade keeps its place
-        self.loaded_from_start = [
-            n
-            for n in definitions
-            if (n in visible or n in kept) and n in initial and n not in facades
-        ]
-        if not self.loaded_from_start and not self.search_tool:
-            # none of the first tools is visible any more: Anthropic needs one that is
-            # not deferred, so the visible ones are loaded from the start now
-            self.loaded_from_start = [n for n in definitions if n in visible]
-        self.references = _references(turns, request, set(self.loaded_from_start) | facades)
+        last = memo.last if memo is not None else None
+        if last is None or last.catalogue is not catalogue or last.tools is not request.tools:
+            last = _Fixed.of(request, self.server)
+            if memo is not None:
+                memo.last = last
+        self.definitions = last.definitions
+        self.search_tool = last.search_tool
+        self.loaded_from_start = list(last.loaded_from_start)
+        self.references = _references(turns, request, set(last.start) | last.facades)
         loaded = {name for names in self.references.values() for name in names}
         loaded.update(_server_loaded(turns))
-        searchable = {name for names in catalogue.searchable.values() for name in names}
-        start = set(self.loaded_from_start)
-        self.deferred = [
-            n
-            for n in definitions
-            if n not in start
-            and n not in facades
-            and (n in visible or n in searchable or n in loaded)
-        ]
+        if all(name in last.deferred_set or name not in self.definitions for name in loaded):
+            self.deferred = list(last.deferred)  # what the tools alone defer: the usual case
+            self._deferred_definitions = last.deferred_definitions
+        else:
+            self.deferred = [
+                n
+                for n in self.definitions
+                if n in last.deferred_set
+                or (n in loaded and n not in last.start and n not in last.facades)
+            ]
 
     def tools(
         self,
@@ -234,7 +234,9 @@ class SearchPlan:
             )
         if cache_control is not None and out:
             out[-1] = {**out[-1], "cache_control": dict(cache_control)}
-        deferred = tuple(self.definitions[n] for n in self.deferred)
+        deferred = self._deferred_definitions
+        if deferred is None:
+            deferred = tuple(self.definitions[n] for n in self.deferred)
         if deferred_forms is not None:
             out.extend(deferred_forms(deferred))
         else:
@@ -263,6 +265,76 @@ class SearchPlan:
                 blocks.append(_with_references(block, names) if names else block)
             out.append({"role": turn["role"], "content": blocks})
         return out
+
+
+class PlanMemo:
+    """What an adapter's last :class:`SearchPlan` worked out from its catalogue and
+    visible tools alone, reused while a request brings the same two objects (a request
+    after a call that changed nothing costs what its history adds, not the catalogue).
+
+    >>> PlanMemo().last is None
+    True
+    """
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last: _Fixed | None = None
+
+
+class _Fixed(NamedTuple):
+    """The part of a plan that only the catalogue and the visible tools decide."""
+
+    catalogue: ToolCatalogue
+    tools: tuple[ToolDefinition, ...]
+    definitions: dict[str, ToolDefinition]
+    search_tool: bool
+    loaded_from_start: tuple[str, ...]
+    start: frozenset[str]
+    facades: frozenset[str]
+    deferred: tuple[str, ...]
+    deferred_set: frozenset[str]
+    deferred_definitions: tuple[ToolDefinition, ...]
+
+    @classmethod
+    def of(cls, request: ModelRequest, server: bool) -> _Fixed:
+        catalogue = request.catalogue
+        assert catalogue is not None
+        visible = {tool.name: tool for tool in request.tools}
+        facades = frozenset(catalogue.searchable) if server else frozenset()
+        initial = set(catalogue.initial)
+        definitions = {tool.name: tool for tool in catalogue.tools}
+        definitions.update(visible)
+        search_tool = server and bool(catalogue.searchable)
+        kept = set(catalogue.still_callable)  # an unfolded facade keeps its place
+        loaded_from_start = [
+            n
+            for n in definitions
+            if (n in visible or n in kept) and n in initial and n not in facades
+        ]
+        if not loaded_from_start and not search_tool:
+            # none of the first tools is visible any more: Anthropic needs one that is
+            # not deferred, so the visible ones are loaded from the start now
+            loaded_from_start = [n for n in definitions if n in visible]
+        searchable = {name for names in catalogue.searchable.values() for name in names}
+        start = frozenset(loaded_from_start)
+        deferred = tuple(
+            n
+            for n in definitions
+            if n not in start and n not in facades and (n in visible or n in searchable)
+        )
+        return cls(
+            catalogue,
+            request.tools,
+            definitions,
+            search_tool,
+            tuple(loaded_from_start),
+            start,
+            facades,
+            deferred,
+            frozenset(deferred),
+            tuple(definitions[n] for n in deferred),
+        )
 
 
 def _server_loaded(turns: Sequence[Wire]) -> set[str]:
