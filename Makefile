@@ -54,6 +54,7 @@ bench: setup
 	$(PY) benchmarks/examples_check.py --write
 	$(PY) benchmarks/overhead.py --write
 	$(PY) benchmarks/native_overhead.py --write
+	$(PY) benchmarks/search_facade_requests.py --write
 	$(PY) benchmarks/scheduler.py --write
 	$(PY) benchmarks/loading.py --write
 	$(PY) benchmarks/concurrency.py --write

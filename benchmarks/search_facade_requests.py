@@ -107,10 +107,23 @@ def one_run(graph: st.DisclosureGraph, adapter: Any, calls: int) -> float:
     scripted = ScriptedModel([*steps, "done"])
     loop = st.ToolLoop(Bodies(scripted, adapter), max_iterations=calls + 1)
     started = time.process_time()
-    loop.run("go", tools=[graph])
+    result = loop.run("go", tools=[graph])
     elapsed = time.process_time() - started
     assert len(scripted.requests) == calls + 1
+    assert not [m for m in result.messages if m.role == "tool" and m.is_error]
     return elapsed * 1000
+
+
+def searchable_sizes(graph: st.DisclosureGraph, adapter: Any) -> list[int]:
+    """How many tools the search facade may open in each request of a short run (what
+    the run declares to the provider's search or to its own)."""
+    scripted = ScriptedModel([("v1", {"q": "x"}), ("v2", {"q": "x"}), "done"])
+    st.ToolLoop(Bodies(scripted, adapter), max_iterations=3).run("go", tools=[graph])
+    sizes = []
+    for request in scripted.requests:
+        assert request.catalogue is not None
+        sizes.append(len(request.catalogue.searchable["find_tools"]))
+    return sizes
 
 
 def main() -> None:
