@@ -10,7 +10,9 @@ that call in the run's gateway session, and the skill's tools are called in that
 - a 2025-era connection is the session (it lives as long as the connection);
 - a 2026-07-28 gateway is stateless: the opening call starts a session, whose handle
   (from the result's ``_meta["statetools/session"]``) goes with every later call, the
-  tools being called through the gateway's ``call_tool``. One session per run.
+  tools being called through the gateway's ``call_tool``. One session per run; when it
+  expires there, the tool's call says so (:func:`expired`) and loading the skill again
+  starts a new one.
 
 >>> route = GatewayRoute("shop", modern=False, raw=None, call=None)
 >>> route.server
@@ -26,14 +28,14 @@ import attrs
 import mcp.types as types
 
 from statetools.mcp.skill_catalog import Opening
-from statetools.mcp.stateless import CALL_TOOL, SESSION_META
+from statetools.mcp.stateless import CALL_TOOL, SESSION_META, UNKNOWN_SESSION
 from statetools.mcp.wire import content_text
 from statetools.tools.calling import Arguments, Context, parse_arguments
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
 from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 
-__all__ = ["GatewayRoute", "GatewaySkillTool", "opening_of"]
+__all__ = ["GatewayRoute", "GatewaySkillTool", "expired", "opening_of"]
 
 Raw = Callable[[str, Mapping[str, Any], Context], Awaitable[types.CallToolResult]]
 """Sends one ``tools/call`` and returns the SDK's result (``_meta`` included)."""
@@ -66,6 +68,19 @@ def opening_of(raw: Any) -> Opening | None:
     ):
         return None
     return Opening(tool, dict(arguments), session, tuple(tools))
+
+
+def expired(server: str, tool: str) -> str:
+    """What the model is told when the run's session at a 2026-07-28 gateway expired
+    (loading the skill again starts a new one there).
+
+    >>> expired("forms", "fill_field")
+    "The session of MCP server 'forms' expired, which locked 'fill_field' there again. Load its skill again, then call 'fill_field' again."
+    """  # noqa: E501
+    return (
+        f"The session of MCP server '{server}' expired, which locked '{tool}' there again. "
+        f"Load its skill again, then call '{tool}' again."
+    )
 
 
 def _run(context: Context) -> object:
@@ -164,7 +179,13 @@ class GatewayRoute:
                 f"Tool '{tool}' of MCP server '{self.server}' has no session: load its skill first."
             )
         wrapped = {"name": tool, "arguments": dict(arguments), session: handle}
-        return await self._call(CALL_TOOL, wrapped, context)
+        result = await self._call(CALL_TOOL, wrapped, context)
+        if result.is_error and result.text == UNKNOWN_SESSION:  # expired at the gateway
+            run = _run(context)
+            self.handles.pop(run, None)
+            self.opened = {item for item in self.opened if item[0] != run}
+            return ToolResult.error(expired(self.server, tool))
+        return result
 
 
 def _blocks(answer: types.CallToolResult) -> list[dict[str, Any]]:

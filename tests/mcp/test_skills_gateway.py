@@ -164,3 +164,38 @@ def test_a_skill_from_statetools_serve_opens_its_tools_over_http(
     gateway_url: str, mode: str
 ) -> None:
     check_run(over_http(gateway_url, mode), mode)
+
+
+def test_an_expired_gateway_session_is_said_and_loading_again_starts_a_new_one(
+    tmp_path: Path,
+) -> None:
+    now = [0.0]
+    skills = st.load_skills(write_skills(tmp_path), tools=[fill_field])
+    gateway = st.mcp.disclosure_server([skills], session_ttl=60.0, clock=lambda: now[0])
+    remote = asyncio.run(in_memory(gateway, "auto").skills())
+
+    def later(request: Any) -> Any:
+        now[0] += 61.0  # the gateway's session expires between two calls
+        return ("fill_field", {"field": "date", "value": "today"})
+
+    model = ScriptedModel(
+        [
+            ("load_skill", {"key": "pdf-forms"}),
+            ("fill_field", {"field": "name", "value": "Ada"}),
+            later,
+            ("load_skill", {"key": "pdf-forms"}),
+            ("fill_field", {"field": "date", "value": "today"}),
+            "Done.",
+        ]
+    )
+    result = st.ToolLoop(model).run("Fill", tools=[remote])
+    assert [m[1:] for m in tool_messages(result)][1:] == [
+        ("name=Ada", False),
+        (
+            "The session of MCP server 'forms' expired, which locked 'fill_field' there "
+            "again. Load its skill again, then call 'fill_field' again.",
+            True,
+        ),
+        (LOADED + FILES, False),
+        ("date=today", False),
+    ]
