@@ -162,14 +162,14 @@ def section(rows: Sequence[str]) -> str:
             "",
             "Not kept in the library: among the BFCL classes' own tools the graph's "
             "groups move the wrong tools up (recall@5 of hybrid and hybrid + co-usage "
-            "falls by 3 to 5 points on the development and the held-out tasks alike; bm25 "
+            "falls by 5 to 8 points on the development and the held-out tasks alike; bm25 "
             "gains 1 to 2 points on the first and loses 2 on the second), because a turn "
             "often needs a tool of a class the task has not used yet, or one sibling among "
             "the many of a used class. With the 1,396 other functions of BFCL's data added "
-            "it gains 5 to 12 points, but only because those functions are in no group of "
+            "bm25 gains 12 to 14 points and hybrid 1 to 3, but only because those functions are in no group of "
             "the design, so the boost pushes them down as a whole; a catalogue whose tools "
             "all sit in groups (the 128-tool rows) shows what is left of it. On tau-bench "
-            "the desk machine's states gain 2 to 3 points: after identification every "
+            "the desk machine's states gain 1 to 3 points: after identification every "
             "other tool is next, so it mostly moves the two look-ups down. Co-usage "
             "(`CoUsageRanker`, learned from recorded runs) is the signal that helps.",
             "",
