@@ -84,7 +84,7 @@ checks:
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy --strict statetools
-	$(VENV)/bin/lint-imports
+	$(VENV)/bin/lint-imports pyproject.toml import-cycles.ini
 	$(VENV)/bin/pytest
 
 # The tests again with every runtime dependency at the lower bound pyproject.toml states
