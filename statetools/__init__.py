@@ -34,7 +34,7 @@ from statetools.definitions.scan import tools_from_module
 from statetools.definitions.unfolding import Facade, Unfolded, UnfoldingTool
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.scheduler import Blocked, Changes, Injected, Scheduler, StateChange
-from statetools.disclosure.state import DisclosureState
+from statetools.disclosure.state import DisclosureState, LoopCounters
 from statetools.engine.events import (
     Event,
     Listener,
@@ -225,6 +225,7 @@ __all__ = [
     "InjectionContext",
     "InputSchema",
     "Listener",
+    "LoopCounters",
     "LoopResult",
     "MaxIterationsExceeded",
     "Message",

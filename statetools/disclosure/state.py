@@ -1,12 +1,13 @@
 """DisclosureState: everything about tool availability that changes during a run, with
-the tool loop's own counters beside it in their own value (:class:`LoopCounters`)."""
+the tool loop's own counters beside it in their own value (``state.loop``, a
+:class:`LoopCounters`)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Never
 
 import attrs
 import cattrs
@@ -47,7 +48,8 @@ def _pairs(value: Iterable[Iterable[str]]) -> tuple[tuple[str, str], ...]:
 @attrs.frozen
 class LoopCounters:
     """The tool loop's own counters, which travel with a run's state so that a resumed
-    run ends where the unbroken one would (they say nothing about which tools show).
+    run ends where the unbroken one would (they say nothing about which tools show):
+    ``state.loop``, given as ``DisclosureState(loop=LoopCounters(...))``.
 
     ``unknown_calls_in_a_row``: calls of names that are no tool, since the last call
     of a real one; ``output_corrected``: the model was already told once that its final
@@ -59,7 +61,7 @@ class LoopCounters:
     or ``final_state``) is set in the steps a session saves between a call that ends the
     run and the run's end: a session continued from one ends there too.
 
-    >>> DisclosureState(unknown_calls_in_a_row=2).loop
+    >>> DisclosureState(loop=LoopCounters(unknown_calls_in_a_row=2)).loop
     LoopCounters(unknown_calls_in_a_row=2, output_corrected=False, conversation=0, \
 conversation_tools=None, catalogue=None, ending=None)
     """
@@ -73,6 +75,22 @@ conversation_tools=None, catalogue=None, ending=None)
 
 
 _NO_COUNTS = LoopCounters()
+_COUNTERS = frozenset(attrs.fields_dict(LoopCounters))
+
+
+def _by_name(names: Iterable[str]) -> str:
+    """What a state given or asked for ``names`` that are none of its fields is told;
+    the loop's counters among them are shown where they are now."""
+    names = sorted(names)
+    text = f"DisclosureState has no field{'s' if len(names) > 1 else ''} {', '.join(names)}"
+    counters = [name for name in names if name in _COUNTERS]
+    if not counters:
+        return text
+    given = ", ".join(f"{name}=..." for name in counters)
+    return (
+        f"{text}: the loop's counters are given as loop=LoopCounters({given}) "
+        f"and read as state.loop.{counters[0]}"
+    )
 
 
 @attrs.frozen(init=False)
@@ -91,13 +109,17 @@ class DisclosureState:
     id)`` with role the chained type key, ``*`` (``Chaining.any()``) or ``discovery``:
     a resumed run finds them again with ``ToolLoop(instances=...)``.
     The loop's own counters travel along in their own value, ``loop``
-    (:class:`LoopCounters`); each may be given and read by its name too
-    (``DisclosureState(output_corrected=True).output_corrected``). The scheduler keeps
-    and gives the disclosure only; the JSON is one flat object, as it always was.
+    (:class:`LoopCounters`): given as ``loop=LoopCounters(...)`` and read as
+    ``state.loop.output_corrected``. The scheduler keeps and gives the disclosure only;
+    the JSON is one flat object, as it always was.
 
     >>> state = DisclosureState(call_counts={"search": 1}, iteration=2)
     >>> DisclosureState.from_json(state.to_json()) == state
     True
+    >>> DisclosureState(output_corrected=True)
+    Traceback (most recent call last):
+    TypeError: DisclosureState has no field output_corrected: the loop's counters are \
+given as loop=LoopCounters(output_corrected=...) and read as state.loop.output_corrected
     """
 
     call_counts: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen)
@@ -123,14 +145,10 @@ class DisclosureState:
         unfolds: Iterable[Iterable[str]] = (),
         objects: Iterable[Iterable[str]] = (),
         loop: LoopCounters = _NO_COUNTS,
-        **counters: Any,
+        **by_name: Never,
     ) -> None:
-        if counters:
-            try:
-                loop = attrs.evolve(loop, **counters)
-            except TypeError:
-                unknown = sorted(set(counters) - set(attrs.fields_dict(LoopCounters)))
-                raise TypeError(f"DisclosureState has no field {', '.join(unknown)}") from None
+        if by_name:  # a counter by its name: say where it is now
+            raise TypeError(_by_name(by_name))
         self.__attrs_init__(
             {} if call_counts is None else call_counts,
             {} if machine_states is None else machine_states,
@@ -144,64 +162,20 @@ class DisclosureState:
             loop,
         )
 
-    @property
-    def unknown_calls_in_a_row(self) -> int:
-        """``loop.unknown_calls_in_a_row``.
+    if not TYPE_CHECKING:  # seen at run time only: type checkers keep refusing the names
 
-        >>> DisclosureState(unknown_calls_in_a_row=2).unknown_calls_in_a_row
-        2
-        """
-        return self.loop.unknown_calls_in_a_row
-
-    @property
-    def output_corrected(self) -> bool:
-        """``loop.output_corrected``.
-
-        >>> DisclosureState(output_corrected=True).output_corrected
-        True
-        """
-        return self.loop.output_corrected
-
-    @property
-    def conversation(self) -> int:
-        """``loop.conversation``.
-
-        >>> DisclosureState(conversation=1).conversation
-        1
-        """
-        return self.loop.conversation
-
-    @property
-    def conversation_tools(self) -> str | None:
-        """``loop.conversation_tools``.
-
-        >>> DisclosureState().conversation_tools is None
-        True
-        """
-        return self.loop.conversation_tools
-
-    @property
-    def catalogue(self) -> str | None:
-        """``loop.catalogue``.
-
-        >>> DisclosureState().catalogue is None
-        True
-        """
-        return self.loop.catalogue
-
-    @property
-    def ending(self) -> str | None:
-        """``loop.ending``.
-
-        >>> DisclosureState(ending="return_direct").ending
-        'return_direct'
-        """
-        return self.loop.ending
+        def __getattr__(self, name: str) -> Any:
+            """Only for a name that is no attribute: a counter's says where it is now."""
+            if name in _COUNTERS:
+                raise AttributeError(_by_name([name]), name=name, obj=self)
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self
+            )
 
     def disclosure(self) -> DisclosureState:
         """This state without the loop's counters (what a scheduler keeps and gives).
 
-        >>> state = DisclosureState(iteration=2, output_corrected=True)
+        >>> state = DisclosureState(iteration=2, loop=LoopCounters(output_corrected=True))
         >>> state.disclosure() == DisclosureState(iteration=2)
         True
         """

@@ -117,13 +117,13 @@ class RunRecord:
         self.stop_reason = stop_reason
         """The stop reason of the latest model response."""
         self.iterations = state.iteration if state is not None else 0
-        self.misses = state.unknown_calls_in_a_row if state is not None else 0
+        self.misses = state.loop.unknown_calls_in_a_row if state is not None else 0
         """Calls in a row of names that are no tool."""
-        self.output_corrected = state.output_corrected if state is not None else False
+        self.output_corrected = state.loop.output_corrected if state is not None else False
         """The model was told once that its final answer did not fit the output type."""
-        self.conversation = state.conversation if state is not None else 0
+        self.conversation = state.loop.conversation if state is not None else 0
         self.conversation_tools: tuple[ToolDefinition, ...] | None = None
-        self.saved_tools_digest = state.conversation_tools if state is not None else None
+        self.saved_tools_digest = state.loop.conversation_tools if state is not None else None
         """The digest of the current conversation's tools, from a resumed state."""
         self.ending: tuple[str, Any] | None = None
         """How the run ends once the latest response's calls are all answered
@@ -137,7 +137,7 @@ class RunRecord:
         self._relay_failure: Exception | None = None
         """A listener's failure on a nested run's event, raised at this run's next event."""
         self.catalogue = CatalogueKeeper(scheduler) if catalogue else None
-        saved = state.catalogue if state is not None else None
+        saved = state.loop.catalogue if state is not None else None
         if self.catalogue is not None and saved is not None:
             self.catalogue.restore(saved)
 

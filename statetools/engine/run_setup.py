@@ -140,8 +140,8 @@ class RunSetup:
             for preflight in graph.preflights:
                 preflight(graph)
         self._saved_ending = (
-            (so_far.state.ending, so_far.output)
-            if so_far is not None and so_far.state.ending is not None
+            (so_far.state.loop.ending, so_far.output)
+            if so_far is not None and so_far.state.loop.ending is not None
             else None
         )
         self._first = self.record.iterations - asked

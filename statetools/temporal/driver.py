@@ -273,7 +273,7 @@ class SessionDriver:
         >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
         >>> loaded = LoadedDesign("net", (ping,), disclosure_graph(ping))
         >>> driver = SessionDriver(loaded, SessionInput("net"))
-        >>> driver.state().iteration, driver.state().unknown_calls_in_a_row
+        >>> driver.state().iteration, driver.state().loop.unknown_calls_in_a_row
         (0, 0)
         """
         return self.conversation.record.state()

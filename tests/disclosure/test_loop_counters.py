@@ -1,6 +1,7 @@
-"""The loop's counters travel in their own value beside the disclosure: the scheduler
-neither keeps nor gives them, the names still read and build them, and the JSON is the
-flat object saved runs already hold."""
+"""The loop's counters travel in their own value beside the disclosure (``state.loop``):
+the scheduler neither keeps nor gives them, a counter given or read by its name on the
+state is refused with its new spelling, and the JSON is the flat object saved runs
+already hold."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import json
 import pytest
 
 import statetools as st
-from statetools.disclosure.state import LoopCounters
+from statetools import LoopCounters
 
 OLD_JSON = (
     '{"artifacts": [], "blackboard": [], "call_counts": {"search": 1}, "catalogue": null, '
@@ -34,30 +35,68 @@ def test_a_flat_saved_state_reads_into_the_disclosure_and_the_loops_counters() -
         conversation_tools="abc",
         ending="return_direct",
     )
-    assert (state.unknown_calls_in_a_row, state.output_corrected, state.ending) == (
-        2,
-        True,
-        "return_direct",
-    )
+    assert (state.loop.unknown_calls_in_a_row, state.loop.output_corrected) == (2, True)
+    assert state.iteration == 2
     assert state.disclosure() == st.DisclosureState(
         call_counts={"search": 1}, iteration=2, visible_order=["search"]
     )
     assert json.loads(state.to_json()) == json.loads(OLD_JSON)
 
 
-def test_counters_by_name_and_in_their_value_build_the_same_state() -> None:
-    by_name = st.DisclosureState(iteration=1, unknown_calls_in_a_row=1, catalogue="{}")
-    assert by_name == st.DisclosureState(
-        iteration=1, loop=LoopCounters(unknown_calls_in_a_row=1, catalogue="{}")
+def test_a_state_built_with_its_counters_writes_the_flat_json_of_before() -> None:
+    state = st.DisclosureState(
+        call_counts={"search": 1},
+        visible_order=["search"],
+        iteration=2,
+        loop=LoopCounters(
+            unknown_calls_in_a_row=2,
+            output_corrected=True,
+            conversation=1,
+            conversation_tools="abc",
+            ending="return_direct",
+        ),
     )
-    with pytest.raises(TypeError) as wrong:
-        st.DisclosureState(unknown_calls=1)
-    assert str(wrong.value) == "DisclosureState has no field unknown_calls"
+    assert state.to_json() == OLD_JSON
+    assert st.DisclosureState.from_json(OLD_JSON) == state
+
+
+def test_a_counter_given_by_its_name_is_refused_with_its_new_spelling() -> None:
+    with pytest.raises(TypeError) as one:
+        st.DisclosureState(iteration=1, output_corrected=True)  # type: ignore[arg-type]
+    assert str(one.value) == (
+        "DisclosureState has no field output_corrected: the loop's counters are given as "
+        "loop=LoopCounters(output_corrected=...) and read as state.loop.output_corrected"
+    )
+    with pytest.raises(TypeError) as two:
+        st.DisclosureState(unknown_calls_in_a_row=1, catalogue="{}")  # type: ignore[arg-type]
+    assert str(two.value) == (
+        "DisclosureState has no fields catalogue, unknown_calls_in_a_row: the loop's "
+        "counters are given as loop=LoopCounters(catalogue=..., unknown_calls_in_a_row=...) "
+        "and read as state.loop.catalogue"
+    )
+    with pytest.raises(TypeError) as unknown:
+        st.DisclosureState(unknown_calls=1)  # type: ignore[arg-type]
+    assert str(unknown.value) == "DisclosureState has no field unknown_calls"
+
+
+def test_a_counter_read_by_its_name_is_refused_with_its_new_spelling() -> None:
+    state = st.DisclosureState(loop=LoopCounters(ending="return_direct"))
+    assert state.loop.ending == "return_direct"
+    with pytest.raises(AttributeError) as read:
+        _ = state.ending  # type: ignore[attr-defined]
+    assert str(read.value) == (
+        "DisclosureState has no field ending: the loop's counters are given as "
+        "loop=LoopCounters(ending=...) and read as state.loop.ending"
+    )
+    assert not hasattr(state, "conversation")
+    with pytest.raises(AttributeError) as other:
+        _ = state.no_such_field  # type: ignore[attr-defined]
+    assert str(other.value) == "'DisclosureState' object has no attribute 'no_such_field'"
 
 
 def test_the_scheduler_keeps_and_gives_the_disclosure_only() -> None:
     graph = st.disclosure_graph(search)
-    counted = st.DisclosureState(unknown_calls_in_a_row=2, output_corrected=True)
+    counted = st.DisclosureState(loop=LoopCounters(unknown_calls_in_a_row=2, output_corrected=True))
     scheduler = st.Scheduler(graph, counted)
     assert scheduler.snapshot() == st.DisclosureState(visible_order=["search"])
     assert scheduler.snapshot().loop == LoopCounters()

@@ -70,7 +70,7 @@ def test_a_new_message_after_a_cut_short_ending_starts_a_new_run(tmp_path: Path)
     with pytest.raises(KeyboardInterrupt):
         loop_of(model, dies_on("run_finished")).run("go", tools=tools, session="s", store=store)
     saved = store.load("s")
-    assert (saved.outcome, saved.output, saved.state.ending) == (
+    assert (saved.outcome, saved.output, saved.state.loop.ending) == (
         "running",
         {"delivered": 1},
         "return_direct",

@@ -41,7 +41,7 @@ def test_unknown_calls_in_a_row_are_counted_across_a_resume() -> None:
         st.ToolLoop(ScriptedModel(steps)).run("go", tools=[echo])
 
     saved = stop_after(2, steps[:2])
-    assert saved.state.unknown_calls_in_a_row == 2
+    assert saved.state.loop.unknown_calls_in_a_row == 2
     with pytest.raises(st.ToolNotFoundError) as resumed:
         resume(saved, steps[2:])
 
@@ -61,7 +61,7 @@ def test_unknown_calls_in_a_row_are_counted_across_a_resume() -> None:
 
 def test_a_real_call_resets_the_counter_in_the_saved_state() -> None:
     saved = stop_after(2, [("nope", {}), ("echo", {"text": "x"})])
-    assert saved.state.unknown_calls_in_a_row == 0
+    assert saved.state.loop.unknown_calls_in_a_row == 0
 
 
 def test_the_output_correction_is_given_once_across_a_resume() -> None:
@@ -70,7 +70,7 @@ def test_the_output_correction_is_given_once_across_a_resume() -> None:
         st.ToolLoop(ScriptedModel(steps)).run("go", tools=[echo], output_type=Count)
 
     saved = stop_after(1, steps[:1], output_type=Count)
-    assert saved.state.output_corrected is True
+    assert saved.state.loop.output_corrected is True
     with pytest.raises(st.OutputValidationError) as resumed:
         resume(saved, steps[1:], output_type=Count)
 
@@ -82,5 +82,7 @@ def test_the_output_correction_is_given_once_across_a_resume() -> None:
 
 
 def test_the_counters_round_trip_through_json() -> None:
-    state = st.DisclosureState(unknown_calls_in_a_row=2, output_corrected=True, iteration=3)
+    state = st.DisclosureState(
+        iteration=3, loop=st.LoopCounters(unknown_calls_in_a_row=2, output_corrected=True)
+    )
     assert st.DisclosureState.from_json(state.to_json()) == state

@@ -74,7 +74,7 @@ def test_an_answer_is_read_as_the_output_type_as_locally(
     assert history[4] == st.UserMessage(CORRECTION)
     state = DisclosureState.from_json(result.state)
     assert state == local.state
-    assert state.output_corrected
+    assert state.loop.output_corrected
     assert comparable(result.trace) == comparable(local.trace)
     assert [e["type"] for e in result.trace].count("output_rejected") == 1
     assert result.runs == (4 if turns_per_run == 1 else 1)
