@@ -76,11 +76,11 @@ from statetools.messages import (
     messages_from_json,
     messages_to_json,
 )
+from statetools.tools.calling import ToolResult
 from statetools.tools.classes import tool_provider, unfolding_tools
 from statetools.tools.context import ToolCallContext
 from statetools.tools.decorators import llm_tool
 from statetools.tools.examples import example_arguments
-from statetools.tools.result import ToolResult
 from statetools.tools.schema import InputSchema, Param, Parameter
 from statetools.tools.tool import BaseTool, Tool, ToolMetadata
 from statetools.tools.wrappers import (

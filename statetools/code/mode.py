@@ -23,8 +23,7 @@ from statetools.code.sandbox import LIMIT_HINTS, Limits, limit_problem
 from statetools.code.stubs import function_names, stub
 from statetools.disclosure.code_view import HostedScript, NestedCalls, ScriptTool
 from statetools.errors import DefinitionError
-from statetools.tools.calling import Arguments, Context
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import Arguments, Context, ToolResult
 from statetools.tools.tool import BaseTool
 
 __all__ = ["CodeMode", "CodeModeTool", "HostedCode", "code_description"]

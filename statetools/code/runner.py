@@ -21,9 +21,8 @@ from statetools.code.sandbox import Answer, Limits, Output, Pause, Sandbox, open
 from statetools.code.stubs import function_names, keyword_arguments
 from statetools.disclosure.code_view import NestedCalls
 from statetools.errors import StatetoolsError
-from statetools.tools.calling import Arguments
-from statetools.tools.definition import ToolDefinition
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import Arguments, ToolResult
+from statetools.tools.fields import ToolDefinition
 from statetools.wording import counted
 
 __all__ = ["ScriptCallsMade", "answer", "run_script", "script_code", "with_opened"]

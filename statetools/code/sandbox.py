@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import attrs
 
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult
 from statetools.wording import counted
 
 __all__ = [

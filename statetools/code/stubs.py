@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from statetools.tools.definition import ToolDefinition
+from statetools.tools.fields import ToolDefinition
 from statetools.wording import counted
 
 __all__ = ["function_name", "function_names", "keyword_arguments", "parameter_order", "stub"]

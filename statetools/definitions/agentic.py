@@ -21,9 +21,8 @@ from statetools.definitions.shared_definition import (
     agent_schema,
 )
 from statetools.errors import DefinitionError, RunError
-from statetools.tools.calling import failure, invalid_arguments
+from statetools.tools.calling import ToolResult, failure, invalid_arguments
 from statetools.tools.context import LoopFactory, ToolCallContext
-from statetools.tools.result import ToolResult
 from statetools.tools.schema import Parameter
 from statetools.tools.tool import BaseTool, parse_arguments
 from statetools.tools.validation import argument_problems, make_validator

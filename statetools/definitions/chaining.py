@@ -21,9 +21,8 @@ import attrs
 
 from statetools.definitions.conditions import type_key
 from statetools.errors import DefinitionError
-from statetools.tools.calling import Arguments, Context
+from statetools.tools.calling import Arguments, Context, ToolResult
 from statetools.tools.decorators import marked_methods
-from statetools.tools.result import ToolResult
 from statetools.tools.tool import Tool
 from statetools.tools.wrappers import WrapperTool
 

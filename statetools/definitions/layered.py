@@ -27,9 +27,8 @@ from statetools.definitions.playbook import PlaybookTool
 from statetools.definitions.unfold_call import Unfolded
 from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError
-from statetools.tools.calling import Arguments, Context, parse_arguments
+from statetools.tools.calling import Arguments, Context, ToolResult, parse_arguments
 from statetools.tools.detail import detail_text
-from statetools.tools.result import ToolResult
 from statetools.tools.schema import InputSchema, Parameter
 from statetools.tools.summary import first_sentence
 from statetools.tools.tool import BaseTool

@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult
 
 Guard = Callable[[ToolResult], bool]
 

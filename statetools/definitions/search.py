@@ -30,8 +30,13 @@ from statetools.errors import DefinitionError, SpecError
 from statetools.search.choice import ranker_for
 from statetools.search.documents import Document, documents_for
 from statetools.search.ranker import Ranker
-from statetools.tools.calling import Arguments, Context, invalid_arguments, parse_arguments
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import (
+    Arguments,
+    Context,
+    ToolResult,
+    invalid_arguments,
+    parse_arguments,
+)
 from statetools.tools.schema import InputSchema, JsonSchema, Parameter
 from statetools.tools.summary import first_sentence, words
 from statetools.tools.tool import BaseTool

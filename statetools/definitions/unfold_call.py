@@ -14,8 +14,14 @@ import attrs
 from statetools.definitions.facade_arguments import fitting, ignored_note, taken
 from statetools.definitions.facade_contents import inner_tool
 from statetools.errors import DefinitionError
-from statetools.tools.calling import Arguments, Context, failure, invalid_arguments, parse_arguments
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import (
+    Arguments,
+    Context,
+    ToolResult,
+    failure,
+    invalid_arguments,
+    parse_arguments,
+)
 from statetools.tools.tool import BaseTool
 from statetools.tools.typeschema import JsonSchema
 from statetools.tools.validation import argument_problems

@@ -23,9 +23,8 @@ import attrs
 
 from statetools.disclosure.shown import Shown
 from statetools.messages import ToolCall
-from statetools.tools.calling import Context
-from statetools.tools.definition import ToolDefinition
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import Context, ToolResult
+from statetools.tools.fields import ToolDefinition
 from statetools.tools.tool import BaseTool
 from statetools.tools.wrappers import WrapperTool
 

@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from statetools.definitions.unfolding import Unfolded, UnfoldingTool
-from statetools.tools.calling import Arguments, Context
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import Arguments, Context, ToolResult
 from statetools.tools.tool import BaseTool
 from statetools.tools.wrappers import WrapperTool
 

@@ -33,7 +33,7 @@ from statetools.disclosure.view import CallRecord, RunFacts
 from statetools.disclosure.visibility import shows
 from statetools.disclosure.visible_tools import VisibleTools
 from statetools.messages import ToolCall
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult
 from statetools.tools.tool import BaseTool
 
 __all__ = ["add_tools", "available", "known", "note_call", "refresh", "remove_tools", "tool_of"]

@@ -48,7 +48,7 @@ from statetools.disclosure.visibility import Opened, shows, usable
 from statetools.disclosure.visible_tools import VisibleTools
 from statetools.errors import DefinitionError
 from statetools.messages import ToolCall
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult
 from statetools.tools.tool import BaseTool
 
 __all__ = ["Blocked", "Changes", "Injected", "Scheduler", "StateChange", "Visibility"]

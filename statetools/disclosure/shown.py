@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import attrs
 
-from statetools.tools.definition import ToolDefinition
+from statetools.tools.fields import ToolDefinition
 from statetools.tools.tool import BaseTool
 
 __all__ = ["Shown"]

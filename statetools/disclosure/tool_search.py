@@ -45,8 +45,7 @@ from statetools.disclosure.scheduler import Scheduler
 from statetools.messages import ToolCall
 from statetools.models.base import SearchSpace, ToolNamespace
 from statetools.models.responses_search import LOADED
-from statetools.tools.calling import Arguments, Context, parse_arguments
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import Arguments, Context, ToolResult, parse_arguments
 from statetools.tools.schema import InputSchema, Parameter
 from statetools.tools.summary import first_sentence
 from statetools.tools.tool import BaseTool

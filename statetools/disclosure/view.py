@@ -14,7 +14,7 @@ from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.outcomes import Injected, StateChange
 from statetools.disclosure.state import DisclosureState
 from statetools.errors import SpecError
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult
 from statetools.tools.tool import BaseTool
 
 

@@ -29,7 +29,7 @@ from statetools.engine.events import (
 )
 from statetools.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from statetools.models.base import ToolDefinition
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult
 from statetools.tools.tool import BaseTool
 
 __all__ = [

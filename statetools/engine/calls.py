@@ -87,7 +87,7 @@ class Calls(Iterator[Call]):
     >>> from statetools.engine import Conversation
     >>> from statetools.models.base import ModelResponse
     >>> from statetools.messages import AssistantMessage
-    >>> from statetools.tools.result import ToolResult
+    >>> from statetools.tools.calling import ToolResult
     >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
     >>> conv = Conversation([ping], "Is the host up?", run_id="r1", clock=lambda: 0.0)
     >>> _ = conv.next_request()

@@ -42,7 +42,7 @@ from statetools.errors import (
 )
 from statetools.messages import AssistantMessage, Message, ToolCall, UserMessage
 from statetools.models.base import ModelRequest, ModelResponse
-from statetools.tools.result import OutcomeKind, ToolResult
+from statetools.tools.calling import OutcomeKind, ToolResult
 from statetools.wording import counted
 
 __all__ = ["Call", "Calls", "Conversation"]

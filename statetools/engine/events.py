@@ -15,8 +15,8 @@ import attrs
 from cattrs.gen import make_dict_unstructure_fn, override
 
 from statetools.errors import SpecError
+from statetools.tools.calling import OutcomeKind
 from statetools.tools.convert import make_json_converter
-from statetools.tools.result import OutcomeKind
 
 
 @attrs.frozen

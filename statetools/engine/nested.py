@@ -21,9 +21,8 @@ from statetools.engine.events import CallBlocked, Event, ToolCalled, ToolNotFoun
 from statetools.engine.record import RunRecord
 from statetools.errors import StatetoolsError
 from statetools.messages import ToolCall
-from statetools.tools.calling import Context, failure
-from statetools.tools.definition import ToolDefinition
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import Context, ToolResult, failure
+from statetools.tools.fields import ToolDefinition
 from statetools.tools.tool import BaseTool
 
 __all__ = ["ScriptCalls", "admit_call", "nested_call_message", "run_plainly"]

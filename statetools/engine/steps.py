@@ -50,7 +50,7 @@ from statetools.engine.strategies import InjectionContext, ToolInjectionStrategy
 from statetools.errors import OutputValidationError, ToolNotFoundError
 from statetools.messages import AssistantMessage, ToolCall, UserMessage
 from statetools.models.base import ModelResponse
-from statetools.tools.result import OutcomeKind, ToolResult
+from statetools.tools.calling import OutcomeKind, ToolResult
 
 __all__ = [
     "answer_unrun",

@@ -9,7 +9,7 @@ import attrs
 
 from statetools.blackboard import Blackboard
 from statetools.messages import Message, ToolCall
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult
 from statetools.tools.tool import BaseTool
 
 

@@ -22,8 +22,13 @@ import attrs
 
 from statetools.errors import SpecError
 from statetools.evaluation.matching import arguments_match, expected_value
-from statetools.tools.calling import Arguments, Context, invalid_arguments, parse_arguments
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import (
+    Arguments,
+    Context,
+    ToolResult,
+    invalid_arguments,
+    parse_arguments,
+)
 from statetools.tools.tool import BaseTool
 from statetools.tools.validation import argument_problems, make_validator
 

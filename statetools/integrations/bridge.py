@@ -26,8 +26,7 @@ from statetools.engine.answers import Refusal, settle
 from statetools.engine.nested import admit_call
 from statetools.errors import DefinitionError
 from statetools.messages import ToolCall
-from statetools.tools.calling import failure
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult, failure
 from statetools.tools.tool import BaseTool, Tool
 
 __all__ = [

@@ -26,9 +26,8 @@ from statetools.models.base import (
     StreamingModel,
     StreamSink,
 )
-from statetools.tools.calling import Context, failure
+from statetools.tools.calling import Context, ToolResult, failure
 from statetools.tools.context import ToolCallContext
-from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 
 __all__ = ["IterationSink", "ask_model", "drive", "run_call"]

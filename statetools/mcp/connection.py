@@ -21,9 +21,8 @@ from statetools.mcp.link import Link
 from statetools.mcp.options import unknown_outcome
 from statetools.mcp.transports import Transport
 from statetools.mcp.wire import result_from_wire
-from statetools.tools.calling import Context
+from statetools.tools.calling import Context, ToolResult
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
-from statetools.tools.result import ToolResult
 
 __all__ = ["Connection", "MCPServerError"]
 

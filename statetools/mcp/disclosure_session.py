@@ -17,9 +17,8 @@ from statetools.disclosure.shown import Shown
 from statetools.engine.answers import Refusal, settle
 from statetools.engine.nested import admit_call
 from statetools.messages import ToolCall
-from statetools.tools.calling import failure
+from statetools.tools.calling import ToolResult, failure
 from statetools.tools.context import ToolCallContext
-from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 
 __all__: list[str] = []

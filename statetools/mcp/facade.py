@@ -28,8 +28,7 @@ from statetools.definitions.unfold_call import Unfolded
 from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError, StatetoolsError
 from statetools.mcp.remote_tool import Server
-from statetools.tools.calling import Arguments, Context
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import Arguments, Context, ToolResult
 from statetools.tools.tool import BaseTool
 
 __all__ = ["Grouping", "MCPFacade"]

@@ -30,9 +30,8 @@ import mcp.types as types
 from statetools.mcp.skill_catalog import Opening
 from statetools.mcp.stateless import CALL_TOOL, SESSION_META, UNKNOWN_SESSION
 from statetools.mcp.wire import content_text
-from statetools.tools.calling import Arguments, Context, parse_arguments
+from statetools.tools.calling import Arguments, Context, ToolResult, parse_arguments
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
-from statetools.tools.result import ToolResult
 from statetools.tools.tool import BaseTool
 
 __all__ = ["GatewayRoute", "GatewaySkillTool", "expired", "opening_of"]

@@ -32,8 +32,7 @@ from statetools.sections.front_matter import skill_from_text
 from statetools.sections.reading import KEY, ReadSectionTool
 from statetools.sections.section import Section
 from statetools.sections.tree import SectionTree
-from statetools.tools.calling import Arguments, Context
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import Arguments, Context, ToolResult
 
 __all__ = ["LOAD_FAILED", "LazySkill", "RemoteSkillReader", "SkillLoader"]
 

@@ -37,7 +37,7 @@ from statetools.mcp.remote_tool import MCPTool
 from statetools.sections.section import Section
 from statetools.sections.sections import Sections
 from statetools.sections.skills import FILE_TOOL, MAX_FILE_CHARS
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult
 from statetools.tools.schema import InputSchema, Parameter
 from statetools.tools.tool import BaseTool, Tool
 

@@ -21,8 +21,7 @@ import attrs
 
 from statetools.mcp.listing import Listing
 from statetools.mcp.wire import category_of, tool_name
-from statetools.tools.calling import Arguments, Context, parse_arguments
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import Arguments, Context, ToolResult, parse_arguments
 from statetools.tools.tool import BaseTool, ToolMetadata
 
 

@@ -46,8 +46,7 @@ from statetools.mcp.remote_skills import read_remote_skills, resource_bytes
 from statetools.mcp.remote_tool import MCPTool, tools_of
 from statetools.mcp.transports import Transport
 from statetools.sections.sections import Sections
-from statetools.tools.calling import Context
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import Context, ToolResult
 
 __all__ = ["MCPServer"]
 

@@ -28,8 +28,8 @@ from statetools.errors import StatetoolsError
 from statetools.mcp.disclosure_session import _Answer, _Session
 from statetools.mcp.handles import _Handles
 from statetools.mcp.wire import wire_content
-from statetools.tools.definition import ToolDefinition
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult
+from statetools.tools.fields import ToolDefinition
 
 __all__: list[str] = []
 

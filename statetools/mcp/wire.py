@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult
 
 __all__ = [
     "category_of",

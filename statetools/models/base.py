@@ -8,7 +8,7 @@ from typing import Literal, Protocol, runtime_checkable
 import attrs
 
 from statetools.messages import AssistantMessage, Message
-from statetools.tools.definition import ToolDefinition as ToolDefinition
+from statetools.tools.fields import ToolDefinition as ToolDefinition
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "other"]
 """Why the model stopped: each adapter maps its provider's reasons onto these five.

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from statetools.tools.definition import ToolDefinition
+from statetools.tools.fields import ToolDefinition
 
 __all__ = ["WireTools"]
 

@@ -10,8 +10,7 @@ import attrs
 from statetools.definitions.unfolding import Unfolded, UnfoldingTool
 from statetools.disclosure.outline import Outline
 from statetools.sections.tree import SectionTree
-from statetools.tools.calling import Arguments, Context, parse_arguments
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import Arguments, Context, ToolResult, parse_arguments
 from statetools.tools.schema import InputSchema, Parameter
 from statetools.tools.tool import BaseTool
 from statetools.tools.validation import make_validator

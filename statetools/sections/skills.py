@@ -15,7 +15,7 @@ from statetools.sections.beneath import Outside, open_beneath
 from statetools.sections.front_matter import SkillFile, read_skill_file
 from statetools.sections.section import Section
 from statetools.sections.sections import Sections
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult
 from statetools.tools.schema import InputSchema, Parameter
 from statetools.tools.tool import BaseTool, Tool
 

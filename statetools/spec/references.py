@@ -30,8 +30,7 @@ import yaml
 from statetools.errors import StatetoolsError
 from statetools.safeyaml import MAX_DEPTH, RefusedYaml, check_size, load_yaml
 from statetools.spec.problems import Invalid, Several, shorten
-from statetools.tools.calling import Arguments, Context
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import Arguments, Context, ToolResult
 from statetools.tools.tool import BaseTool, check_tool_name
 
 IMPORT_PATH = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")

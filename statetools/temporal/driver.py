@@ -32,8 +32,7 @@ from statetools.temporal.payloads import (
     ToolOutcome,
 )
 from statetools.temporal.unfolds import UnfoldBook, unfolds_in_workflow
-from statetools.tools.calling import failure
-from statetools.tools.result import OutcomeKind, ToolResult
+from statetools.tools.calling import OutcomeKind, ToolResult, failure
 
 TEXT_OUTPUT = "builtins:str"
 """The reference of ``str`` as an output type: answers are text, as with none."""

@@ -31,7 +31,7 @@ from statetools.disclosure.code_view import ToolRunner
 from statetools.errors import StatetoolsError
 from statetools.messages import ToolCall
 from statetools.temporal.payloads import ScriptPaused, ScriptStep
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult
 
 __all__ = ["SCRIPT_ACTIVITY", "answer_payload", "drive_script", "pause_of", "run_script_step"]
 

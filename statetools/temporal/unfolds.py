@@ -21,8 +21,7 @@ from statetools.definitions.unfolding import DirectCall, Unfolded, UnfoldingTool
 from statetools.disclosure.facades import FacadeRecall
 from statetools.disclosure.graph import DisclosureGraph
 from statetools.messages import ToolCall
-from statetools.tools.calling import Arguments, Context
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import Arguments, Context, ToolResult
 from statetools.tools.tool import BaseTool, ToolMetadata
 
 

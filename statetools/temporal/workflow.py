@@ -32,7 +32,7 @@ from statetools.temporal.payloads import (
     ToolRun,
 )
 from statetools.temporal.script_steps import SCRIPT_ACTIVITY, drive_script
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult
 from statetools.tools.tool import BaseTool
 
 WORKFLOW_NAME = "statetools.Session"

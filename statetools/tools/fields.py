@@ -1,4 +1,5 @@
-"""The checked fields of a tool: its name, description, timeout, metadata and schema.
+"""The checked fields of a tool (its name, description, timeout, metadata and schema),
+and :class:`ToolDefinition`, what the model is shown of them.
 
 :class:`~statetools.tools.tool.BaseTool` converts and validates its fields with these,
 so a tool that exists is one every provider accepts.
@@ -23,6 +24,7 @@ from statetools.tools.typeschema import JsonSchema
 __all__ = [
     "MAX_TIMEOUT",
     "TOOL_NAME_PATTERN",
+    "ToolDefinition",
     "ToolMetadata",
     "check_description",
     "check_name",
@@ -169,3 +171,18 @@ def check_description(_instance: object, _attribute: object, value: Any) -> None
             f"a tool needs a description, got {value!r}",
             hint="say in one sentence what the tool does and when to use it",
         )
+
+
+@attrs.frozen
+class ToolDefinition:
+    """A tool as the model sees it: name, description and input JSON schema.
+
+    Every tool has one, built once: ``tool.definition``.
+
+    >>> ToolDefinition("ping", "Ping the host.", {"type": "object"}).name
+    'ping'
+    """
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]

@@ -14,16 +14,17 @@ from statetools.errors import DefinitionError, StatetoolsError
 from statetools.tools.calling import (
     Arguments,
     Context,
+    ToolResult,
     failure,
     invalid_arguments,
     parse_arguments,
     to_result,
 )
 from statetools.tools.context import ToolCallContext
-from statetools.tools.definition import ToolDefinition
 from statetools.tools.docstrings import description_of
 from statetools.tools.fields import (
     TOOL_NAME_PATTERN,
+    ToolDefinition,
     ToolMetadata,
     check_description,
     check_name,
@@ -32,7 +33,6 @@ from statetools.tools.fields import (
     metadata_of,
     schema_copy,
 )
-from statetools.tools.result import ToolResult
 from statetools.tools.signature import ConversionProblem, SignatureBinding, bind_signature
 from statetools.tools.typeschema import JsonSchema
 from statetools.tools.validation import argument_problems, make_validator

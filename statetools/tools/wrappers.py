@@ -20,10 +20,9 @@ from typing import Any, Protocol, Self, runtime_checkable
 import attrs
 
 from statetools.errors import DefinitionError
-from statetools.tools.calling import failure
+from statetools.tools.calling import ToolResult, failure
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
 from statetools.tools.decorators import tool_from
-from statetools.tools.result import ToolResult
 from statetools.tools.sinks import ArtifactSink as ArtifactSink
 from statetools.tools.sinks import BlackboardSink as BlackboardSink
 from statetools.tools.sinks import CompositeSink as CompositeSink

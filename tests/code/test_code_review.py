@@ -9,7 +9,7 @@ from statetools.disclosure.scheduler import Scheduler
 from statetools.messages import ToolCall
 from statetools.review.explore import flat_tools
 from statetools.review.tokens import tools_tokens
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult
 
 
 def search(query: str) -> str:

@@ -7,8 +7,8 @@ import threading
 import attrs
 
 from statetools.integrations.bridge import Converted
-from statetools.tools.definition import ToolDefinition
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult
+from statetools.tools.fields import ToolDefinition
 from statetools.tools.tool import BaseTool, Tool
 
 

@@ -8,7 +8,7 @@ import attrs
 
 import statetools as st
 from statetools.definitions.conditions import ConditionView
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import ToolResult
 
 P = "tests.spec.sample"
 """The import path prefix of this module."""

@@ -20,7 +20,6 @@ MODULES = [
     "decorators",
     "docstrings",
     "foreign",
-    "result",
     "schema",
     "signature",
     "tool",
