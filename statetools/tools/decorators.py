@@ -9,7 +9,7 @@ from typing import Any, TypeVar, overload
 import attrs
 
 from statetools.errors import DefinitionError
-from statetools.tools.docstrings import description_of
+from statetools.tools.descriptions import description_of
 from statetools.tools.foreign import foreign_tool
 from statetools.tools.tool import BaseTool, Tool, ToolMetadata, check_timeout, check_tool_name
 

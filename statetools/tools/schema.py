@@ -20,7 +20,7 @@ from typing import Any
 import attrs
 
 from statetools.errors import DefinitionError
-from statetools.tools.docstrings import first_paragraph
+from statetools.tools.descriptions import first_paragraph
 from statetools.tools.signature import SignatureBinding, bind_signature
 from statetools.tools.typeschema import JsonSchema, Param, type_schema
 

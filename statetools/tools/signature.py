@@ -15,7 +15,7 @@ import cattrs
 from statetools.errors import DefinitionError
 from statetools.tools.context import ToolCallContext
 from statetools.tools.convert import JSON_CONVERTER
-from statetools.tools.docstrings import parameter_descriptions
+from statetools.tools.descriptions import parameter_descriptions
 from statetools.tools.pydantic_models import (
     is_validation_error,
     short_text,

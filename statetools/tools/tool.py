@@ -21,7 +21,7 @@ from statetools.tools.calling import (
     to_result,
 )
 from statetools.tools.context import ToolCallContext
-from statetools.tools.docstrings import description_of
+from statetools.tools.descriptions import description_of
 from statetools.tools.fields import (
     TOOL_NAME_PATTERN,
     ToolDefinition,

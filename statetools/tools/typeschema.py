@@ -17,7 +17,7 @@ import attrs
 
 from statetools.errors import DefinitionError
 from statetools.tools.convert import to_jsonable
-from statetools.tools.docstrings import description_of, parameter_descriptions
+from statetools.tools.descriptions import description_of, parameter_descriptions
 from statetools.tools.pydantic_models import is_pydantic_model, model_schema
 
 JsonSchema = dict[str, Any]

@@ -245,7 +245,7 @@ def test_a_docstring_is_parsed_once_and_only_when_it_names_a_parameter(
 ) -> None:
     import docstring_parser
 
-    from statetools.tools import docstrings
+    from statetools.tools import descriptions as docstrings
 
     parsed: list[str] = []
     real = docstring_parser.parse

@@ -18,7 +18,7 @@ MODULES = [
     "calling",
     "context",
     "decorators",
-    "docstrings",
+    "descriptions",
     "foreign",
     "schema",
     "signature",
