@@ -36,7 +36,7 @@ from retrieval import SHARED, CachedEmbed, bfcl, bfcl_distractors
 
 import statetools as st
 from statetools.search import EmbeddingRanker, ranker_for
-from statetools.tools.summary import words
+from statetools.tools.descriptions import words
 
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_name] = "1"

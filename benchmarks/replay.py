@@ -51,7 +51,7 @@ from statetools.models.base import ToolDefinition
 from statetools.models.openai_chat import OpenAIChatModel, to_openai_tools
 from statetools.review.tokens import array_tokens, count_text, wire_json
 from statetools.tools.calling import Arguments, Context
-from statetools.tools.summary import words
+from statetools.tools.descriptions import words
 
 RESULT_TEXT = "ok"
 """What every replayed tool returns."""

@@ -77,9 +77,8 @@ from statetools.messages import (
     messages_to_json,
 )
 from statetools.tools.calling import ToolResult
-from statetools.tools.classes import tool_provider, unfolding_tools
 from statetools.tools.context import ToolCallContext
-from statetools.tools.decorators import llm_tool
+from statetools.tools.decorators import llm_tool, tool_provider, unfolding_tools
 from statetools.tools.examples import example_arguments
 from statetools.tools.schema import InputSchema, Param, Parameter
 from statetools.tools.tool import BaseTool, Tool, ToolMetadata

@@ -20,7 +20,7 @@ OWN_TESTS = {
     "models": "_provider _openai openai_chat openai_responses anthropic_messages "
     "anthropic_wire anthropic_disclosure model_strings",
     "review": "findings model scene tokens",
-    "tools": "classes calling context decorators descriptions schema signature tool "
+    "tools": "calling context decorators descriptions schema signature tool "
     "typeschema validation wrappers",
     "testing": "scripted_run traces",
 }

@@ -18,8 +18,7 @@ from typing import Any
 import attrs
 
 from statetools.errors import DefinitionError
-from statetools.tools.classes import ProviderSpec, provider_spec
-from statetools.tools.decorators import marked_methods
+from statetools.tools.decorators import ProviderSpec, marked_methods, provider_spec
 from statetools.tools.tool import BaseTool, Tool, ToolMetadata
 from statetools.tools.typeschema import json_default, type_schema
 

@@ -22,8 +22,7 @@ from typing import Any, Protocol, TypeGuard
 from statetools.definitions.agentic import agentic_from_definition
 from statetools.definitions.shared_definition import Definition
 from statetools.errors import DefinitionError
-from statetools.tools.classes import unfolding_spec
-from statetools.tools.decorators import attribute_names, marked_methods, tool_from
+from statetools.tools.decorators import attribute_names, marked_methods, tool_from, unfolding_spec
 from statetools.tools.tool import BaseTool, Tool
 
 __all__ = [

@@ -7,8 +7,7 @@ from typing import Any
 
 from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError
-from statetools.tools.classes import unfolding_spec
-from statetools.tools.decorators import marked_methods, tool_from
+from statetools.tools.decorators import marked_methods, tool_from, unfolding_spec
 from statetools.tools.tool import BaseTool, Tool
 
 

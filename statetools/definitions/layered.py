@@ -11,11 +11,26 @@ the detail text in its error.
 ``layered(*items, swap=False)`` is the cache-safe form: the base forms stay, so the
 tools array never changes during a run and a cached prompt prefix is never lost;
 ``tool_detail``'s answer is where the model reads the full parameters.
+
+The detail text of a tool lists its parameters, its return type and example arguments:
+
+>>> def add(a: int, b: int = 2) -> int:
+...     '''Add two numbers.'''
+...     return a + b
+>>> print(detail_text(Tool.from_function(add)))
+add: Add two numbers.
+Parameters:
+- a (integer, required)
+- b (integer, default 2)
+Returns: int
+Example arguments: {"a": 1, "b": 2}
 """
 
 from __future__ import annotations
 
 import difflib
+import json
+import typing
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -28,14 +43,14 @@ from statetools.definitions.unfold_call import Unfolded
 from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context, ToolResult, parse_arguments
-from statetools.tools.detail import detail_text
+from statetools.tools.descriptions import first_sentence
+from statetools.tools.examples import example_arguments
 from statetools.tools.schema import InputSchema, Parameter
-from statetools.tools.summary import first_sentence
 from statetools.tools.tool import BaseTool
 from statetools.tools.validation import argument_problems, make_validator
 from statetools.tools.wrappers import WrapperTool
 
-__all__ = ["BaseForm", "DetailText", "ToolDetail", "layered"]
+__all__ = ["BaseForm", "DetailText", "ToolDetail", "detail_text", "layered", "return_type"]
 
 BASE_SCHEMA: dict[str, Any] = {"type": "object"}
 
@@ -262,3 +277,98 @@ def layered(*items: Any, detail_tool: str = "tool_detail", swap: bool = True) ->
         full=dict(layering.full),
     )
     return [*shown, detail]
+
+
+def _type_name(schema: Mapping[str, Any]) -> str:
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " or ".join(str(k) for k in kind)
+    if isinstance(kind, str):
+        if kind == "array":
+            items = schema.get("items")
+            inner = _type_name(items) if isinstance(items, Mapping) else ""
+            return f"array of {inner}" if inner else "array"
+        return kind
+    for key in ("anyOf", "oneOf"):
+        if schema.get(key):
+            return " or ".join(_type_name(part) for part in schema[key])
+    if "$ref" in schema:
+        return str(schema["$ref"]).rsplit("/", 1)[-1]
+    return "any"
+
+
+def _facts(schema: Mapping[str, Any], required: bool) -> str:
+    facts = [_type_name(schema)]
+    if schema.get("format"):
+        facts.append(f"format {schema['format']}")
+    if required:
+        facts.append("required")
+    if isinstance(schema.get("enum"), list):
+        facts.append("one of " + ", ".join(json.dumps(v) for v in schema["enum"]))
+    if "default" in schema:
+        facts.append(f"default {json.dumps(schema['default'])}")
+    for key, word in (("minimum", "at least"), ("maximum", "at most")):
+        if key in schema:
+            facts.append(f"{word} {schema[key]}")
+    return ", ".join(facts)
+
+
+def _lines(
+    schema: Mapping[str, Any], root: Mapping[str, Any], indent: str, depth: int
+) -> list[str]:
+    schema = _deref(schema, root)
+    properties: Mapping[str, Any] = schema.get("properties") or {}
+    required = set(schema.get("required") or ())
+    lines: list[str] = []
+    for name, child in properties.items():
+        child = _deref(child, root)
+        text = f"{indent}- {name} ({_facts(child, name in required)})"
+        description = " ".join(str(child.get("description") or "").split())
+        lines.append(f"{text}: {description}" if description else text)
+        if depth < 6:
+            items = child.get("items")
+            nested = _deref(items, root) if isinstance(items, Mapping) else child
+            lines.extend(_lines(nested, root, indent + "  ", depth + 1))
+    return lines
+
+
+def _deref(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
+    ref = schema.get("$ref")
+    if not isinstance(ref, str) or not ref.startswith("#/"):
+        return schema
+    target: Any = root
+    for part in ref[2:].split("/"):
+        target = target.get(part, {}) if isinstance(target, Mapping) else {}
+    return {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+
+
+def return_type(tool: BaseTool) -> str | None:
+    """The return annotation of a function tool, as text (None when unknown)."""
+    handler = getattr(tool, "handler", None)
+    if handler is None:
+        return None
+    try:
+        hints = typing.get_type_hints(handler)
+    except Exception:
+        return None
+    if "return" not in hints:
+        return None
+    annotation = hints["return"]
+    if isinstance(annotation, type):
+        return annotation.__qualname__
+    return str(annotation).replace("typing.", "")
+
+
+def detail_text(tool: BaseTool) -> str:
+    """Everything about ``tool``: description, each parameter (type, required, enum,
+    default, bounds, nested fields), the return type when known, and example arguments
+    generated by :func:`~statetools.example_arguments`."""
+    schema = tool.input_schema or {"type": "object"}
+    lines = [f"{tool.name}: {' '.join(tool.description.split())}"]
+    parameters = _lines(schema, schema, "", 0)
+    lines += ["Parameters:", *parameters] if parameters else ["Parameters: none"]
+    returns = return_type(tool)
+    if returns:
+        lines.append(f"Returns: {returns}")
+    lines.append(f"Example arguments: {json.dumps(example_arguments(schema))}")
+    return "\n".join(lines)

@@ -37,8 +37,8 @@ from statetools.tools.calling import (
     invalid_arguments,
     parse_arguments,
 )
+from statetools.tools.descriptions import first_sentence, words
 from statetools.tools.schema import InputSchema, JsonSchema, Parameter
-from statetools.tools.summary import first_sentence, words
 from statetools.tools.tool import BaseTool
 from statetools.tools.validation import argument_problems
 from statetools.tools.wrappers import WrapperTool

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from statetools.tools.summary import first_sentence
+from statetools.tools.descriptions import first_sentence
 from statetools.tools.tool import BaseTool
 
 __all__ = ["groups_line"]

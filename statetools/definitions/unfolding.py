@@ -45,7 +45,7 @@ from statetools.definitions.shared_definition import Definition
 from statetools.definitions.unfold_call import DirectCall, Unfolded, listing, open_facade, select
 from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context, ToolResult
-from statetools.tools.classes import unfolding_spec
+from statetools.tools.decorators import unfolding_spec
 from statetools.tools.tool import BaseTool
 from statetools.tools.validation import make_validator
 

@@ -22,8 +22,7 @@ from statetools.definitions.discovery import (
     template_name,
 )
 from statetools.disclosure.code_view import ScriptMember
-from statetools.tools.classes import provider_spec
-from statetools.tools.decorators import marked_methods
+from statetools.tools.decorators import marked_methods, provider_spec
 from statetools.tools.tool import BaseTool, Tool
 
 if TYPE_CHECKING:

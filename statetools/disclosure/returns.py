@@ -15,8 +15,7 @@ import attrs
 
 from statetools.definitions.chaining import Chaining
 from statetools.definitions.discovery import template_name
-from statetools.tools.classes import provider_spec
-from statetools.tools.decorators import marked_methods
+from statetools.tools.decorators import marked_methods, provider_spec
 from statetools.tools.tool import BaseTool
 from statetools.tools.wrappers import unwrap
 

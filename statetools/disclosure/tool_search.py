@@ -46,8 +46,8 @@ from statetools.messages import ToolCall
 from statetools.models.base import SearchSpace, ToolNamespace
 from statetools.models.responses_search import LOADED
 from statetools.tools.calling import Arguments, Context, ToolResult, parse_arguments
+from statetools.tools.descriptions import first_sentence
 from statetools.tools.schema import InputSchema, Parameter
-from statetools.tools.summary import first_sentence
 from statetools.tools.tool import BaseTool
 
 __all__ = [

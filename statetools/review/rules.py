@@ -41,7 +41,7 @@ from statetools.review.dead import dead_reasons
 from statetools.review.findings import RULES_BY_CODE, Finding, Severity
 from statetools.review.model import DesignView, Reachability
 from statetools.review.tokens import Provider
-from statetools.tools.summary import first_sentence
+from statetools.tools.descriptions import first_sentence
 
 if TYPE_CHECKING:
     from statetools.review.explore import Exploration

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from statetools.search.documents import Document
-from statetools.tools.summary import words
+from statetools.tools.descriptions import words
 
 __all__ = ["BM25Ranker"]
 

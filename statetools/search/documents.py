@@ -21,7 +21,7 @@ from typing import Any
 
 import attrs
 
-from statetools.tools.summary import words
+from statetools.tools.descriptions import words
 from statetools.tools.tool import BaseTool
 
 __all__ = ["Document", "document_for", "document_text", "documents_for", "shared_openings"]

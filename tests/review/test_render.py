@@ -22,7 +22,7 @@ from statetools.engine.events import (
 )
 from statetools.review.render import Diagram, render, to_dot, to_mermaid
 from statetools.review.scene import node_id
-from statetools.tools.classes import tool_provider
+from statetools.tools.decorators import tool_provider
 from tests.review.designs import order, research, tool
 
 ROOT = Path(__file__).resolve().parents[2]

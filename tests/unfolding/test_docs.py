@@ -24,7 +24,7 @@ MODULES = [
     "statetools.disclosure.outcomes",
     "statetools.disclosure.facades",
     "statetools.disclosure.bindings",
-    "statetools.tools.classes",
+    "statetools.tools.decorators",
 ]
 
 
