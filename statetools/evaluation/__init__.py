@@ -15,7 +15,7 @@ from statetools.evaluation.condition_summary import ConditionSummary, wilson_int
 from statetools.evaluation.matching import AnyOfValues
 from statetools.evaluation.records import Journal, RunRecord
 from statetools.evaluation.report import EvalReport
-from statetools.evaluation.runner import (
+from statetools.evaluation.task_runs import (
     FLAT,
     EvalCondition,
     Progress,

@@ -150,7 +150,7 @@ def native_twins(
     maps to None), its twin run by the native model, named ``DESIGN+MODE``; its calls
     of ``tool_search`` count as searches.
 
-    >>> from statetools.evaluation.runner import EvalCondition
+    >>> from statetools.evaluation.task_runs import EvalCondition
     >>> model = st.models.ScriptedModel([])
     >>> [c.name for c in native_twins([EvalCondition("desk", ())], {"desk": []},
     ...                               (model, "tool_search"))]
