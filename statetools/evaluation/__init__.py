@@ -10,10 +10,8 @@ condition (flat, and each design) and returns an :class:`EvalReport`; the comman
 1
 """
 
-from statetools.evaluation.canned import CannedResults, CannedTool
-from statetools.evaluation.condition_summary import ConditionSummary, wilson_interval
-from statetools.evaluation.matching import AnyOfValues
-from statetools.evaluation.records import Journal, RunRecord
+from statetools.evaluation.canned import AnyOfValues, CannedResults, CannedTool
+from statetools.evaluation.records import ConditionSummary, Journal, RunRecord, wilson_interval
 from statetools.evaluation.report import EvalReport
 from statetools.evaluation.task_runs import (
     FLAT,

@@ -4,12 +4,16 @@ A tool's result is a value (text as is, anything else as JSON), ``{error: TEXT}`
 error result), or ``{cases: [{when: {ARG: VALUE}, result: ...}, ...], otherwise: ...}``
 (the first case whose arguments match; ``otherwise`` or the file's ``default_result``
 when none does). A task's own results replace the file's for the tools it names.
+A case's ``when`` (and a task's expected call) matches arguments by value, and
+``{any_of: [...]}`` matches any of several values.
 
 >>> results = parse_results({"get_order": {"cases": [
 ...     {"when": {"id": "7"}, "result": {"status": "shipped"}}],
 ...     "otherwise": {"error": "no such order"}}}, "results")
 >>> results.answer("get_order", {"id": "7"}).text, results.answer("get_order", {"id": "8"}).text
 ('{"status": "shipped"}', 'no such order')
+>>> arguments_match({"id": "#7", "note": "x"}, expected_value({"id": {"any_of": ["7", "#7"]}}))
+True
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ from typing import Any
 import attrs
 
 from statetools.errors import SpecError
-from statetools.evaluation.matching import arguments_match, expected_value
 from statetools.tools.calling import (
     Arguments,
     Context,
@@ -32,7 +35,80 @@ from statetools.tools.calling import (
 from statetools.tools.tool import BaseTool
 from statetools.tools.validation import argument_problems, make_validator
 
-__all__ = ["RESULTS_KEY", "CannedResults", "CannedTool", "canned_tools", "parse_results"]
+__all__ = [
+    "RESULTS_KEY",
+    "AnyOfValues",
+    "CannedResults",
+    "CannedTool",
+    "arguments_match",
+    "canned_tools",
+    "expected_value",
+    "parse_results",
+]
+
+
+@attrs.frozen
+class AnyOfValues:
+    """An expected argument that may take any of several values.
+
+    >>> AnyOfValues(("#W1", "W1")).matches("W1")
+    True
+    """
+
+    values: tuple[Any, ...]
+
+    def matches(self, value: Any) -> bool:
+        """Whether ``value`` equals one of the values.
+
+        >>> AnyOfValues((1, 2)).matches(3)
+        False
+        """
+        return any(_equal(value, wanted) for wanted in self.values)
+
+
+def _equal(value: Any, wanted: Any) -> bool:
+    if isinstance(wanted, AnyOfValues):
+        return wanted.matches(value)
+    if isinstance(wanted, Mapping):
+        return isinstance(value, Mapping) and all(
+            key in value and _equal(value[key], item) for key, item in wanted.items()
+        )
+    if isinstance(wanted, list | tuple):
+        return (
+            isinstance(value, list | tuple)
+            and len(value) == len(wanted)
+            and all(_equal(a, b) for a, b in zip(value, wanted, strict=True))
+        )
+    if isinstance(wanted, bool) or isinstance(value, bool):
+        return value is wanted
+    return bool(value == wanted)
+
+
+def arguments_match(arguments: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
+    """Whether every argument named in ``wanted`` has a matching value in ``arguments``
+    (arguments not named are not checked; nested objects match the same way).
+
+    >>> arguments_match({"id": "7", "note": "x"}, {"id": AnyOfValues(("7", "#7"))})
+    True
+    """
+    return all(key in arguments and _equal(arguments[key], item) for key, item in wanted.items())
+
+
+def expected_value(data: Any) -> Any:
+    """An expected value as written in a task file: ``{any_of: [...]}`` becomes
+    :class:`AnyOfValues`, recursively.
+
+    >>> expected_value({"any_of": [1, 2]})
+    AnyOfValues(values=(1, 2))
+    """
+    if isinstance(data, Mapping):
+        if set(data) == {"any_of"} and isinstance(data["any_of"], list):
+            return AnyOfValues(tuple(expected_value(item) for item in data["any_of"]))
+        return {str(key): expected_value(item) for key, item in data.items()}
+    if isinstance(data, list):
+        return [expected_value(item) for item in data]
+    return data
+
 
 RESULTS_KEY = "statetools.eval.results"
 """The run context key holding the :class:`CannedResults` of the task being run."""

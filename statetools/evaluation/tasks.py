@@ -32,8 +32,13 @@ from typing import Any
 import attrs
 
 from statetools.errors import SpecError
-from statetools.evaluation.canned import CannedResults, parse_results
-from statetools.evaluation.matching import AnyOfValues, arguments_match, expected_value
+from statetools.evaluation.canned import (
+    AnyOfValues,
+    CannedResults,
+    arguments_match,
+    expected_value,
+    parse_results,
+)
 from statetools.safeyaml import load_yaml
 from statetools.tools.tool import BaseTool
 
