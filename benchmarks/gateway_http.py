@@ -45,7 +45,7 @@ SERVER = textwrap.dedent(
 
     if kind == "gateway":
         import statetools as st
-        from statetools.mcp.serve import http_app
+        from statetools.mcp.gateway import http_app
 
         def make(index):
             return lambda q="": reply(index, q)

@@ -44,14 +44,14 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     server = package.disclosure_server(
         design.tools, name=args.name or Path(args.file).stem, context=design.run_context
     )
-    from statetools.mcp import serve
+    from statetools.mcp import gateway
 
     if args.transport == "stdio":
-        serve.serve_stdio(server)
+        gateway.serve_stdio(server)
     else:
         _check_free(args.host, args.port)
         sys.stderr.write(f"serving {args.file} at http://{args.host}:{args.port}/mcp\n")
-        serve.serve_http(server, host=args.host, port=args.port)
+        gateway.serve_http(server, host=args.host, port=args.port)
     return 0
 
 

@@ -1294,7 +1294,7 @@ def http_design_url() -> Iterator[str]:
 
     import uvicorn
 
-    from statetools.mcp.serve import http_app
+    from statetools.mcp.gateway import http_app
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))

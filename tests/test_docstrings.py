@@ -178,7 +178,7 @@ def test_public_name_has_a_docstring_with_an_example(package: str, name: str) ->
 
 
 # The submodules of the packages users import (``from statetools.models.scripted import
-# ...``, ``statetools.mcp.serve``, ``statetools.integrations.langchain``, ...): each public
+# ...``, ``statetools.mcp.gateway``, ``statetools.integrations.langchain``, ...): each public
 # function, class and method defined there shows an example (methods named below are
 # left out). Across every module of statetools, each public function and class has a
 # docstring. Read from the source (no optional integration is imported); ``@overload``

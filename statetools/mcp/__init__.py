@@ -14,10 +14,10 @@ tools as statetools tools or wraps them in one facade. Server:
 from statetools.mcp.connection import MCPServerError
 from statetools.mcp.facade import Grouping, MCPFacade
 from statetools.mcp.gateway import SESSION_HEADER, disclosure_server
-from statetools.mcp.listing import Listing
 from statetools.mcp.remote_tool import MCPTool
 from statetools.mcp.server import MCPServer
 from statetools.mcp.skill_serving import publish_skills
+from statetools.mcp.wire import Listing
 
 __all__ = [
     "Grouping",

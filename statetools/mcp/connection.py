@@ -1,30 +1,45 @@
 """An MCP server's connection: opened at the first use, shared by the run's calls,
-closed when the run ends, started again once when it dies.
+closed when the run ends, started again once when it dies; and the server's options,
+checked when it is built.
 
 :class:`~statetools.mcp.MCPServer` keeps one :class:`Connection` and sends its calls
 through :meth:`Connection.call`, which decides what a call whose connection dropped
-gets: sent again (a tool that may be resent), or an error saying its outcome is unknown.
+gets: sent again (a tool that may be resent, :func:`may_resend`), or an error saying its
+outcome is unknown (:func:`unknown_outcome`). The ``forward_context`` and ``idempotent``
+options are checked by :func:`names_or_all`:
+
+>>> names_or_all("idempotent", ["put_note"])
+('put_note',)
+>>> names_or_all("forward_context", 5)
+Traceback (most recent call last):
+...
+statetools.mcp.connection.OptionError: forward_context must be a list of context keys or 'all', ...
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
 
 import anyio
 import mcp
 from mcp_types import CONNECTION_CLOSED, RequestParamsMeta
 
 from statetools.errors import StatetoolsError
-from statetools.mcp.link import Link
-from statetools.mcp.options import unknown_outcome
-from statetools.mcp.transports import Transport
-from statetools.mcp.wire import result_from_wire
+from statetools.mcp.transports import Link, Transport
+from statetools.mcp.wire import Listing, result_from_wire
 from statetools.tools.calling import Context, ToolResult
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
 
-__all__ = ["Connection", "MCPServerError"]
+__all__ = [
+    "Connection",
+    "MCPServerError",
+    "OptionError",
+    "may_resend",
+    "names_or_all",
+    "unknown_outcome",
+]
 
 
 class MCPServerError(StatetoolsError):
@@ -236,3 +251,83 @@ class Connection:
         link, self._link = self._link, None
         if link is not None:
             await link.close()
+
+
+_WORDS = {
+    "forward_context": (
+        "context keys",
+        "e.g. forward_context=['tenant'] (keys of the run's context), or 'all'",
+    ),
+    "idempotent": (
+        "tool names",
+        "e.g. idempotent=['put_note'] (the names the server gives its tools)",
+    ),
+}
+
+
+class OptionError(ValueError):
+    """An option of :class:`~statetools.mcp.MCPServer` has the wrong shape (the server
+    raises it as an ``MCPServerError``).
+
+    >>> OptionError("bad", "fix it").hint
+    'fix it'
+    """
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+def names_or_all(option: str, value: Any) -> tuple[str, ...] | Literal["all"]:
+    """``value`` of ``forward_context`` or ``idempotent``: ``"all"`` or a list of names.
+
+    >>> names_or_all("forward_context", "all")
+    'all'
+    """
+    if value == "all":
+        return "all"
+    noun, hint = _WORDS[option]
+    if isinstance(value, str) or not isinstance(value, Sequence | set | frozenset):
+        raise OptionError(f"{option} must be a list of {noun} or 'all', got {value!r}", hint)
+    names = tuple(value)
+    bad = [item for item in names if not isinstance(item, str)]
+    if bad:
+        raise OptionError(f"{option} must hold {noun} (text), got {bad[0]!r}", hint)
+    return names
+
+
+def may_resend(tool: str, idempotent: Sequence[str] | str, listing: Listing | None) -> bool:
+    """Whether a call of ``tool`` (its name on the server) may be sent again when the
+    connection dropped before its answer: ``idempotent`` names it (or is ``"all"``), or
+    the server marks it ``readOnlyHint`` or ``idempotentHint``.
+
+    >>> listing = Listing("notes", ({"name": "read", "annotations": {"readOnlyHint": True}},
+    ...                             {"name": "write"}))
+    >>> may_resend("read", (), listing), may_resend("write", (), listing)
+    (True, False)
+    """
+    if idempotent == "all" or tool in idempotent:
+        return True
+    wire = next((t for t in listing.tools if t.get("name") == tool), None) if listing else None
+    annotations = (wire or {}).get("annotations") or {}
+    return bool(annotations.get("readOnlyHint") or annotations.get("idempotentHint"))
+
+
+def unknown_outcome(server: str, tool: str, failure: Exception, gone: bool) -> str:
+    """What a call whose connection dropped before its answer is answered: it may have
+    run, so it is not sent again; ``gone`` when the server may not start again.
+
+    >>> print(unknown_outcome("fx", "append", OSError("Broken pipe"), gone=False))
+    MCP server 'fx' stopped (Broken pipe) during the call of 'append': whether it took effect is unknown, so it was not sent again. Check its effect before calling it again. The server starts again at the next call.
+    """  # noqa: E501
+    text = (
+        f"MCP server '{server}' stopped ({failure}) during the call of '{tool}': whether it "
+        "took effect is unknown, so it was not sent again. Check its effect before calling "
+        "it again."
+    )
+    if gone:
+        return (
+            f"{text} The server was already restarted once; its tools cannot be used in this run."
+        )
+    return f"{text} The server starts again at the next call."

@@ -27,10 +27,10 @@ from typing import Any
 
 from statetools.errors import StatetoolsError
 from statetools.mcp.connection import MCPServerError
-from statetools.mcp.listing import Listing
 from statetools.mcp.remote_tool import MCPTool
 from statetools.mcp.server import MCPServer
 from statetools.mcp.transports import SERVER_ERRLOG
+from statetools.mcp.wire import Listing
 
 __all__ = ["MCPConfigError", "listed_tools", "server_from_config"]
 

@@ -1,4 +1,5 @@
-"""disclosure_server: a design served over MCP, enforced call by call.
+"""disclosure_server: a design served over MCP, enforced call by call, over stdio or
+streamable HTTP.
 
 Two protocol eras, one engine (:func:`~statetools.engine.answers.admit` and
 :func:`~statetools.engine.answers.settle`, as every host answers calls) and one
@@ -35,6 +36,15 @@ through them: a gateway in front of many servers.
 ...         return before + after
 >>> asyncio.run(main())
 ['search', 'describe_tool', 'call_tool', 'search', 'describe_tool', 'call_tool']
+
+Serving it: :func:`serve_stdio` (one client, the process that started us) or
+:func:`serve_http` and :func:`http_app` (streamable HTTP: many clients, each with its own
+session).
+
+>>> server = disclosure_server([Tool.create("ping", "Ping", lambda: "pong")])
+>>> app = http_app(server)
+>>> type(app).__name__
+'Starlette'
 """
 
 from __future__ import annotations
@@ -44,11 +54,15 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
+import anyio
 import mcp.types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from starlette.applications import Starlette
 
 from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.scheduler import Scheduler
@@ -58,7 +72,7 @@ from statetools.mcp.stateless import _Stable, stable_listing
 from statetools.mcp.wire import wire_content
 from statetools.tools.context import RUN_ID_KEY, RunEnd, ToolCallContext
 
-__all__ = ["SESSION_HEADER", "disclosure_server"]
+__all__ = ["SESSION_HEADER", "disclosure_server", "http_app", "serve_http", "serve_stdio"]
 
 SESSION_HEADER = "statetools-session"
 """No longer read. 2026-era clients used to name their session with this HTTP header,
@@ -245,3 +259,37 @@ def disclosure_server(
         server, items, session=session_argument
     )  # skill:// resources for the design's sections and skills
     return server
+
+
+async def _stdio(server: Server[Any]) -> None:
+    options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+    async with stdio_server() as (read, write):
+        await server.run(read, write, options)
+
+
+def serve_stdio(server: Server[Any]) -> None:
+    """Serve ``server`` on this process's stdin and stdout until the client leaves.
+
+    >>> serve_stdio(disclosure_server([search, research]))  # doctest: +SKIP
+    """
+    anyio.run(_stdio, server)
+
+
+def http_app(server: Server[Any], *, host: str = "127.0.0.1", path: str = "/mcp") -> Starlette:
+    """The ASGI app serving ``server`` over streamable HTTP at ``path``.
+
+    >>> from mcp.server.mcpserver import MCPServer as FastServer
+    >>> type(http_app(FastServer("clock"), path="/tools")).__name__
+    'Starlette'
+    """
+    return server.streamable_http_app(streamable_http_path=path, host=host)
+
+
+def serve_http(server: Server[Any], *, host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Serve ``server`` over streamable HTTP at ``http://HOST:PORT/mcp`` until stopped.
+
+    >>> serve_http(disclosure_server([search, research]), port=8765)  # doctest: +SKIP
+    """
+    import uvicorn
+
+    uvicorn.run(http_app(server, host=host), host=host, port=port, log_level="warning")

@@ -35,16 +35,19 @@ from mcp_types import RequestParamsMeta
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from statetools.mcp import transports
-from statetools.mcp.connection import Connection, MCPServerError
+from statetools.mcp.connection import (
+    Connection,
+    MCPServerError,
+    OptionError,
+    may_resend,
+    names_or_all,
+)
 from statetools.mcp.facade import Grouping, MCPFacade
-from statetools.mcp.follow import FollowChanges
 from statetools.mcp.gateway_skills import GatewayRoute
-from statetools.mcp.link import Link
-from statetools.mcp.listing import Listing
-from statetools.mcp.options import OptionError, may_resend, names_or_all
 from statetools.mcp.remote_skills import read_remote_skills, resource_bytes
-from statetools.mcp.remote_tool import MCPTool, tools_of
-from statetools.mcp.transports import Transport
+from statetools.mcp.remote_tool import FollowChanges, MCPTool, tools_of
+from statetools.mcp.transports import Link, Transport
+from statetools.mcp.wire import Listing
 from statetools.sections.sections import Sections
 from statetools.tools.calling import Context, ToolResult
 

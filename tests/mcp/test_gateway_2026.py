@@ -161,7 +161,7 @@ def served() -> Iterator[tuple[str, list[str]]]:
     """The recording design over streamable HTTP on 127.0.0.1, in this process."""
     import uvicorn
 
-    from statetools.mcp.serve import http_app
+    from statetools.mcp.gateway import http_app
 
     ran: list[str] = []
     sock = socket.socket()

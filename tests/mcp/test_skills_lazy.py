@@ -18,7 +18,7 @@ import uvicorn
 from mcp.server import Server
 
 import statetools as st
-from statetools.mcp.serve import http_app
+from statetools.mcp.gateway import http_app
 from statetools.models import ModelCapabilities, ScriptedModel
 from tests.mcp.test_skills_remote import GOOD_MD, INDEX, entry, serving, shop, tool_messages
 from tests.mcp.test_skills_served import free_port

@@ -22,7 +22,7 @@ from mcp.server.mcpserver import MCPServer as FastServer
 from mcp_types import INVALID_PARAMS
 
 import statetools as st
-from statetools.mcp.serve import http_app
+from statetools.mcp.gateway import http_app
 from statetools.models import ScriptedModel
 from tests.mcp.test_skills_served import (
     FIELDS,
