@@ -66,7 +66,7 @@ from starlette.applications import Starlette
 
 from statetools.disclosure.graph import DisclosureGraph
 from statetools.disclosure.scheduler import Scheduler
-from statetools.mcp.disclosure_session import _Listings, _Session
+from statetools.mcp.gateway_sessions import _Listings, _Session
 from statetools.mcp.skill_serving import publish_skills
 from statetools.mcp.stateless import _Stable, stable_listing
 from statetools.mcp.wire import wire_content
