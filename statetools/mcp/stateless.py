@@ -25,8 +25,7 @@ import mcp.types as types
 from statetools.disclosure.shown import Shown
 from statetools.engine.answers import Refusal
 from statetools.errors import StatetoolsError
-from statetools.mcp.gateway_sessions import _Answer, _Session
-from statetools.mcp.handles import _Handles
+from statetools.mcp.gateway_sessions import _Answer, _Handles, _Session
 from statetools.mcp.wire import wire_content
 from statetools.tools.calling import ToolResult
 from statetools.tools.fields import ToolDefinition

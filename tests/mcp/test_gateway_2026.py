@@ -22,7 +22,7 @@ from mcp.client.stdio import StdioServerParameters
 
 import statetools as st
 from statetools.errors import StatetoolsError
-from statetools.mcp.handles import _Handles
+from statetools.mcp.gateway_sessions import _Handles
 from statetools.mcp.stateless import UNKNOWN_SESSION, _Stable
 
 STATETOOLS = str(Path(sys.executable).parent / "statetools")
