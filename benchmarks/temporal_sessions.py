@@ -48,7 +48,7 @@ from temporalio.testing import WorkflowEnvironment
 import statetools as st
 from statetools.messages import messages_from_json
 from statetools.temporal import SessionResult, start_session
-from statetools.temporal.devserver import dev_server_path
+from statetools.temporal.worker import dev_server_path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

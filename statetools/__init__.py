@@ -62,10 +62,9 @@ from statetools.errors import (
     StatetoolsError,
     ToolNotFoundError,
 )
-from statetools.loop.agentic_loop import SimpleAgenticTool
 from statetools.loop.sessions import SavedRun, SessionStore
 from statetools.loop.streaming import RunStream
-from statetools.loop.toolloop import ToolLoop
+from statetools.loop.toolloop import SimpleAgenticTool, ToolLoop
 from statetools.messages import (
     AssistantMessage,
     Message,

@@ -17,9 +17,8 @@ from typing import Any
 
 import attrs
 
-from statetools.code.checks import ALLOWED_MODULES
 from statetools.code.sandbox import LIMIT_HINTS, Limits, limit_problem
-from statetools.code.scripts import run_script, script_code, with_opened
+from statetools.code.scripts import ALLOWED_MODULES, run_script, script_code, with_opened
 from statetools.code.stubs import function_names, stub
 from statetools.disclosure.code_view import HostedScript, NestedCalls, ScriptTool
 from statetools.errors import DefinitionError

@@ -1,4 +1,5 @@
-"""Running a script: its tool calls answered by the host, call by call.
+"""Running a script: refused before it runs if it tries what it may not, then its tool
+calls answered by the host, call by call.
 
 :func:`answer` turns a script's :class:`~statetools.code.sandbox.Pause` into the
 :class:`~statetools.code.sandbox.Answer` it gets, through the host's
@@ -8,15 +9,22 @@ is locked now, ``RuntimeError`` with a failed tool's error text, ``NameError`` o
 ``TypeError`` for a name that is no tool or arguments that do not fit. :func:`run_script`
 runs a whole script in one sandbox (``ToolLoop``, ``Conversation`` and the one-call
 hosts); the Temporal workflow drives the same steps, one activity each.
+
+What a script may not do is refused before it runs (:func:`refusal`), with a message
+that says why. The sandbox itself (Monty) has no file system, network or processes;
+these checks make the common attempts fail early and clearly: an import of a module
+outside :data:`ALLOWED_MODULES`, the builtins that reach outside the script or run other
+code (``open``, ``__import__``, ``eval``, ...), and dunder attributes. A script that
+Python's own parser cannot read is left to the sandbox, which reports the syntax error.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Mapping
 from typing import Any
 
-from statetools.code.checks import refusal
 from statetools.code.sandbox import Answer, Limits, Output, Pause, Sandbox, opened_line
 from statetools.code.stubs import function_names, keyword_arguments
 from statetools.disclosure.code_view import NestedCalls
@@ -25,7 +33,91 @@ from statetools.tools.calling import Arguments, ToolResult
 from statetools.tools.fields import ToolDefinition
 from statetools.wording import counted
 
-__all__ = ["ScriptCallsMade", "answer", "run_script", "script_code", "with_opened"]
+__all__ = [
+    "ALLOWED_MODULES",
+    "FORBIDDEN_NAMES",
+    "ScriptCallsMade",
+    "answer",
+    "refusal",
+    "run_script",
+    "script_code",
+    "with_opened",
+]
+
+ALLOWED_MODULES = (
+    "base64",
+    "binascii",
+    "bisect",
+    "collections",
+    "copy",
+    "csv",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "functools",
+    "hashlib",
+    "itertools",
+    "json",
+    "math",
+    "random",
+    "re",
+    "tomllib",
+    "typing",
+)
+"""The modules a script may import (all pure computation)."""
+
+FORBIDDEN_NAMES = (
+    "__import__",
+    "breakpoint",
+    "compile",
+    "eval",
+    "exec",
+    "globals",
+    "input",
+    "locals",
+    "open",
+    "vars",
+)
+"""Builtins a script may not use: they reach files, the console or other code."""
+
+
+def refusal(code: str, tool: str) -> str | None:
+    """Why ``code`` may not run in ``tool`` (the first reason found), or None.
+
+    >>> refusal("import os", "run_code")
+    "run_code: 'import os' is not allowed (line 1): scripts have no file system, network or processes. Modules a script may import: base64, binascii, bisect, collections, copy, csv, dataclasses, datetime, decimal, functools, hashlib, itertools, json, math, random, re, tomllib, typing."
+    >>> refusal("import json", "run_code") is None
+    True
+    """  # noqa: E501
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None  # the sandbox reports it
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.partition(".")[0] not in ALLOWED_MODULES:
+                    return _module(tool, f"import {alias.name}", line)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level or module.partition(".")[0] not in ALLOWED_MODULES:
+                return _module(tool, f"from {'.' * node.level}{module} import ...", line)
+        elif isinstance(node, ast.Name) and node.id in FORBIDDEN_NAMES:
+            return (
+                f"{tool}: '{node.id}' is not available (line {line}): scripts have no file "
+                "system, network or processes, and run no other code."
+            )
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("__"):
+            return f"{tool}: the attribute '{node.attr}' is not available (line {line})."
+    return None
+
+
+def _module(tool: str, statement: str, line: int) -> str:
+    return (
+        f"{tool}: '{statement}' is not allowed (line {line}): scripts have no file system, "
+        f"network or processes. Modules a script may import: {', '.join(ALLOWED_MODULES)}."
+    )
 
 
 class ScriptCallsMade:

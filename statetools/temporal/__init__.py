@@ -9,6 +9,7 @@ DisclosureState and messages. Workers load designs by reference (a YAML path or
 >>> worker = session_worker(client, "q", ["desk.yaml"], model)  # doctest: +SKIP
 """
 
+from statetools.models.scripted import ScriptByRequest
 from statetools.temporal.activities import SessionActivities
 from statetools.temporal.client import (
     answers,
@@ -21,11 +22,15 @@ from statetools.temporal.client import (
     trace,
     visible_tools,
 )
-from statetools.temporal.designs import Designs, LoadedDesign, load_reference, loaded_design
+from statetools.temporal.designs import (
+    Designs,
+    LoadedDesign,
+    load_reference,
+    loaded_design,
+    output_value,
+)
 from statetools.temporal.driver import SessionDriver
 from statetools.temporal.payloads import SessionInput, SessionResult, SessionSettings
-from statetools.temporal.script import ScriptByRequest
-from statetools.temporal.structured_output import output_value
 from statetools.temporal.worker import session_worker
 from statetools.temporal.workflow import SessionWorkflow
 

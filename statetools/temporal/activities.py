@@ -20,7 +20,7 @@ from statetools.errors import StatetoolsError
 from statetools.loop.host import run_call
 from statetools.messages import messages_from_json, messages_to_json
 from statetools.models.base import Model, ModelRequest, ToolDefinition
-from statetools.temporal.designs import LoadedDesign
+from statetools.temporal.designs import LoadedDesign, read_output
 from statetools.temporal.driver import call_of
 from statetools.temporal.payloads import (
     ModelAnswer,
@@ -31,7 +31,6 @@ from statetools.temporal.payloads import (
     ToolRun,
 )
 from statetools.temporal.script_steps import run_script_step
-from statetools.temporal.structured_output import read_output
 from statetools.temporal.unfolds import describe, json_value
 from statetools.tools.context import RUN_ID_KEY, ToolCallContext
 from statetools.tools.tool import BaseTool

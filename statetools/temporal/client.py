@@ -10,8 +10,8 @@ from temporalio.client import Client, WorkflowHandle
 
 from statetools.disclosure.state import DisclosureState
 from statetools.engine.events import Trace
+from statetools.temporal.designs import output_reference
 from statetools.temporal.payloads import SessionInput, SessionResult, SessionSettings
-from statetools.temporal.structured_output import output_reference
 from statetools.temporal.workflow import WORKFLOW_NAME
 
 
@@ -33,7 +33,7 @@ async def start_session(
     waits for :func:`send_message` until :func:`end_session`. With ``output_type``
     (``module:Type``, or a class workers can import by its import path) each answer
     is read as that type, on the worker, as ``ToolLoop.run(output_type=...)`` reads
-    it; the answers are its JSON (:func:`~statetools.temporal.structured_output.output_value`
+    it; the answers are its JSON (:func:`~statetools.temporal.designs.output_value`
     makes the typed value again).
 
     >>> handle = await start_session(client, "d.yaml", id="s", task_queue="q")  # doctest: +SKIP

@@ -48,7 +48,7 @@ class SessionInput:
     ``design`` is a reference the workers know (a YAML path or ``module:attribute``);
     ``prompt`` is the first user message; with ``wait_for_messages`` the session stays
     open for more messages until it is ended; ``output_type`` names the type final
-    answers are read as (``module:Type``; see ``statetools.temporal.structured_output``).
+    answers are read as (``module:Type``; see ``statetools.temporal.designs``).
 
     >>> SessionInput("playbooks/research.yaml", "Find tides").prompt
     'Find tides'

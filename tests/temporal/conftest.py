@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from statetools.temporal.devserver import dev_server_path
+from statetools.temporal.worker import dev_server_path
 
 
 class DevServer:

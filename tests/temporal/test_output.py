@@ -22,7 +22,7 @@ from statetools.temporal import (
     start_session,
     trace,
 )
-from statetools.temporal.structured_output import output_value
+from statetools.temporal.designs import output_value
 from tests.temporal.comparing import comparable
 from tests.temporal.conftest import DevServer
 from tests.temporal.output_designs import DESIGN, MODEL, NEVER, PROMPT, Verdict
