@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from statetools.cli import main
-from statetools.cli_transcript import _cut
+from statetools.cli.transcript import _cut
 
 ROOT = Path(__file__).resolve().parents[2]
 RESEARCH = str(ROOT / "playbooks" / "research.yaml")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 import statetools as st
-from statetools.cli_transcript import Transcript
+from statetools.cli.transcript import Transcript
 from statetools.engine.events import IterationStarted, ModelResponded
 
 

@@ -5,7 +5,7 @@ Off a terminal the commands print the reports' own plain text (``Report.to_text(
 draw the same content as rich tables.
 
 >>> import io
->>> from statetools.cli_output import Output
+>>> from statetools.cli.terminal import Output
 >>> from statetools.review.findings import Finding, Report
 >>> out = io.StringIO()
 >>> show_report(Output.of(out), Report((Finding("ST008", "error", "Empty.", "facade:f"),)))
@@ -16,7 +16,7 @@ facade:f: ST008 error [empty-facade] Empty.
 
 from __future__ import annotations
 
-from statetools.cli_output import Output
+from statetools.cli.terminal import Output
 from statetools.review.explore import Exploration
 from statetools.review.findings import Report
 from statetools.review.prompt_states import (

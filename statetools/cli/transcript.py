@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, TextIO, cast
 
-from statetools.cli_output import Output
+from statetools.cli.terminal import Output
 from statetools.engine.events import (
     ConversationRestarted,
     Event,

@@ -16,18 +16,18 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO, cast
 
-from statetools.cli_eval import add_eval_command
-from statetools.cli_mcp import add_mcp_commands
-from statetools.cli_output import Output, UsageError
-from statetools.cli_run import add_run_options, run_design
-from statetools.cli_sessions import add_sessions_command
-from statetools.cli_tables import (
+from statetools.cli.eval_command import add_eval_command
+from statetools.cli.review_commands import (
     show_exploration,
     show_prompt_states,
     show_report,
     show_tokens,
 )
-from statetools.cli_worker import add_worker_command
+from statetools.cli.run_command import add_run_options, run_design
+from statetools.cli.server_commands import add_mcp_commands
+from statetools.cli.sessions import add_sessions_command
+from statetools.cli.terminal import Output, UsageError
+from statetools.cli.worker_command import add_worker_command
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.prompt_part import expandable_prompts
 from statetools.disclosure.scheduler import Scheduler
@@ -442,7 +442,3 @@ def _quiet_exit(stream: TextIO) -> int:
     with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):
         os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -16,7 +16,13 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from statetools.cli_output import Output, UsageError, add_model_options, is_terminal, model_options
+from statetools.cli.terminal import (
+    Output,
+    UsageError,
+    add_model_options,
+    is_terminal,
+    model_options,
+)
 from statetools.evaluation import EvalReport, Progress, evaluate
 from statetools.wording import counted
 

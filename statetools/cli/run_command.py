@@ -17,9 +17,9 @@ import threading
 from pathlib import Path
 from typing import Any, TextIO
 
-from statetools.cli_output import Output, UsageError, add_model_options, model_options
-from statetools.cli_sessions import add_session_options, open_store
-from statetools.cli_transcript import Transcript, Watched
+from statetools.cli.sessions import add_session_options, open_store
+from statetools.cli.terminal import Output, UsageError, add_model_options, model_options
+from statetools.cli.transcript import Transcript, Watched
 from statetools.engine.events import ToolCalled, ToolStarted
 from statetools.engine.loop_result import LoopResult
 from statetools.errors import StatetoolsError
