@@ -9,243 +9,33 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import Any, TextIO
 
 from statetools.cli.eval_command import add_eval_command
 from statetools.cli.review_commands import (
-    show_exploration,
-    show_prompt_states,
-    show_report,
-    show_tokens,
+    cmd_check,
+    cmd_explore,
+    cmd_render,
+    cmd_tokens,
+    design_file,
 )
-from statetools.cli.run_command import add_run_options, run_design
-from statetools.cli.server_commands import add_mcp_commands
-from statetools.cli.sessions import add_sessions_command
-from statetools.cli.terminal import Output, UsageError
-from statetools.cli.worker_command import add_worker_command
-from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
-from statetools.disclosure.prompt_part import expandable_prompts
-from statetools.disclosure.scheduler import Scheduler
-from statetools.engine.events import (
-    Trace,
-)
+from statetools.cli.run_command import add_run_options, add_sessions_command, run_design
+from statetools.cli.server_commands import add_mcp_commands, add_worker_command
 from statetools.errors import StatetoolsError
 from statetools.review.check import DEFAULT_TOKEN_BUDGET
-from statetools.review.explore import (
-    DEFAULT_MAX_STATES,
-    ExplorationTooLarge,
-    Progress,
-    explore,
-    flat_tools,
-    search,
-)
+from statetools.review.explore import DEFAULT_MAX_STATES
 from statetools.review.findings import RULES
-from statetools.review.model import DesignView
-from statetools.review.prefix import PathBreaks, prefix_breaks
-from statetools.review.render import FORMATS, render
-from statetools.review.tokens import tools_tokens
-from statetools.spec.design import Design, load_design
-from statetools.wording import counted
+from statetools.review.render import FORMATS
 
 PROVIDERS = ("openai", "anthropic")
 
 
-# -- shared ------------------------------------------------------------------------
-
-
-def _design(path: str) -> Design:
-    if not Path(path).is_file():
-        raise UsageError(f"no such file: {path}", hint="give the path of a design YAML file")
-    return load_design(Path(path))
-
-
-def _graph(design: Design) -> DisclosureGraph:
-    if not design.definitions and not design.catalogue:
-        raise UsageError(
-            "the file defines no tools, playbooks or machines",
-            path=design.source,
-            hint="add 'kind: playbook', 'kind: machine' or 'kind: facade' definitions, "
-            "or a 'tools:' list",
-        )
-    return (
-        disclosure_graph(*design.tools)
-        if design.definitions
-        else disclosure_graph(*design.catalogue)
-    )
-
-
-# -- commands ------------------------------------------------------------------------
-
-
-def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
-    """Report the design's problems; exit 1 if any is an error."""
-    design = _design(args.file)
-    _graph(design)  # a file without definitions is a usage error
-    report = design.check(
-        disable=args.disable,
-        token_budget=None if args.token_budget == 0 else args.token_budget,
-        provider=args.provider,
-    )
-    if args.format == "json":
-        out.write(report.to_json() + "\n")
-    else:
-        show_report(Output.of(out), report)
-    return 1 if report.errors else 0
-
-
-def cmd_explore(args: argparse.Namespace, out: TextIO) -> int:
-    """Visible sets, minimum turns per tool and tokens per set."""
-    design = _design(args.file)
-    output = Output.of(out)
-    with output.progress("exploring") as update:
-
-        def progress(step: Progress) -> None:
-            update(f"{counted(step.states, 'state')}, turn {step.depth}")
-
-        try:
-            exploration = explore(
-                _graph(design),
-                provider=args.provider,
-                max_states=args.max_states,
-                progress=progress,
-            )
-        except ExplorationTooLarge as exc:  # its hint names explore()'s arguments
-            raise ExplorationTooLarge(
-                exc.message,
-                depth=exc.depth,
-                states=exc.states,
-                hint=f"pass a larger --max-states (now {args.max_states:,})",
-            ) from exc
-    if args.format == "json":
-        out.write(exploration.to_json() + "\n")
-    else:
-        show_exploration(output, exploration)
-    return 0
-
-
-def _code_mode_graph(design: Design) -> DisclosureGraph:
-    """The design with everything in it reached through one code-mode tool."""
-    from statetools.code import CodeMode
-
-    _graph(design)  # a file without definitions is a usage error
-    return disclosure_graph(CodeMode(*(design.tools if design.definitions else design.catalogue)))
-
-
-def _prompt_tokens(output: Output, graph: DisclosureGraph, args: argparse.Namespace) -> None:
-    """Per explored state, the tokens of the text the sections write into the system
-    prompt next to the tokens of the visible tools (designs with sections only)."""
-    if not expandable_prompts(graph):
-        return
-    design = DesignView(graph)
-    exploration = search(design, args.provider, args.max_states, None, stop_at_limit=True)
-    show_prompt_states(output, exploration)
-
-
-def cmd_tokens(args: argparse.Namespace, out: TextIO) -> int:
-    """Tokens of the first visible set (and, with --vs-flat, of every tool at once)."""
-    design = _design(args.file)
-    output = Output.of(out)
-    graph = _code_mode_graph(design) if args.code_mode else _graph(design)
-    counter = None
-    if args.base_url:
-        from statetools.review.template_tokens import TemplateTokens
-
-        counter = TemplateTokens(args.base_url, system_prompt=design.system_prompt)
-    in_model: list[int] = []
-    with output.progress("counting tokens") as update:
-        first = Scheduler(graph, strict_sections=False).visible()
-        update(f"first visible set: {counted(len(first), 'tool')}")
-        rows = [("first visible set", len(first), tools_tokens(first, args.provider))]
-        sets = [first]
-        if args.vs_flat:
-            flat = flat_tools(graph)
-            update(f"every tool at once: {counted(len(flat), 'tool')}")
-            label = "flat (every tool at once, no facades)"
-            rows.append((label, len(flat), tools_tokens(flat, args.provider)))
-            sets.append(flat)
-        if counter is not None:
-            update("counting with the server's template")
-            in_model = [counter.tools_tokens(tools) for tools in sets]
-    template = (counter.model_name(), in_model) if counter is not None else None
-    show_tokens(output, args.provider, rows, template)
-    _prompt_tokens(output, _graph(design), args)
-    if args.prefix_breaks:
-        _write_prefix_breaks(prefix_breaks(_graph(design)), out, args.tool_search)
-    return 0
-
-
-PATHS_SHOWN = 40
-
-
-def _write_prefix_breaks(paths: list[PathBreaks], out: TextIO, tool_search: bool = False) -> None:
-    """Every path that no other path extends, the most breaks first (with
-    ``tool_search``: the breaks of OpenAI's ``tool_search`` mode, then the default's)."""
-    prefixes = {p.path[:i] for p in paths for i in range(len(p.path))}
-
-    def breaks(p: PathBreaks) -> int:
-        return p.search_breaks if tool_search else p.breaks
-
-    ends = sorted(
-        (p for p in paths if p.path not in prefixes),
-        key=lambda p: (-breaks(p), len(p.path), p.path),
-    )
-    broken = sum(1 for p in ends if breaks(p))
-    aside = "default mode" if tool_search else "registration order"
-    mode = " in tool_search mode" if tool_search else ""
-    out.write(
-        f"prefix breaks per path{mode} ({counted(len(ends), 'path')}, {broken} with breaks; "
-        f"{aside} in parentheses):\n"
-    )
-    for p in ends[:PATHS_SHOWN]:
-        route = ", ".join(p.path) if p.path else "(start)"
-        other = p.breaks if tool_search else p.registration_breaks
-        out.write(f"  {breaks(p)} ({other})  {route}\n")
-    if len(ends) > PATHS_SHOWN:
-        out.write(f"  ... and {len(ends) - PATHS_SHOWN} more\n")
-
-
-def _load_trace(path: str) -> Trace:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise UsageError(
-            f"cannot read trace {path}: {exc}", hint="use a file from --save-trace"
-        ) from exc
-    if isinstance(data, dict):
-        data = data.get("trace", data)
-    try:
-        return Trace.from_json(data)
-    except Exception as exc:
-        raise UsageError(
-            f"{path} is not a statetools trace", hint="use a file from --save-trace"
-        ) from exc
-
-
-def cmd_render(args: argparse.Namespace, out: TextIO) -> int:
-    """Draw the design (DOT, SVG, PNG or Mermaid, from the output's suffix)."""
-    design = _design(args.file)
-    target = Path(args.output)
-    fmt = args.format or {".mmd": "mermaid", ".gv": "dot"}.get(target.suffix, target.suffix[1:])
-    if fmt not in FORMATS:
-        raise UsageError(
-            f"cannot tell the format of {args.output}",
-            hint="end the file name in .dot, .svg, .png or .mmd, or pass --format "
-            f"({', '.join(FORMATS)})",
-        )
-    trace = _load_trace(args.trace) if args.trace else None
-    render(_graph(design), cast(Any, fmt), trace).save(target)
-    out.write(f"wrote {target}\n")
-    return 0
-
-
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     """Run the design in a tool loop and print the transcript."""
-    return run_design(_design(args.file), args, out)
+    return run_design(design_file(args.file), args, out)
 
 
 # -- parser ------------------------------------------------------------------------

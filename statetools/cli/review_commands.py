@@ -1,4 +1,5 @@
-"""The reports of ``statetools check``, ``explore`` and ``tokens`` as tables on a terminal.
+"""The review commands of ``statetools``: ``check``, ``explore``, ``tokens`` and
+``render``, and their reports as tables on a terminal.
 
 Off a terminal the commands print the reports' own plain text (``Report.to_text()``,
 ``Exploration.to_text()``); on one, :func:`show_report` and :func:`show_exploration`
@@ -16,9 +17,29 @@ facade:f: ST008 error [empty-facade] Empty.
 
 from __future__ import annotations
 
-from statetools.cli.terminal import Output
-from statetools.review.explore import Exploration
+import argparse
+import json
+from pathlib import Path
+from typing import Any, TextIO, cast
+
+from statetools.cli.terminal import Output, UsageError
+from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
+from statetools.disclosure.prompt_part import expandable_prompts
+from statetools.disclosure.scheduler import Scheduler
+from statetools.engine.events import (
+    Trace,
+)
+from statetools.review.explore import (
+    Exploration,
+    ExplorationTooLarge,
+    Progress,
+    explore,
+    flat_tools,
+    search,
+)
 from statetools.review.findings import Report
+from statetools.review.model import DesignView
+from statetools.review.prefix import PathBreaks, prefix_breaks
 from statetools.review.prompt_states import (
     PROMPT_NUMBERS,
     SECTION_NUMBERS,
@@ -29,7 +50,197 @@ from statetools.review.prompt_states import (
     section_rows,
     section_table,
 )
+from statetools.review.render import FORMATS, render
+from statetools.review.tokens import tools_tokens
+from statetools.spec.design import Design, load_design
 from statetools.wording import counted
+
+
+def design_file(path: str) -> Design:
+    """The design in the file at ``path``; a missing file is a usage error."""
+    if not Path(path).is_file():
+        raise UsageError(f"no such file: {path}", hint="give the path of a design YAML file")
+    return load_design(Path(path))
+
+
+def design_graph(design: Design) -> DisclosureGraph:
+    """The disclosure graph of ``design``; a file without definitions is a usage error."""
+    if not design.definitions and not design.catalogue:
+        raise UsageError(
+            "the file defines no tools, playbooks or machines",
+            path=design.source,
+            hint="add 'kind: playbook', 'kind: machine' or 'kind: facade' definitions, "
+            "or a 'tools:' list",
+        )
+    return (
+        disclosure_graph(*design.tools)
+        if design.definitions
+        else disclosure_graph(*design.catalogue)
+    )
+
+
+# -- check, explore, tokens, render --------------------------------------------------
+
+
+def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
+    """Report the design's problems; exit 1 if any is an error."""
+    design = design_file(args.file)
+    design_graph(design)  # a file without definitions is a usage error
+    report = design.check(
+        disable=args.disable,
+        token_budget=None if args.token_budget == 0 else args.token_budget,
+        provider=args.provider,
+    )
+    if args.format == "json":
+        out.write(report.to_json() + "\n")
+    else:
+        show_report(Output.of(out), report)
+    return 1 if report.errors else 0
+
+
+def cmd_explore(args: argparse.Namespace, out: TextIO) -> int:
+    """Visible sets, minimum turns per tool and tokens per set."""
+    design = design_file(args.file)
+    output = Output.of(out)
+    with output.progress("exploring") as update:
+
+        def progress(step: Progress) -> None:
+            update(f"{counted(step.states, 'state')}, turn {step.depth}")
+
+        try:
+            exploration = explore(
+                design_graph(design),
+                provider=args.provider,
+                max_states=args.max_states,
+                progress=progress,
+            )
+        except ExplorationTooLarge as exc:  # its hint names explore()'s arguments
+            raise ExplorationTooLarge(
+                exc.message,
+                depth=exc.depth,
+                states=exc.states,
+                hint=f"pass a larger --max-states (now {args.max_states:,})",
+            ) from exc
+    if args.format == "json":
+        out.write(exploration.to_json() + "\n")
+    else:
+        show_exploration(output, exploration)
+    return 0
+
+
+def _code_modedesign_graph(design: Design) -> DisclosureGraph:
+    """The design with everything in it reached through one code-mode tool."""
+    from statetools.code import CodeMode
+
+    design_graph(design)  # a file without definitions is a usage error
+    return disclosure_graph(CodeMode(*(design.tools if design.definitions else design.catalogue)))
+
+
+def _prompt_tokens(output: Output, graph: DisclosureGraph, args: argparse.Namespace) -> None:
+    """Per explored state, the tokens of the text the sections write into the system
+    prompt next to the tokens of the visible tools (designs with sections only)."""
+    if not expandable_prompts(graph):
+        return
+    design = DesignView(graph)
+    exploration = search(design, args.provider, args.max_states, None, stop_at_limit=True)
+    show_prompt_states(output, exploration)
+
+
+def cmd_tokens(args: argparse.Namespace, out: TextIO) -> int:
+    """Tokens of the first visible set (and, with --vs-flat, of every tool at once)."""
+    design = design_file(args.file)
+    output = Output.of(out)
+    graph = _code_modedesign_graph(design) if args.code_mode else design_graph(design)
+    counter = None
+    if args.base_url:
+        from statetools.review.template_tokens import TemplateTokens
+
+        counter = TemplateTokens(args.base_url, system_prompt=design.system_prompt)
+    in_model: list[int] = []
+    with output.progress("counting tokens") as update:
+        first = Scheduler(graph, strict_sections=False).visible()
+        update(f"first visible set: {counted(len(first), 'tool')}")
+        rows = [("first visible set", len(first), tools_tokens(first, args.provider))]
+        sets = [first]
+        if args.vs_flat:
+            flat = flat_tools(graph)
+            update(f"every tool at once: {counted(len(flat), 'tool')}")
+            label = "flat (every tool at once, no facades)"
+            rows.append((label, len(flat), tools_tokens(flat, args.provider)))
+            sets.append(flat)
+        if counter is not None:
+            update("counting with the server's template")
+            in_model = [counter.tools_tokens(tools) for tools in sets]
+    template = (counter.model_name(), in_model) if counter is not None else None
+    show_tokens(output, args.provider, rows, template)
+    _prompt_tokens(output, design_graph(design), args)
+    if args.prefix_breaks:
+        _write_prefix_breaks(prefix_breaks(design_graph(design)), out, args.tool_search)
+    return 0
+
+
+PATHS_SHOWN = 40
+
+
+def _write_prefix_breaks(paths: list[PathBreaks], out: TextIO, tool_search: bool = False) -> None:
+    """Every path that no other path extends, the most breaks first (with
+    ``tool_search``: the breaks of OpenAI's ``tool_search`` mode, then the default's)."""
+    prefixes = {p.path[:i] for p in paths for i in range(len(p.path))}
+
+    def breaks(p: PathBreaks) -> int:
+        return p.search_breaks if tool_search else p.breaks
+
+    ends = sorted(
+        (p for p in paths if p.path not in prefixes),
+        key=lambda p: (-breaks(p), len(p.path), p.path),
+    )
+    broken = sum(1 for p in ends if breaks(p))
+    aside = "default mode" if tool_search else "registration order"
+    mode = " in tool_search mode" if tool_search else ""
+    out.write(
+        f"prefix breaks per path{mode} ({counted(len(ends), 'path')}, {broken} with breaks; "
+        f"{aside} in parentheses):\n"
+    )
+    for p in ends[:PATHS_SHOWN]:
+        route = ", ".join(p.path) if p.path else "(start)"
+        other = p.breaks if tool_search else p.registration_breaks
+        out.write(f"  {breaks(p)} ({other})  {route}\n")
+    if len(ends) > PATHS_SHOWN:
+        out.write(f"  ... and {len(ends) - PATHS_SHOWN} more\n")
+
+
+def _load_trace(path: str) -> Trace:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UsageError(
+            f"cannot read trace {path}: {exc}", hint="use a file from --save-trace"
+        ) from exc
+    if isinstance(data, dict):
+        data = data.get("trace", data)
+    try:
+        return Trace.from_json(data)
+    except Exception as exc:
+        raise UsageError(
+            f"{path} is not a statetools trace", hint="use a file from --save-trace"
+        ) from exc
+
+
+def cmd_render(args: argparse.Namespace, out: TextIO) -> int:
+    """Draw the design (DOT, SVG, PNG or Mermaid, from the output's suffix)."""
+    design = design_file(args.file)
+    target = Path(args.output)
+    fmt = args.format or {".mmd": "mermaid", ".gv": "dot"}.get(target.suffix, target.suffix[1:])
+    if fmt not in FORMATS:
+        raise UsageError(
+            f"cannot tell the format of {args.output}",
+            hint="end the file name in .dot, .svg, .png or .mmd, or pass --format "
+            f"({', '.join(FORMATS)})",
+        )
+    trace = _load_trace(args.trace) if args.trace else None
+    render(design_graph(design), cast(Any, fmt), trace).save(target)
+    out.write(f"wrote {target}\n")
+    return 0
 
 
 def show_report(output: Output, report: Report) -> None:

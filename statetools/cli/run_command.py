@@ -1,4 +1,5 @@
-"""``statetools run``: a design run in a tool loop, with a live transcript.
+"""``statetools run``: a design run in a tool loop, with a live transcript; and the
+``sessions`` command, which lists the runs saved by ``run --session``.
 
 The model is the design's script or ``--model``; a session (``--session``) continues
 where its saved run stopped; a design with check errors is refused unless
@@ -14,12 +15,13 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from statetools.cli.sessions import add_session_options, open_store
 from statetools.cli.terminal import Output, UsageError, add_model_options, model_options
 from statetools.cli.transcript import Transcript, Watched
+from statetools.durable import SqliteStore
 from statetools.engine.events import ToolCalled, ToolStarted
 from statetools.engine.loop_result import LoopResult
 from statetools.errors import StatetoolsError
@@ -30,7 +32,14 @@ from statetools.spec.design import Design
 from statetools.spec.preflight import design_refused
 from statetools.wording import counted
 
-__all__ = ["add_run_options", "run_design"]
+__all__ = [
+    "add_run_options",
+    "run_design",
+    "DEFAULT_STORE",
+    "add_session_options",
+    "add_sessions_command",
+    "open_store",
+]
 
 
 def _model(spec: str, args: argparse.Namespace, disclosure: str | None = None) -> Model:
@@ -197,3 +206,50 @@ def add_run_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--max-iterations", type=int, default=20, metavar="N", help="model calls allowed (20)"
     )
+
+
+DEFAULT_STORE = Path(".statetools") / "sessions.db"
+"""Where sessions are kept when no --store is given (relative to the current folder)."""
+
+
+def add_session_options(sub: argparse.ArgumentParser) -> None:
+    """``--session ID`` and ``--store FILE`` for ``statetools run``."""
+    sub.add_argument(
+        "--session",
+        metavar="ID",
+        help="save the run as session ID after every step; run again to continue it "
+        "(a --prompt is a new user message)",
+    )
+    sub.add_argument(
+        "--store", metavar="FILE", help=f"the session store (default: {DEFAULT_STORE})"
+    )
+
+
+def open_store(path: str | None) -> SqliteStore:
+    """The store at ``path`` (or the default one)."""
+    return SqliteStore(path or DEFAULT_STORE)
+
+
+def cmd_sessions(args: argparse.Namespace, out: TextIO) -> int:
+    """List the saved sessions, the most recent first."""
+    with open_store(args.store) as store:
+        sessions = store.sessions()
+    if not sessions:
+        out.write(f"no sessions in {store.path}\n")
+        return 0
+    width = max(len(s.id) for s in sessions)
+    for info in sessions:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info.updated))
+        calls = "model call " if info.iterations == 1 else "model calls"
+        out.write(f"{info.id:<{width}}  {info.outcome:<12} {info.iterations:>3} {calls}  {when}\n")
+    return 0
+
+
+def add_sessions_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``statetools sessions``."""
+    text = "List the sessions saved by `statetools run --session`."
+    sub = commands.add_parser("sessions", help=text, description=text)
+    sub.add_argument(
+        "--store", metavar="FILE", help=f"the session store (default: {DEFAULT_STORE})"
+    )
+    sub.set_defaults(handler=cmd_sessions)

@@ -20,7 +20,7 @@ import temporal_sessions as bench
 
 import statetools as st
 from statetools.cli import _parser
-from statetools.cli.worker_command import worker_options
+from statetools.cli.server_commands import worker_options
 from statetools.messages import messages_to_json
 from statetools.temporal import SessionResult, session_worker
 from tests.temporal.conftest import DevServer
