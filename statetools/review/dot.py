@@ -15,8 +15,7 @@ from collections.abc import Sequence
 
 import graphviz  # type: ignore[import-untyped]
 
-from statetools.review.marks import Step
-from statetools.review.picture import Cluster, Edge, Node, Scene
+from statetools.review.picture import Cluster, Edge, Node, Scene, Step
 
 FONT = "Helvetica,Arial,sans-serif"
 INK = "#374151"

@@ -25,9 +25,8 @@ from statetools.review.prompt_states import (
     prompt_table,
     section_table,
 )
-from statetools.review.text_table import after, table
 from statetools.review.tokens import Provider
-from statetools.wording import counted
+from statetools.wording import after, counted, table
 
 __all__ = ["Exploration"]
 

@@ -1,19 +1,133 @@
 """The picture of a design, independent of the output language (DOT or Mermaid):
-nodes, edges and clusters with stable, escaped ids.
+nodes, edges and clusters with stable, escaped ids; and the marks a run's trace puts
+on it: the calls of each tool numbered as the transcript numbers them, transitions
+taken, current states, tools unlocked.
 
 >>> node_id("section", "read_section", "billing")
 'section_read_section__billing'
+>>> marks = read_marks([ToolCalled(1, "c1", "search", {"q": "x"}, "text", 0.1)])
+>>> [step.number for step in marks.steps["search"]], marks.calls[0][1]
+(['1.1'], {'q': 'x'})
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from typing import Literal
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
 
 import attrs
 
-from statetools.review.marks import Step
+from statetools.engine.events import (
+    CallBlocked,
+    Event,
+    StateEntered,
+    ToolCalled,
+    ToolNotFound,
+    ToolsUnlocked,
+    Trace,
+)
+
+
+@attrs.frozen
+class Step:
+    """A call of the trace: its turn, its place among the turn's calls, and how it went.
+
+    Numbered as the transcript numbers turns: ``8.1`` is the first call of turn 8.
+
+    >>> Step(8, 1, "ok").number
+    '8.1'
+    """
+
+    turn: int
+    call: int
+    outcome: Literal["ok", "error", "blocked"]
+
+    @property
+    def number(self) -> str:
+        """``turn.call``, e.g. ``8.1``."""
+        return f"{self.turn}.{self.call}"
+
+
+@attrs.frozen
+class Marks:
+    """What a trace says happened: steps per tool, transitions, current states."""
+
+    steps: dict[str, list[Step]]
+    transitions: dict[tuple[str, str, str, str], list[str]]
+    current: dict[str, str]
+    unlocked: set[str]
+    calls: list[tuple[str, Mapping[str, Any], Step]] = attrs.Factory(list)
+    """Every call that ran: (tool, arguments, step), in order."""
+    states: list[tuple[str, Step, dict[str, str]]] = attrs.Factory(list)
+    """Every step with the states machines were in when it was made (a machine missing
+    had entered no state yet: it was in its initial state)."""
+
+    def steps_in(self, tool: str, machine: str, state: str, initial: str) -> list[Step]:
+        """The steps of ``tool`` made while ``machine`` was in ``state`` (a blocked call
+        ran in no state: it shows in every state that holds the tool).
+
+        >>> marks = read_marks([ToolCalled(1, "c1", "close", {}, "ok", 0.1)])
+        >>> marks.steps_in("close", "ticket", "OPEN", "OPEN"), marks.steps_in("close", "ticket", "DONE", "OPEN")
+        ([Step(turn=1, call=1, outcome='ok')], [])
+        """  # noqa: E501
+        return [
+            step
+            for name, step, states in self.states
+            if name == tool and (step.outcome == "blocked" or states.get(machine, initial) == state)
+        ]
+
+
+def read_marks(trace: Trace | Sequence[Event] | Sequence[dict[str, Any]] | None) -> Marks | None:
+    """What ``trace`` (a :class:`~statetools.Trace`, its events, or its ``to_json()``
+    list) says happened; None without a trace.
+
+    >>> read_marks(None) is None
+    True
+    >>> marks = read_marks([ToolCalled(2, "c1", "search", {}, "found", 0.1)])
+    >>> marks.steps["search"], marks.unlocked
+    ([Step(turn=2, call=1, outcome='ok')], set())
+    """
+    if trace is None:
+        return None
+    events: Iterable[Any] = trace
+    if isinstance(trace, Sequence) and trace and isinstance(trace[0], dict):
+        events = Trace.from_json(list(trace))  # type: ignore[arg-type]
+    steps: dict[str, list[Step]] = {}
+    transitions: dict[tuple[str, str, str, str], list[str]] = {}
+    current: dict[str, str] = {}
+    unlocked: set[str] = set()
+    calls_made: list[tuple[str, Mapping[str, Any], Step]] = []
+    in_states: list[tuple[str, Step, dict[str, str]]] = []
+    calls: dict[int, int] = {}
+    """Calls seen so far in each turn."""
+    number = ""
+    last_tool = ""
+    for event in events:
+        if isinstance(event, ToolCalled | CallBlocked | ToolNotFound):
+            calls[event.iteration] = calls.get(event.iteration, 0) + 1
+            step = Step(event.iteration, calls[event.iteration], "ok")
+            number = step.number
+            if isinstance(event, ToolCalled):
+                last_tool = event.name
+                failed = event.outcome == "error"
+                made = attrs.evolve(step, outcome="error") if failed else step
+                steps.setdefault(event.name, []).append(made)
+                calls_made.append((event.name, event.arguments, made))
+                in_states.append((event.name, made, dict(current)))
+            elif isinstance(event, CallBlocked):
+                blocked = attrs.evolve(step, outcome="blocked")
+                steps.setdefault(event.name, []).append(blocked)
+                in_states.append((event.name, blocked, dict(current)))
+        elif isinstance(event, StateEntered):
+            key = (event.machine, event.previous, event.state, last_tool)
+            transitions.setdefault(key, []).append(number)
+            current[event.machine] = event.state
+        elif isinstance(event, ToolsUnlocked):
+            unlocked.update(event.names)
+    return Marks(steps, transitions, current, unlocked, calls_made, in_states)
+
 
 NodeKind = Literal[
     "tool",

@@ -25,8 +25,8 @@ import attrs
 
 from statetools.disclosure.prompt_part import ExpandablePrompt, expandable_prompts, prompt_text
 from statetools.review.model import DesignView
-from statetools.review.text_table import after, table
 from statetools.review.tokens import Provider, array_tokens, count_text, entry_texts
+from statetools.wording import after, table
 
 Expanded = tuple[tuple[str, str], ...]
 """Sections read: (facade, key) pairs, in the facades' and the sections' order."""

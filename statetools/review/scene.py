@@ -19,13 +19,21 @@ from statetools.definitions.conditions import (
     describe,
 )
 from statetools.engine.events import Event, Trace
-from statetools.review.marks import Marks, read_marks
-from statetools.review.marks import Step as Step
 from statetools.review.model import DesignView
-from statetools.review.picture import COLUMN, Cluster, Edge, Node, NodeKind, Row, Scene
+from statetools.review.picture import (
+    COLUMN,
+    Cluster,
+    Edge,
+    Marks,
+    Node,
+    NodeKind,
+    Row,
+    Scene,
+    read_marks,
+)
+from statetools.review.picture import Step as Step
 from statetools.review.picture import node_id as node_id
-from statetools.review.scene_code import code_mode_edges
-from statetools.review.scene_sections import section_picture
+from statetools.review.scene_parts import code_mode_edges, section_picture
 
 
 class _Builder:
