@@ -14,7 +14,7 @@ import statetools as st
 # Modules whose examples run in other tests (tests/*/test_*docs.py), with the globals
 # those tests give them.
 OWN_TESTS = {
-    "spec": "design dump enums problems references source",
+    "spec": "design dump forms problems references source",
     "definitions": "unfolding unfold_call chaining discovery",
     "disclosure": "returns outcomes facades bindings",
     "models": "_provider _openai openai_chat openai_responses anthropic_messages "

@@ -28,9 +28,9 @@ from statetools.definitions.unfold_call import Unfolded
 from statetools.errors import StatetoolsError
 from statetools.mcp.gateway_skills import GatewayRoute
 from statetools.mcp.skill_catalog import Opening
-from statetools.sections.front_matter import skill_from_text
-from statetools.sections.reading import KEY, ReadSectionTool
 from statetools.sections.section import Section
+from statetools.sections.sections import KEY, ReadSectionTool
+from statetools.sections.skill_files import skill_from_text
 from statetools.sections.tree import SectionTree
 from statetools.tools.calling import Arguments, Context, ToolResult
 

@@ -36,9 +36,9 @@ import attrs
 import yaml
 
 from statetools.errors import DefinitionError, SpecError
-from statetools.sections.front_matter import MAX_DESCRIPTION, MAX_NAME, NAME, read_skill_file
 from statetools.sections.section import Section
 from statetools.sections.sections import Sections
+from statetools.sections.skill_files import MAX_DESCRIPTION, MAX_NAME, NAME, read_skill_file
 
 __all__ = [
     "EXTENSION",

@@ -5,9 +5,8 @@
 ['a']
 """
 
-from statetools.sections.reading import ReadSectionTool
 from statetools.sections.section import Section
-from statetools.sections.sections import Sections
+from statetools.sections.sections import ReadSectionTool, Sections
 from statetools.sections.skills import load_skills
 
 __all__ = ["ReadSectionTool", "Section", "Sections", "load_skills"]

@@ -11,10 +11,9 @@ import attrs
 
 from statetools.definitions.items import as_tool
 from statetools.errors import SpecError
-from statetools.sections.beneath import Outside, open_beneath
-from statetools.sections.front_matter import SkillFile, read_skill_file
 from statetools.sections.section import Section
 from statetools.sections.sections import Sections
+from statetools.sections.skill_files import Outside, SkillFile, open_beneath, read_skill_file
 from statetools.tools.calling import ToolResult
 from statetools.tools.schema import InputSchema, Parameter
 from statetools.tools.tool import BaseTool, Tool

@@ -21,7 +21,6 @@ from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import StatetoolsError
 from statetools.models.model_strings import parse as parse_model
 from statetools.spec.code_kind import CODE_KINDS
-from statetools.spec.enums import state_enum
 from statetools.spec.forms import (
     FACADE_MARKERS,
     AgentForm,
@@ -33,6 +32,7 @@ from statetools.spec.forms import (
     StateToolForm,
     TransitionForm,
     Transitions,
+    state_enum,
 )
 from statetools.spec.problems import Invalid, Several, shorten
 from statetools.spec.resolve import current, import_cached, resolve_tool, state_name

@@ -1,10 +1,14 @@
-"""``kind: code_mode`` in YAML designs: ``st.CodeMode`` over the items written under it.
+"""``kind: code_mode`` in YAML designs: ``st.CodeMode`` over the items written under it,
+read from YAML and written as YAML for :func:`~statetools.dump_playbook`.
 
 ``items`` lists what the script tool reaches, as anywhere else: tool names or import
 paths, facades written inline, and definitions with their ``kind`` (playbooks,
 machines, facades, sections, skills) or by import path. ``name`` is the script tool's
 name (``run_code`` by default), ``limits`` what one script may use (``seconds``,
-``memory``, ``calls``, ``depth``, ``output``; see ``st.CodeMode``).
+``memory``, ``calls``, ``depth``, ``output``; see ``st.CodeMode``). A code mode is
+written with its ``name`` and ``limits`` when they are not the defaults, and its
+``items`` (definitions with their ``kind``, tools by import path or name, facades
+inline).
 
 >>> find = Tool.create("find", "Find an order.", lambda order: "found")
 >>> design = load_design('''
@@ -20,25 +24,44 @@ name (``run_code`` by default), ``limits`` what one script may use (``seconds``,
 >>> mode = design.definitions[0]
 >>> mode.tool.name, mode.tool.limits.calls, [item.name for item in mode.code_mode_items]
 ('run_code', 10, ['desk'])
+>>> from statetools.code import CodeMode
+>>> from statetools.spec.dump import to_data
+>>> ping = Tool.create("ping", "Ping.", lambda: "pong")
+>>> to_data(CodeMode(ping, calls=10))
+{'kind': 'code_mode', 'limits': {'calls': 10}, 'items': ['ping']}
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
 from statetools.code.mode import CodeMode
 from statetools.code.sandbox import LIMIT_HINTS, Limits, limit_problem
-from statetools.errors import StatetoolsError
+from statetools.definitions.chaining import Chaining
+from statetools.definitions.items import as_tool
+from statetools.definitions.machine import StateMachineTool
+from statetools.definitions.playbook import PlaybookTool
+from statetools.errors import SpecError, StatetoolsError
+from statetools.sections import Sections
 from statetools.spec.forms import Definition
 from statetools.spec.problems import Invalid, Several
 from statetools.spec.references import is_import_path
 from statetools.spec.resolve import import_cached, resolve_tool
 from statetools.spec.values import converter, describe_value, fields_of
+from statetools.tools.tool import BaseTool
 
-__all__ = ["CODE_KEYS", "CodeItem", "CodeModeForm", "LimitsForm", "structure_code_mode"]
+__all__ = [
+    "CODE_KEYS",
+    "CodeItem",
+    "CodeModeForm",
+    "LimitsForm",
+    "structure_code_mode",
+    "code_mode_data",
+]
+
 
 _DEFAULT = Limits()
 _DEFINITION: Any = Definition  # a union: cattrs' hook for it is registered by the converter
@@ -131,3 +154,51 @@ converter.register_structure_hook(CodeItem, structure_item)
 
 CODE_KINDS = {"code_mode": structure_code_mode}
 """The definition kind built here (beside :data:`~statetools.spec.section_kinds.EXTRA_KINDS`)."""
+
+
+class DefinitionWriter(Protocol):
+    """What the dumper offers: definitions and tools as YAML data."""
+
+    def definition(self, definition: Any) -> dict[str, Any]:
+        """A definition, with its ``kind``."""
+        ...
+
+    def tool(self, tool: BaseTool) -> Any:
+        """How ``tool`` is named in the YAML (a facade inline)."""
+        ...
+
+
+def _item(item: Any, writer: DefinitionWriter, where: str) -> Any:
+    if isinstance(item, PlaybookTool | StateMachineTool | Sections | CodeMode):
+        return writer.definition(item)
+    if isinstance(item, Chaining):
+        raise SpecError(
+            "a chaining rule cannot be written to YAML",
+            path=where,
+            hint="add the rule in Python (ToolLoop(...).with_tool_chaining_from(...))",
+        )
+    try:
+        tool = as_tool(item)
+    except StatetoolsError as exc:
+        raise SpecError(exc.message, path=where, hint=exc.hint) from exc
+    return writer.tool(tool)
+
+
+def code_mode_data(mode: CodeMode, writer: DefinitionWriter) -> dict[str, Any]:
+    """``kind: code_mode`` for ``mode``."""
+    name = mode.tool.name
+    data: dict[str, Any] = {"kind": "code_mode"}
+    if name != "run_code":
+        data["name"] = name
+    limits = {
+        limit: value
+        for limit, value in attrs.asdict(mode.tool.limits).items()
+        if value != getattr(Limits(), limit)
+    }
+    if limits:
+        data["limits"] = limits
+    data["items"] = [
+        _item(item, writer, f"code mode '{name}', item {index}")
+        for index, item in enumerate(mode.code_mode_items)
+    ]
+    return data

@@ -42,11 +42,11 @@ from statetools.definitions.playbook import AgentOptions, PlaybookTool
 from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import SpecError
 from statetools.sections import Sections
+from statetools.spec.code_kind import code_mode_data
 from statetools.spec.design import Design
-from statetools.spec.dump_code import code_mode_data
-from statetools.spec.dump_sections import sections_data
-from statetools.spec.enums import is_yaml_enum
+from statetools.spec.forms import is_yaml_enum
 from statetools.spec.references import SchemaOnlyTool, import_path_of
+from statetools.spec.section_kinds import sections_data
 from statetools.spec.yaml_text import plain, yaml_text
 from statetools.tools.tool import BaseTool, Tool
 

@@ -38,9 +38,9 @@ from statetools.definitions.machine import StateMachineTool
 from statetools.definitions.playbook import PlaybookTool
 from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import StatetoolsError
-from statetools.spec.enums import STATE_NAME
 from statetools.spec.forms import (
     CONDITION_KEYS,
+    STATE_NAME,
     AfterForm,
     CallableRef,
     ConditionForm,

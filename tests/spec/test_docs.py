@@ -16,7 +16,7 @@ import yaml
 import statetools as st
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "yaml.md"
-MODULES = ["design", "dump", "enums", "problems", "references", "source"]
+MODULES = ["design", "dump", "forms", "problems", "references", "source"]
 
 
 def _blocks(kind: str) -> list[str]:
