@@ -25,12 +25,11 @@ from statetools.definitions.conditions import (
     OnBlackboard,
     When,
 )
-from statetools.definitions.items import as_tool, tools_from_instance
+from statetools.definitions.items import as_tool, tools_from_instance, tools_from_module
 from statetools.definitions.layered import layered
 from statetools.definitions.machine import StateMachineTool, Transition
 from statetools.definitions.moves import Move
 from statetools.definitions.playbook import PlaybookTool, Unlock
-from statetools.definitions.scan import tools_from_module
 from statetools.definitions.unfolding import Facade, Unfolded, UnfoldingTool
 from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
 from statetools.disclosure.scheduler import Blocked, Changes, Injected, Scheduler, StateChange

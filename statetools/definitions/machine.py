@@ -8,13 +8,13 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from statetools.definitions.appendable import Appendable
 from statetools.definitions.items import as_tool
 from statetools.definitions.moves import Guard as Guard
 from statetools.definitions.moves import Move as Move
 from statetools.definitions.moves import Transition as Transition
 from statetools.definitions.shared_definition import (
     AgentOptions,
+    Appendable,
     Definition,
     SystemPrompt,
     agent_model,

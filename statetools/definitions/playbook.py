@@ -7,7 +7,6 @@ from typing import Any
 
 import attrs
 
-from statetools.definitions.appendable import Appendable
 from statetools.definitions.chaining import Chaining
 from statetools.definitions.conditions import (
     After,
@@ -21,7 +20,7 @@ from statetools.definitions.conditions import (
 )
 from statetools.definitions.items import as_tool
 from statetools.definitions.shared_definition import AgentOptions as AgentOptions
-from statetools.definitions.shared_definition import Definition
+from statetools.definitions.shared_definition import Appendable, Definition
 from statetools.definitions.shared_definition import SystemPrompt as SystemPrompt
 from statetools.definitions.shared_definition import agent_model as agent_model
 from statetools.definitions.shared_definition import agent_schema as agent_schema

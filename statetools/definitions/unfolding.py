@@ -17,35 +17,22 @@ from typing import Any, ClassVar, TypeGuard
 
 import attrs
 
-from statetools.definitions.facade_categories import (
+from statetools.definitions.facade_contents import (
     Categories,
     categories_of,
-    category_schema,
-    check_categories,
     grouped,
-    with_added,
-)
-from statetools.definitions.facade_contents import (
-    below,
-    check_members,
-    check_names,
     inner_tool,
     member_tools,
     object_tools,
+    settled,
+    unfolding_class,
+    with_added,
 )
-from statetools.definitions.search import (
-    SearchIndex,
-    SearchOptions,
-    facade_paths,
-    run_search,
-    search_schema,
-    select_names,
-)
+from statetools.definitions.search import run_search, select_names
+from statetools.definitions.search_index import SearchIndex, SearchOptions
 from statetools.definitions.shared_definition import Definition
 from statetools.definitions.unfold_call import DirectCall, Unfolded, listing, open_facade, select
-from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context, ToolResult
-from statetools.tools.decorators import unfolding_spec
 from statetools.tools.tool import BaseTool
 from statetools.tools.validation import make_validator
 
@@ -114,27 +101,9 @@ class UnfoldingTool(BaseTool):
     """The JSON-schema validator of the facade's arguments."""
 
     def __attrs_post_init__(self) -> None:
-        where = f"facade '{self.name}'"
-        check_members(where, self.members, searchable=self.search is not None)
-        everything = list(below(self, _is_facade)) if self.search is not None else []
-        names = [tool.name for tool in everything or self.inner]
-        check_names(where, names)
-        if self.category_parameter is not None:
-            check_categories(where, self.categories, names)
-            schema = category_schema(self.category_parameter, self.categories)
+        schema, index = settled(self, _is_facade)
+        if schema is not None:
             object.__setattr__(self, "input_schema", schema)
-        if self.search is not None:
-            object.__setattr__(self, "input_schema", search_schema())
-        if self.search is not None:
-            index = SearchIndex(
-                everything,
-                self.search.ranker,
-                paths=facade_paths(self, _is_facade),
-                keywords=self.search.keywords,
-                vectors=self.search.vectors,
-            )
-        else:
-            index = SearchIndex(())
         object.__setattr__(self, "search_index", index)
         object.__setattr__(self, "validator", make_validator(self.input_schema))
 
@@ -289,13 +258,7 @@ class UnfoldingTool(BaseTool):
         >>> UnfoldingTool.from_instance(Clock()).call().text
         'Tools now available: now.'
         """
-        spec = unfolding_spec(type(obj))
-        if spec is None or isinstance(obj, type):
-            raise DefinitionError(
-                f"{obj!r} is not an instance of an @unfolding_tools class",
-                hint="decorate the class with @unfolding_tools(name, description), or use "
-                "UnfoldingTool.from_tool_object(obj, name, description)",
-            )
+        spec = unfolding_class(obj)
         return cls._from_object(obj, spec.name, spec.description, spec.usage_notes, spec.exclusive)
 
     @classmethod

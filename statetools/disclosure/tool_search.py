@@ -37,7 +37,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
-from statetools.definitions.search import SearchIndex, select_names
+from statetools.definitions.search import select_names
+from statetools.definitions.search_index import SearchIndex
 from statetools.definitions.unfold_call import Loaded, Unfolded, select
 from statetools.definitions.unfolding import UnfoldingTool
 from statetools.disclosure.outcomes import NOTHING_CHANGED, Changes

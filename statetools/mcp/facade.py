@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import attrs
 
-from statetools.definitions.search import SearchOptions
+from statetools.definitions.search_index import SearchOptions
 from statetools.definitions.unfold_call import Unfolded
 from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError, StatetoolsError

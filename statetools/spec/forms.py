@@ -26,7 +26,7 @@ import attrs
 from statetools.definitions.conditions import After, Condition, InState, When
 from statetools.definitions.machine import StateMachineTool
 from statetools.definitions.playbook import PlaybookTool
-from statetools.definitions.search import SearchOptions
+from statetools.definitions.search_index import SearchOptions
 from statetools.definitions.unfolding import UnfoldingTool
 from statetools.spec.problems import ROOT_KEYS
 from statetools.tools.schema import Parameter
