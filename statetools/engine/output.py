@@ -7,8 +7,7 @@ import re
 from typing import Any
 
 from statetools.errors import OutputValidationError
-from statetools.tools.convert import make_json_converter
-from statetools.tools.pydantic_models import is_validation_error, validation_problems
+from statetools.tools.convert import is_validation_error, make_json_converter, validation_problems
 from statetools.tools.schema import type_schema
 from statetools.tools.validation import argument_problems, make_validator
 

@@ -14,13 +14,13 @@ import cattrs
 
 from statetools.errors import DefinitionError
 from statetools.tools.context import ToolCallContext
-from statetools.tools.convert import JSON_CONVERTER
-from statetools.tools.descriptions import parameter_descriptions
-from statetools.tools.pydantic_models import (
+from statetools.tools.convert import (
+    JSON_CONVERTER,
     is_validation_error,
     short_text,
     validation_problems,
 )
+from statetools.tools.descriptions import parameter_descriptions
 from statetools.tools.typeschema import JsonSchema, json_default, strip_annotated, type_schema
 
 

@@ -16,9 +16,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 import attrs
 
 from statetools.errors import DefinitionError
-from statetools.tools.convert import to_jsonable
+from statetools.tools.convert import is_pydantic_model, model_schema, to_jsonable
 from statetools.tools.descriptions import description_of, parameter_descriptions
-from statetools.tools.pydantic_models import is_pydantic_model, model_schema
 
 JsonSchema = dict[str, Any]
 """A JSON schema as a plain dict."""
