@@ -29,11 +29,15 @@ from statetools.engine.events import CallBlocked, IterationStarted, ToolCalled, 
 from statetools.engine.loop_result import LoopResult
 from statetools.errors import StatetoolsError
 from statetools.evaluation.canned import RESULTS_KEY, canned_tools
-from statetools.evaluation.condition_models import NativeLike, native_model, native_twins
+from statetools.evaluation.condition_models import (
+    NativeLike,
+    RecordingModel,
+    native_model,
+    native_twins,
+)
 from statetools.evaluation.records import Journal, RunRecord
 from statetools.evaluation.report import EvalReport
 from statetools.evaluation.tasks import Task, TaskSuite, expected_sequence, load_tasks
-from statetools.evaluation.watch import RecordingModel
 from statetools.loop.toolloop import ToolLoop
 from statetools.messages import UserMessage, messages_to_json
 from statetools.models.base import Model
