@@ -52,7 +52,8 @@ class EmbeddingRanker:
     :attr:`~statetools.search.Document.focus`'s, whichever is closer (the documents are
     embedded once, in :meth:`index`; each query once per call). Documents scoring
     ``min_score`` or less are left out. A query whose best document scores below
-    ``threshold`` finds nothing at all, so the search facade shows what there is
+    ``threshold`` (without its quoted values, and then whole, when the first falls
+    short) finds nothing at all, so the search facade shows what there is
     instead (default: the ``threshold`` attribute of ``embed``, as
     :func:`~statetools.search.local_embedder` has; none otherwise). With ``saved`` (a
     file path or a :class:`~statetools.search.SavedVectors`) the documents' vectors are
@@ -123,18 +124,27 @@ class EmbeddingRanker:
         if any(f and f != doc.text for f, doc in zip(focus, docs, strict=True)):
             self._focus = vectors[[row[f or doc.text] for f, doc in zip(focus, docs, strict=True)]]
 
+    def _scores(self, text: str) -> Any:
+        import numpy as np
+
+        wanted = self._vectors_of([text])[0]
+        scores = self._vectors @ wanted
+        return scores if self._focus is None else np.maximum(scores, self._focus @ wanted)
+
     def rank(self, query: str, k: int) -> list[tuple[str, float]]:
         """The ``k`` documents closest to ``query`` in meaning (ties in index order)."""
         import numpy as np
 
         if not query.strip() or self._vectors is None:
             return []
-        wanted = self._vectors_of([meaning_of(query)])[0]
-        scores = self._vectors @ wanted
-        if self._focus is not None:
-            scores = np.maximum(scores, self._focus @ wanted)
-        if self.threshold is not None and float(scores.max()) < self.threshold:
-            return []
+        meaning, threshold = meaning_of(query), self.threshold
+        scores = self._scores(meaning)
+        if threshold is not None and float(scores.max()) < threshold:
+            if meaning == query:
+                return []
+            scores = self._scores(query)  # the quoted values may be what it is about
+            if float(scores.max()) < threshold:
+                return []
         if k < len(scores):
             top = np.argpartition(-scores, k - 1)[:k]
         else:

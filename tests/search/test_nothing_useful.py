@@ -126,3 +126,45 @@ def test_the_recovery_text_leads_to_the_tool_in_one_more_request() -> None:
     assert "- close_issue: Close an issue." in texts[1].splitlines()
     assert texts[2] == "close_issue ok"
     assert "close_issue" in model.requests[2].tool_names
+
+
+def test_a_query_about_its_quoted_values_is_tried_whole_before_finding_nothing() -> None:
+    # without its quoted value "Close 'the bug'" is "Close", below the threshold (cosine
+    # 0.24 at best); the whole query is embedded then, and file_bug is close (0.98)
+    seen: list[str] = []
+
+    def counting(texts: list[str]) -> list[list[float]]:
+        seen.extend(texts)
+        return embed(texts)
+
+    ranker = EmbeddingRanker(counting, threshold=0.4)
+    ranker.index(
+        [
+            Document("close_issue", "close issue. Close an issue"),
+            Document("file_bug", "file bug. A bug"),
+        ]
+    )
+    seen.clear()
+
+    assert [name for name, _ in ranker.rank("Close 'the bug'", 5)] == ["file_bug", "close_issue"]
+    assert seen == ["Close", "Close 'the bug'"]
+    seen.clear()
+    assert ranker.rank("Close 'the oven door'", 5) == []  # whole, still below
+    assert seen == ["Close", "Close 'the oven door'"]
+    seen.clear()
+    assert [name for name, _ in ranker.rank("the 'x' issue", 5)] == ["close_issue", "file_bug"]
+    assert seen == ["the issue"]  # close enough without the quoted value: embedded once
+    seen.clear()
+    assert ranker.rank("close the oven door", 5) == []  # nothing quoted: embedded once
+    assert seen == ["close the oven door"]
+
+
+def test_a_hybrid_search_about_a_quoted_value_finds_the_tool() -> None:
+    hybrid = design(
+        HybridRanker(BM25Ranker(), EmbeddingRanker(embed, threshold=0.4), weights=[1, 2])
+    )
+
+    assert hybrid.call({"query": "Close 'the bug'"}).text.splitlines()[:2] == [
+        """Tools matching "Close 'the bug'", best first:""",
+        "- file_bug: File a bug as a ticket.",
+    ]
