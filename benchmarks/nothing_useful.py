@@ -35,7 +35,7 @@ from _report import machine_line, write_section
 from retrieval import SHARED, CachedEmbed, bfcl, bfcl_distractors
 
 import statetools as st
-from statetools.search import EmbeddingRanker, ranker_for
+from statetools.search import EmbeddingRanker, documents_for, ranker_for
 from statetools.tools.descriptions import words
 
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -90,12 +90,11 @@ UNRELATED = (
 def best_scores(
     tools: Sequence[st.Tool], queries: Sequence[str], embed: CachedEmbed
 ) -> list[float]:
-    """The cosine of each query's best match (0 when none is positive), no threshold."""
-    facade = st.UnfoldingTool.searchable(
-        "find_tools", "Find tools", list(tools), ranker=EmbeddingRanker(embed, threshold=0.0)
-    )
-    index = facade.search_index
-    return [next((score for _, score in index.rank(query, 1)), 0.0) for query in queries]
+    """The cosine of each query's best match as the threshold sees it (the closer of the
+    query without its quoted values and the whole query), no threshold."""
+    ranker = EmbeddingRanker(embed, threshold=0.0)
+    ranker.index(documents_for(tools))  # what a search facade of these tools indexes
+    return [ranker.best(query) for query in queries]
 
 
 def share(flags: Sequence[bool]) -> str:
@@ -150,7 +149,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             "the hybrid one (its embeddings ranker holds two thirds of its weight), and the",
             "search facade shows its recovery text (the groups, the closest names). Measured on",
             f"BFCL's {len(development)} development turns (tasks whose number is a multiple of 4)",
-            "with the user's words of the turn; 'names lost': queries made of a tool's own name",
+            "with the user's words of the turn (a query's best match: the closer of the query",
+            "without its quoted values and the whole query, as the ranker tries them); 'names",
+            "lost': queries made of a tool's own name",
             "whose best match is below; 'unrelated caught': share of 40 requests about nothing",
             "these catalogues do (written for this benchmark) whose best match is below. The",
             "shipped value is the largest of these that loses at most 2% of the development",

@@ -131,6 +131,21 @@ class EmbeddingRanker:
         scores = self._vectors @ wanted
         return scores if self._focus is None else np.maximum(scores, self._focus @ wanted)
 
+    def best(self, query: str) -> float:
+        """The cosine of the document closest to ``query`` as the threshold sees it: the
+        closer of the query without its quoted values and the whole query (0.0 before
+        :meth:`index`).
+
+        >>> ranker = EmbeddingRanker(lambda texts: [[t.count("a"), 1.0] for t in texts])
+        >>> ranker.index([Document("a", "aaa")])
+        >>> round(ranker.best("find"), 2), round(ranker.best("find 'aaa'"), 2)
+        (0.32, 1.0)
+        """
+        if not query.strip() or self._vectors is None:
+            return 0.0
+        texts = dict.fromkeys([meaning_of(query), query])
+        return max(float(self._scores(text).max()) for text in texts)
+
     def rank(self, query: str, k: int) -> list[tuple[str, float]]:
         """The ``k`` documents closest to ``query`` in meaning (ties in index order)."""
         import numpy as np
