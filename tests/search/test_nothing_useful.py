@@ -168,3 +168,14 @@ def test_a_hybrid_search_about_a_quoted_value_finds_the_tool() -> None:
         """Tools matching "Close 'the bug'", best first:""",
         "- file_bug: File a bug as a ticket.",
     ]
+
+
+def test_best_is_the_score_the_threshold_sees() -> None:
+    ranker = EmbeddingRanker(embed)
+    assert ranker.best("an issue") == 0.0  # not indexed
+    ranker.index([Document("close_issue", "close issue. Close an issue")])
+
+    assert round(ranker.best("Close 'the issue'"), 3) == 0.976  # whole: [1, .5] vs [2, .5]
+    assert round(ranker.best("Close"), 3) == 0.243  # [0, 0.5] vs [2, 0.5]
+    assert round(ranker.best("Close 'the oven door'"), 3) == 0.243
+    assert ranker.best("   ") == 0.0
