@@ -184,8 +184,9 @@ class LocalEmbedder:
 
     threshold = 0.25
     """A query none of whose tools is this close (cosine) finds nothing: the best match
-    of 98% of BFCL's development turns is closer, that of 97% of 40 requests about
-    nothing its 128 tools do is not (benchmarks/nothing_useful.py)."""
+    of every one of BFCL's development turns is closer (98% without their quoted
+    values), that of 97% of 40 requests about nothing its 128 tools do is not
+    (benchmarks/nothing_useful.py)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
