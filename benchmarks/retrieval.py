@@ -46,6 +46,7 @@ from statetools.search import (
     local_embedder,
     ranker_for,
 )
+from statetools.tools.descriptions import first_sentence
 
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_name] = "1"  # numpy loads later (on the first search): one core
@@ -133,7 +134,7 @@ def github(shared: Path) -> tuple[list[st.Tool], list[Turn]]:
     """The GitHub server's tools; each searched by its description's first sentence."""
     path = shared / "github_mcp" / "github_mcp_tools.openai.json"
     tools = [_tool(f) for f in _functions(path)]
-    turns = [(st.tools.summary.first_sentence(t.description), frozenset([t.name])) for t in tools]
+    turns = [(first_sentence(t.description), frozenset([t.name])) for t in tools]
     return tools, turns
 
 
