@@ -44,8 +44,8 @@ from typing import Any
 import attrs
 
 import statetools as st
-from statetools.disclosure.scheduler import Blocked
 from statetools.engine.events import Event, StateEntered, ToolAnswered, ToolCalled
+from statetools.engine.scheduler import Blocked
 from statetools.models import ModelRequest, ScriptedModel
 from statetools.models.base import ToolDefinition
 from statetools.models.openai_chat import OpenAIChatModel, to_openai_tools

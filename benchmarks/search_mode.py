@@ -43,7 +43,7 @@ import attrs
 from replay import CACHE_READ, CACHE_WRITE, Measure, billed, prefix_breaks
 
 import statetools as st
-from statetools.disclosure.tool_search import TOOL_SEARCH
+from statetools.engine.tool_search import TOOL_SEARCH
 from statetools.models import ModelCapabilities, ModelRequest, ModelResponse, OpenAIResponsesModel
 from statetools.review.tokens import array_tokens, count_text, wire_json
 

@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import machine_line, write_section
 
-from statetools.disclosure.graph import disclosure_graph
-from statetools.disclosure.scheduler import Scheduler
+from statetools.engine.graph import disclosure_graph
+from statetools.engine.scheduler import Scheduler
 from statetools.review.explore import explore, flat_tools
 from statetools.review.model import DesignView
 from statetools.review.template_tokens import TemplateTokens

@@ -31,16 +31,16 @@ from statetools.definitions.machine import StateMachineTool, Transition
 from statetools.definitions.moves import Move
 from statetools.definitions.playbook import PlaybookTool, Unlock
 from statetools.definitions.unfolding import Facade, Unfolded, UnfoldingTool
-from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
-from statetools.disclosure.scheduler import Blocked, Changes, Injected, Scheduler, StateChange
-from statetools.disclosure.state import DisclosureState, LoopCounters
 from statetools.engine.events import (
     Event,
     Listener,
     NestedEvent,
     Trace,
 )
+from statetools.engine.graph import DisclosureGraph, disclosure_graph
 from statetools.engine.loop_result import LoopResult
+from statetools.engine.scheduler import Blocked, Changes, Injected, Scheduler, StateChange
+from statetools.engine.state import DisclosureState, LoopCounters
 from statetools.engine.strategies import (
     ChainedStrategy,
     Injection,

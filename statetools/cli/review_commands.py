@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from statetools.cli.terminal import Output, UsageError
-from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
-from statetools.disclosure.prompt_part import expandable_prompts
-from statetools.disclosure.scheduler import Scheduler
 from statetools.engine.events import (
     Trace,
 )
+from statetools.engine.graph import DisclosureGraph, disclosure_graph
+from statetools.engine.prompt_part import expandable_prompts
+from statetools.engine.scheduler import Scheduler
 from statetools.review.explore import (
     Exploration,
     ExplorationTooLarge,

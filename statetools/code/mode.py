@@ -20,7 +20,7 @@ import attrs
 from statetools.code.sandbox import LIMIT_HINTS, Limits, limit_problem
 from statetools.code.scripts import ALLOWED_MODULES, run_script, script_code, with_opened
 from statetools.code.stubs import function_names, stub
-from statetools.disclosure.code_view import HostedScript, NestedCalls, ScriptTool
+from statetools.engine.code_view import HostedScript, NestedCalls, ScriptTool
 from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context, ToolResult
 from statetools.tools.tool import BaseTool
@@ -122,7 +122,7 @@ class HostedCode(HostedScript):
 
     >>> mode = CodeMode(Tool.create("ping", "Ping.", lambda: "pong"))
     >>> from statetools.engine.nested import admit_call
-    >>> from statetools.disclosure.scheduler import Scheduler
+    >>> from statetools.engine.scheduler import Scheduler
     >>> from statetools.messages import ToolCall
     >>> hosted = admit_call(Scheduler.for_items([mode]), ToolCall("c1", "run_code"))
     >>> hosted.script.limits.calls, hosted.call({"code": "ping()"}).text

@@ -3,7 +3,7 @@ calls answered by the host, call by call.
 
 :func:`answer` turns a script's :class:`~statetools.code.sandbox.Pause` into the
 :class:`~statetools.code.sandbox.Answer` it gets, through the host's
-:class:`~statetools.disclosure.code_view.NestedCalls` (checked, run and recorded as a
+:class:`~statetools.engine.code_view.NestedCalls` (checked, run and recorded as a
 direct call): the tool's value, ``PermissionError`` with the guidance for a tool that
 is locked now, ``RuntimeError`` with a failed tool's error text, ``NameError`` or
 ``TypeError`` for a name that is no tool or arguments that do not fit. :func:`run_script`
@@ -27,7 +27,7 @@ from typing import Any
 
 from statetools.code.sandbox import Answer, Limits, Output, Pause, Sandbox, opened_line
 from statetools.code.stubs import function_names, keyword_arguments
-from statetools.disclosure.code_view import NestedCalls
+from statetools.engine.code_view import NestedCalls
 from statetools.errors import StatetoolsError
 from statetools.tools.calling import Arguments, ToolResult
 from statetools.tools.fields import ToolDefinition

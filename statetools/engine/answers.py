@@ -15,8 +15,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from statetools.disclosure.code_view import HostedScript
-from statetools.disclosure.scheduler import Blocked, Changes, Injected, Scheduler
+from statetools.engine.code_view import HostedScript
 from statetools.engine.events import (
     Event,
     InjectionLimitReached,
@@ -27,6 +26,7 @@ from statetools.engine.events import (
     ToolsRemoved,
     ToolsUnlocked,
 )
+from statetools.engine.scheduler import Blocked, Changes, Injected, Scheduler
 from statetools.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from statetools.models.base import ToolDefinition
 from statetools.tools.calling import ToolResult

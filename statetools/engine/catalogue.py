@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from statetools.disclosure.scheduler import Scheduler
-from statetools.disclosure.search_openings import SearchOpenings
+from statetools.engine.scheduler import Scheduler
+from statetools.engine.search_openings import SearchOpenings
 from statetools.models.base import ToolCatalogue, ToolChange, ToolDefinition
 from statetools.tools.tool import BaseTool
 

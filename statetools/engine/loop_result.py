@@ -12,7 +12,7 @@ from statetools.models.base import Usage
 from statetools.wording import counted
 
 if TYPE_CHECKING:
-    from statetools.disclosure.state import DisclosureState
+    from statetools.engine.state import DisclosureState
 
 
 @attrs.frozen

@@ -12,16 +12,16 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.scheduler import Scheduler
-from statetools.disclosure.tool_search import (
+from statetools.engine.graph import DisclosureGraph
+from statetools.engine.scheduler import Scheduler
+from statetools.engine.strategies import ToolInjectionStrategy, restored_tool
+from statetools.engine.tool_search import (
     SEARCH_ROOM_KEY,
     TOOL_SEARCH,
     TOOL_SEARCH_TOOL,
     SearchRoom,
     unsearched,
 )
-from statetools.engine.strategies import ToolInjectionStrategy, restored_tool
 from statetools.models.base import ModelCapabilities
 from statetools.tools.context import ToolCallContext
 from statetools.tools.tool import BaseTool

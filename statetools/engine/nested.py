@@ -1,6 +1,6 @@
 """Calls made by a script (code mode), answered like the model's own calls.
 
-A script tool (:class:`~statetools.disclosure.code_view.ScriptTool`) handed out by the
+A script tool (:class:`~statetools.engine.code_view.ScriptTool`) handed out by the
 conversation runs with a :class:`ScriptCalls` of the run: each call from the script is
 checked by the scheduler (a locked tool does not run; the script gets its guidance),
 run with the run's context, and recorded (``ToolStarted``, ``ToolCalled``, what it
@@ -14,11 +14,11 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from statetools.disclosure.code_view import ScriptTool, ToolRunner
-from statetools.disclosure.scheduler import Scheduler
 from statetools.engine.answers import Refusal, admit, settle
+from statetools.engine.code_view import ScriptTool, ToolRunner
 from statetools.engine.events import CallBlocked, Event, ToolCalled, ToolNotFound, ToolStarted
 from statetools.engine.record import RunRecord
+from statetools.engine.scheduler import Scheduler
 from statetools.errors import StatetoolsError
 from statetools.messages import ToolCall
 from statetools.tools.calling import Context, ToolResult, failure

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from statetools.disclosure.prompt_part import prompt_parts, prompt_text, prompt_unfolds
-from statetools.disclosure.scheduler import Scheduler
+from statetools.engine.prompt_part import prompt_parts, prompt_text, prompt_unfolds
+from statetools.engine.scheduler import Scheduler
 from statetools.messages import Message, SystemMessage
 
 

@@ -14,8 +14,6 @@ from typing import Any
 
 import attrs
 
-from statetools.disclosure.scheduler import Changes, Scheduler
-from statetools.disclosure.state import DisclosureState, LoopCounters
 from statetools.engine.answers import (
     MAX_RESTARTS,
     NOT_RUN,
@@ -36,6 +34,8 @@ from statetools.engine.events import (
     Trace,
 )
 from statetools.engine.loop_result import LoopResult
+from statetools.engine.scheduler import Changes, Scheduler
+from statetools.engine.state import DisclosureState, LoopCounters
 from statetools.errors import RestartLimitExceeded, RunAborted, RunError
 from statetools.messages import Message, SystemMessage, ToolCall, ToolMessage, UserMessage
 from statetools.models.base import ToolDefinition, Usage

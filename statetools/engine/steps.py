@@ -13,10 +13,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from statetools.blackboard import Blackboard
-from statetools.disclosure.code_view import ScriptTool
-from statetools.disclosure.scheduler import Injected
-from statetools.disclosure.shown import Shown
-from statetools.disclosure.tool_search import open_found
 from statetools.engine.answers import (
     MAX_MISSES_IN_A_ROW,
     Refusal,
@@ -29,6 +25,7 @@ from statetools.engine.answers import (
 )
 from statetools.engine.boundary import clean_message
 from statetools.engine.calls import Call
+from statetools.engine.code_view import ScriptTool
 from statetools.engine.events import (
     CallBlocked,
     IterationStarted,
@@ -46,7 +43,10 @@ from statetools.engine.output import (
     unreadable_error,
 )
 from statetools.engine.record import RunRecord
+from statetools.engine.scheduler import Injected
+from statetools.engine.shown import Shown
 from statetools.engine.strategies import InjectionContext, ToolInjectionStrategy
+from statetools.engine.tool_search import open_found
 from statetools.errors import OutputValidationError, ToolNotFoundError
 from statetools.messages import AssistantMessage, ToolCall, UserMessage
 from statetools.models.base import ModelResponse

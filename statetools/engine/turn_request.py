@@ -8,11 +8,11 @@ request began (:func:`request_answered`).
 
 from __future__ import annotations
 
-from statetools.disclosure.scheduler import Scheduler
-from statetools.disclosure.tool_search import SearchRoom
 from statetools.engine.prompt import refresh_prompt
 from statetools.engine.record import RunRecord
+from statetools.engine.scheduler import Scheduler
 from statetools.engine.steps import begin_turn
+from statetools.engine.tool_search import SearchRoom
 from statetools.models.base import ModelCapabilities, ModelRequest, ToolDefinition
 
 __all__ = ["Asked", "model_request", "request_answered"]

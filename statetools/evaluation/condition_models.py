@@ -24,7 +24,7 @@ from typing import Any, Protocol, TypeVar, cast
 
 import attrs
 
-from statetools.disclosure.tool_search import TOOL_SEARCH
+from statetools.engine.tool_search import TOOL_SEARCH
 from statetools.errors import StatetoolsError
 from statetools.models.base import (
     Model,

@@ -23,10 +23,10 @@ from typing import Any
 
 import attrs
 
-from statetools.disclosure.graph import disclosure_graph
-from statetools.disclosure.tool_search import TOOL_SEARCH
 from statetools.engine.events import CallBlocked, IterationStarted, ToolCalled, ToolNotFound
+from statetools.engine.graph import disclosure_graph
 from statetools.engine.loop_result import LoopResult
+from statetools.engine.tool_search import TOOL_SEARCH
 from statetools.errors import StatetoolsError
 from statetools.evaluation.canned import RESULTS_KEY, canned_tools
 from statetools.evaluation.condition_models import (

@@ -18,12 +18,12 @@ from typing import Any, Generic, TypeGuard, TypeVar
 
 import attrs
 
-from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
-from statetools.disclosure.scheduler import Changes, Scheduler
-from statetools.disclosure.shown import Shown
-from statetools.disclosure.state import DisclosureState
 from statetools.engine.answers import Refusal, settle
+from statetools.engine.graph import DisclosureGraph, disclosure_graph
 from statetools.engine.nested import admit_call
+from statetools.engine.scheduler import Changes, Scheduler
+from statetools.engine.shown import Shown
+from statetools.engine.state import DisclosureState
 from statetools.errors import DefinitionError
 from statetools.messages import ToolCall
 from statetools.tools.calling import ToolResult, failure

@@ -34,8 +34,8 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.state import DisclosureState
+from statetools.engine.graph import DisclosureGraph
+from statetools.engine.state import DisclosureState
 from statetools.errors import DefinitionError
 from statetools.integrations.bridge import (
     Answer,

@@ -44,8 +44,8 @@ from agents.run_config import ToolErrorFormatterArgs
 from agents.tool import Tool
 from agents.tool_context import ToolContext
 
-from statetools.disclosure.graph import DisclosureGraph
 from statetools.engine.answers import Refusal, admit
+from statetools.engine.graph import DisclosureGraph
 from statetools.integrations.bridge import BridgeRun, compile_items, registered_tools
 from statetools.messages import ToolCall
 from statetools.tools.calling import parse_arguments

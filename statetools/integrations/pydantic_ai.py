@@ -32,9 +32,9 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, CombinedToolset, ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
-from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.shown import Shown
-from statetools.disclosure.state import DisclosureState
+from statetools.engine.graph import DisclosureGraph
+from statetools.engine.shown import Shown
+from statetools.engine.state import DisclosureState
 from statetools.integrations.bridge import BridgeRun, Converted, compile_items, registered_tools
 from statetools.integrations.pydantic_ai_history import save_state, saved_state
 from statetools.messages import ToolCall

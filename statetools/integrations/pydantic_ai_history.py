@@ -27,8 +27,8 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.state import DisclosureState
+from statetools.engine.graph import DisclosureGraph
+from statetools.engine.state import DisclosureState
 from statetools.errors import SpecError
 
 __all__ = ["KEY", "save_state", "saved_state"]
@@ -65,7 +65,7 @@ def saved_state(messages: Sequence[ModelMessage], graph: DisclosureGraph) -> Dis
     Raises :class:`~statetools.SpecError` (with the message's path) when that state is
     not one of ``graph``'s, or when calls of ``graph``'s tools were answered after it.
 
-    >>> from statetools.disclosure.graph import disclosure_graph
+    >>> from statetools.engine.graph import disclosure_graph
     >>> from statetools.tools.tool import Tool
     >>> graph = disclosure_graph(Tool.create("search", "Search.", lambda: "found"))
     >>> saved_state([ModelResponse(parts=[])], graph) is None

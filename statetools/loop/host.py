@@ -12,9 +12,9 @@ import contextlib
 import functools
 from collections.abc import AsyncGenerator, Sequence
 
-from statetools.disclosure.code_view import HostedScript
 from statetools.engine import Call, Conversation
 from statetools.engine.answers import timed_out_message, timeout_of
+from statetools.engine.code_view import HostedScript
 from statetools.engine.events import Event
 from statetools.engine.stream_events import StreamEvent, TextDelta, ToolCallStarted
 from statetools.errors import ProviderError, RunAborted, RunError, StatetoolsError

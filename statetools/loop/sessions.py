@@ -13,9 +13,9 @@ from typing import Protocol, runtime_checkable
 
 import attrs
 
-from statetools.disclosure.state import DisclosureState
 from statetools.engine.answers import pending_calls as pending_calls
 from statetools.engine.loop_result import LoopResult
+from statetools.engine.state import DisclosureState
 from statetools.errors import StatetoolsError
 from statetools.messages import Message
 

@@ -15,15 +15,15 @@ import attrs
 
 from statetools.definitions.agentic import AgenticTool
 from statetools.definitions.chaining import Chaining
-from statetools.disclosure.bindings import Resolver
-from statetools.disclosure.scheduler import DISCOVERY_LIMIT, Visibility
-from statetools.disclosure.state import DisclosureState
 from statetools.engine import Conversation
 from statetools.engine.answers import MAX_MISSES_IN_A_ROW as MAX_MISSES_IN_A_ROW
 from statetools.engine.answers import MAX_RESTARTS as MAX_RESTARTS
 from statetools.engine.answers import RUNNING
+from statetools.engine.bindings import Resolver
 from statetools.engine.events import Event, Listener
 from statetools.engine.loop_result import LoopResult
+from statetools.engine.scheduler import DISCOVERY_LIMIT, Visibility
+from statetools.engine.state import DisclosureState
 from statetools.engine.strategies import ToolInjectionStrategy, chain
 from statetools.engine.stream_events import StreamEvent
 from statetools.errors import StatetoolsError

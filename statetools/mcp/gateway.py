@@ -64,8 +64,8 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
 
-from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.scheduler import Scheduler
+from statetools.engine.graph import DisclosureGraph
+from statetools.engine.scheduler import Scheduler
 from statetools.mcp.gateway_sessions import _Listings, _Session
 from statetools.mcp.skill_serving import publish_skills
 from statetools.mcp.stateless import _Stable, stable_listing

@@ -24,11 +24,11 @@ from typing import Any, Generic, TypeVar
 import mcp.types as types
 
 from statetools.blackboard import Blackboard
-from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.scheduler import Scheduler
-from statetools.disclosure.shown import Shown
 from statetools.engine.answers import Refusal, settle
+from statetools.engine.graph import DisclosureGraph
 from statetools.engine.nested import admit_call
+from statetools.engine.scheduler import Scheduler
+from statetools.engine.shown import Shown
 from statetools.messages import ToolCall
 from statetools.tools.calling import ToolResult, failure
 from statetools.tools.context import ToolCallContext

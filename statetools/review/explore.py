@@ -20,8 +20,8 @@ from typing import Any
 
 import attrs
 
-from statetools.disclosure.code_view import ScriptTool
-from statetools.disclosure.graph import DisclosureGraph
+from statetools.engine.code_view import ScriptTool
+from statetools.engine.graph import DisclosureGraph
 from statetools.errors import StatetoolsError
 from statetools.review.exploration import Exploration as Exploration
 from statetools.review.exploration import VisibleSet as VisibleSet

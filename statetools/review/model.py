@@ -26,7 +26,7 @@ from statetools.definitions.conditions import (
     When,
 )
 from statetools.definitions.machine import StateMachineTool
-from statetools.disclosure.graph import DisclosureGraph, ToolEntry, disclosure_graph
+from statetools.engine.graph import DisclosureGraph, ToolEntry, disclosure_graph
 
 Leaf = After | InState | OnArtifact | OnBlackboard | When
 Term = tuple[Leaf, ...]

@@ -26,7 +26,7 @@ from statetools.definitions.conditions import (
     InState,
     OnArtifact,
 )
-from statetools.disclosure.visibility import Opened, shows, usable
+from statetools.engine.visibility import Opened, shows, usable
 from statetools.errors import StatetoolsError
 from statetools.review.model import DesignView, Facade, free_key, leaves
 
@@ -155,7 +155,7 @@ class Space:
 
     def visible(self, state: AbstractState, free: Mapping[str, bool]) -> tuple[str, ...]:
         """The tools visible in ``state``, in registration order, by the scheduler's own
-        rule (:mod:`statetools.disclosure.visibility`) asked about this abstract state."""
+        rule (:mod:`statetools.engine.visibility`) asked about this abstract state."""
         moment = _Moment(self, state, free)
         entries = self.design.entries
         places = self.design.graph.places

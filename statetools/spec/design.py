@@ -30,7 +30,7 @@ from statetools.code.mode import CodeMode
 from statetools.definitions.items import as_tool
 from statetools.definitions.machine import StateMachineTool
 from statetools.definitions.playbook import PlaybookTool
-from statetools.disclosure.graph import disclosure_graph
+from statetools.engine.graph import disclosure_graph
 from statetools.errors import SpecError, StatetoolsError
 from statetools.models.scripted import ScriptedModel, Step
 from statetools.review.findings import Report

@@ -34,7 +34,7 @@ from statetools.code.mode import CodeMode
 from statetools.definitions.machine import StateMachineTool
 from statetools.definitions.playbook import PlaybookTool
 from statetools.definitions.unfolding import UnfoldingTool
-from statetools.disclosure.graph import DisclosureGraph
+from statetools.engine.graph import DisclosureGraph
 from statetools.errors import SpecError
 from statetools.review.check import check
 from statetools.review.findings import Finding, Report

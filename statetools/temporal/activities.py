@@ -12,10 +12,10 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from statetools.blackboard import Blackboard
-from statetools.disclosure.facades import FacadeRecall, unfolded_value
-from statetools.disclosure.scheduler import Scheduler
-from statetools.disclosure.state import DisclosureState
 from statetools.engine import Call
+from statetools.engine.facades import FacadeRecall, unfolded_value
+from statetools.engine.scheduler import Scheduler
+from statetools.engine.state import DisclosureState
 from statetools.errors import StatetoolsError
 from statetools.loop.host import run_call
 from statetools.messages import messages_from_json, messages_to_json

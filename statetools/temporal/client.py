@@ -8,8 +8,8 @@ from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
 
-from statetools.disclosure.state import DisclosureState
 from statetools.engine.events import Trace
+from statetools.engine.state import DisclosureState
 from statetools.temporal.designs import output_reference
 from statetools.temporal.payloads import SessionInput, SessionResult, SessionSettings
 from statetools.temporal.workflow import WORKFLOW_NAME

@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
+from statetools.engine.graph import DisclosureGraph, disclosure_graph
 from statetools.engine.output import (
     OutputProblem,
     correction_message,

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
-from statetools.disclosure.state import DisclosureState
 from statetools.engine import Call, Calls, Conversation
 from statetools.engine.events import Trace
+from statetools.engine.state import DisclosureState
 from statetools.errors import OutputValidationError, RunError
 from statetools.messages import (
     AssistantMessage,

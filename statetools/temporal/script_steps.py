@@ -27,7 +27,7 @@ from temporalio import activity
 from statetools.code.mode import HostedCode
 from statetools.code.sandbox import Answer, Limits, Output, Pause, Sandbox
 from statetools.code.scripts import ScriptCallsMade, answer, script_code, with_opened
-from statetools.disclosure.code_view import ToolRunner
+from statetools.engine.code_view import ToolRunner
 from statetools.errors import StatetoolsError
 from statetools.messages import ToolCall
 from statetools.temporal.payloads import ScriptPaused, ScriptStep

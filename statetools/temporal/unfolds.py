@@ -18,8 +18,8 @@ from typing import Any
 import attrs
 
 from statetools.definitions.unfolding import DirectCall, Unfolded, UnfoldingTool
-from statetools.disclosure.facades import FacadeRecall
-from statetools.disclosure.graph import DisclosureGraph
+from statetools.engine.facades import FacadeRecall
+from statetools.engine.graph import DisclosureGraph
 from statetools.messages import ToolCall
 from statetools.tools.calling import Arguments, Context, ToolResult
 from statetools.tools.tool import BaseTool, ToolMetadata

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any, Protocol, TypedDict, Unpack
 
 from statetools.definitions.chaining import Chaining
-from statetools.disclosure.scheduler import Visibility
-from statetools.disclosure.state import DisclosureState
 from statetools.engine.events import Listener
 from statetools.engine.loop_result import LoopResult
+from statetools.engine.scheduler import Visibility
+from statetools.engine.state import DisclosureState
 from statetools.engine.strategies import ToolInjectionStrategy
 from statetools.loop.toolloop import ToolLoop
 from statetools.models.base import Model, ModelCapabilities

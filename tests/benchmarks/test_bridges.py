@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from benchmarks import bridges
-from statetools.disclosure.scheduler import Scheduler
+from statetools.engine.scheduler import Scheduler
 
 
 @pytest.mark.parametrize(

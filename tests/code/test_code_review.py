@@ -5,7 +5,7 @@ the tools callable now)."""
 from __future__ import annotations
 
 import statetools as st
-from statetools.disclosure.scheduler import Scheduler
+from statetools.engine.scheduler import Scheduler
 from statetools.messages import ToolCall
 from statetools.review.explore import flat_tools
 from statetools.review.tokens import tools_tokens

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import statetools as st
-from statetools.disclosure.graph_cache import compiled
-from statetools.disclosure.scheduler import Scheduler
+from statetools.engine.graph_cache import compiled
+from statetools.engine.scheduler import Scheduler
 
 
 def _tool(name: str) -> st.Tool:

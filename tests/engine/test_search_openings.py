@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 import statetools as st
-from statetools.disclosure.scheduler import Scheduler
-from statetools.disclosure.search_openings import SearchOpenings
-from statetools.disclosure.tool_search import open_found, searchable_now
 from statetools.engine import Conversation
+from statetools.engine.scheduler import Scheduler
+from statetools.engine.search_openings import SearchOpenings
+from statetools.engine.tool_search import open_found, searchable_now
 from statetools.messages import AssistantMessage, ToolCall
 from statetools.models import AnthropicModel
 from statetools.models.base import ModelCapabilities, ModelResponse

@@ -110,7 +110,7 @@ def test_names_that_cannot_be_loaded_and_calls_of_tools_not_loaded_get_guidance(
 
 
 def test_outside_a_run_the_search_tool_has_nothing_to_search() -> None:
-    from statetools.disclosure.tool_search import TOOL_SEARCH_TOOL
+    from statetools.engine.tool_search import TOOL_SEARCH_TOOL
 
     result = TOOL_SEARCH_TOOL.call({"query": "issue"})
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from statetools.cli import main
-from statetools.disclosure.graph import disclosure_graph
+from statetools.engine.graph import disclosure_graph
 from statetools.review.explore import flat_tools
 from statetools.review.template_tokens import PROBE, TemplateTokens, TokenServerError
 from statetools.review.tokens import wire_entries

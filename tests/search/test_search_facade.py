@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import statetools as st
-from statetools.disclosure.scheduler import Scheduler
+from statetools.engine.scheduler import Scheduler
 from statetools.messages import ToolCall
 from statetools.models import ScriptedModel
 from tests.search.catalogue import catalogue

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import statetools as st
-from statetools.disclosure.graph import EDGE_KINDS, NODE_KINDS
-from statetools.disclosure.outline import Outline, OutlineSection
+from statetools.engine.graph import EDGE_KINDS, NODE_KINDS
+from statetools.engine.outline import Outline, OutlineSection
 from tests.sections.design import support_sections, tool
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import statetools as st
-from statetools.disclosure.scheduler import Scheduler
+from statetools.engine.scheduler import Scheduler
 from statetools.models import ModelCapabilities, ScriptedModel
 from tests.sections.design import BILLING, EXPANDED_PROMPT, FIRST_PROMPT, UNKNOWN, support_sections
 

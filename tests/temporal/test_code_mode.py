@@ -12,7 +12,7 @@ import pytest
 from temporalio.worker import Replayer
 
 import statetools as st
-from statetools.disclosure.state import DisclosureState
+from statetools.engine.state import DisclosureState
 from statetools.messages import messages_from_json
 from statetools.temporal import SessionSettings, SessionWorkflow, session_worker, start_session
 from tests.temporal.code_design import DESIGN, MODEL, WHERE

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import statetools as st
-from statetools.disclosure.state import DisclosureState
+from statetools.engine.state import DisclosureState
 from statetools.messages import messages_from_json
 from statetools.temporal import SessionSettings, session_worker, start_session
 from tests.temporal import mcp_design

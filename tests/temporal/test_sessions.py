@@ -12,8 +12,8 @@ from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 
 import statetools as st
-from statetools.disclosure.state import DisclosureState
 from statetools.engine.events import RunFinished
+from statetools.engine.state import DisclosureState
 from statetools.messages import messages_from_json
 from statetools.temporal import (
     SessionSettings,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import statetools as st
-from statetools.disclosure.facades import FacadeRecall
+from statetools.engine.facades import FacadeRecall
 from statetools.mcp import Listing, MCPServer
 from statetools.messages import ToolCall
 from statetools.temporal.unfolds import (

@@ -20,10 +20,10 @@ MODULES = [
     "statetools.definitions.unfold_call",
     "statetools.definitions.chaining",
     "statetools.definitions.discovery",
-    "statetools.disclosure.returns",
-    "statetools.disclosure.outcomes",
-    "statetools.disclosure.facades",
-    "statetools.disclosure.bindings",
+    "statetools.engine.returns",
+    "statetools.engine.outcomes",
+    "statetools.engine.facades",
+    "statetools.engine.bindings",
     "statetools.tools.decorators",
 ]
 

@@ -21,12 +21,12 @@ from statetools.definitions.discovery import (
     providers_in,
     template_name,
 )
-from statetools.disclosure.code_view import ScriptMember
+from statetools.engine.code_view import ScriptMember
 from statetools.tools.decorators import marked_methods, provider_spec
 from statetools.tools.tool import BaseTool, Tool
 
 if TYPE_CHECKING:
-    from statetools.disclosure.graph import DisclosureGraph
+    from statetools.engine.graph import DisclosureGraph
 
 _PLAIN = (str, bytes, int, float, bool, dict, set, frozenset)
 _CHAINED = "its tools work in this run, but a resumed run cannot find it again"

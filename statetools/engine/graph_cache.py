@@ -35,7 +35,7 @@ import attrs
 
 from statetools.definitions.chaining import Chaining
 from statetools.definitions.shared_definition import Definition
-from statetools.disclosure.graph import DisclosureGraph, disclosure_graph
+from statetools.engine.graph import DisclosureGraph, disclosure_graph
 from statetools.tools.tool import BaseTool
 
 KEPT = 16

@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping, MutableMapping
 
-from statetools.disclosure.overlay import Overlay
+from statetools.engine.overlay import Overlay
 
 __all__ = ["ToolOrder"]
 

@@ -18,11 +18,11 @@ the unlock condition.
 from __future__ import annotations
 
 from statetools.definitions.conditions import unmet_sentences
-from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.recording import known
-from statetools.disclosure.view import RunFacts, state_reason
-from statetools.disclosure.visibility import own_rules_hold
-from statetools.disclosure.visible_tools import VisibleTools
+from statetools.engine.graph import DisclosureGraph
+from statetools.engine.recording import known
+from statetools.engine.view import RunFacts, state_reason
+from statetools.engine.visibility import own_rules_hold
+from statetools.engine.visible_tools import VisibleTools
 from statetools.tools.tool import BaseTool
 
 __all__ = ["Locks"]

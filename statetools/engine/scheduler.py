@@ -2,10 +2,10 @@
 
 It reads a :class:`DisclosureGraph` (only reads: one compiled graph serves any number
 of runs, threads and sessions) and owns its run's state, in two parts with one holder
-each: what the run has done (:class:`~statetools.disclosure.view.RunFacts`) and what it
-shows (:class:`~statetools.disclosure.visible_tools.VisibleTools`). Evaluation is
+each: what the run has done (:class:`~statetools.engine.view.RunFacts`) and what it
+shows (:class:`~statetools.engine.visible_tools.VisibleTools`). Evaluation is
 incremental: a recorded call re-evaluates only the tools whose conditions depend on it
-(:mod:`~statetools.disclosure.recording`); ``When`` conditions are re-checked at the
+(:mod:`~statetools.engine.recording`); ``When`` conditions are re-checked at the
 start of every turn. Per-turn work grows with the changes, not with the tools registered.
 """
 
@@ -16,13 +16,13 @@ from typing import Any, Literal
 
 from statetools.blackboard import Blackboard
 from statetools.definitions.search import SearchCall
-from statetools.disclosure.bindings import Resolver
-from statetools.disclosure.code_view import through_scripts
-from statetools.disclosure.facades import Replay
-from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.graph_cache import compiled, kept
-from statetools.disclosure.locks import Locks
-from statetools.disclosure.outcomes import (
+from statetools.engine.bindings import Resolver
+from statetools.engine.code_view import through_scripts
+from statetools.engine.facades import Replay
+from statetools.engine.graph import DisclosureGraph
+from statetools.engine.graph_cache import compiled, kept
+from statetools.engine.locks import Locks
+from statetools.engine.outcomes import (
     NOTHING_CHANGED,
     Blocked,
     Changes,
@@ -30,8 +30,8 @@ from statetools.disclosure.outcomes import (
     StateChange,
     announcement,
 )
-from statetools.disclosure.outline import refuse_duplicate_sections
-from statetools.disclosure.recording import (
+from statetools.engine.outline import refuse_duplicate_sections
+from statetools.engine.recording import (
     add_tools,
     available,
     known,
@@ -40,12 +40,12 @@ from statetools.disclosure.recording import (
     remove_tools,
     tool_of,
 )
-from statetools.disclosure.resume import restore_added_tools
-from statetools.disclosure.shown import Shown
-from statetools.disclosure.state import DisclosureState
-from statetools.disclosure.view import CallRecord, RunFacts
-from statetools.disclosure.visibility import Opened, shows, usable
-from statetools.disclosure.visible_tools import VisibleTools
+from statetools.engine.resume import restore_added_tools
+from statetools.engine.shown import Shown
+from statetools.engine.state import DisclosureState
+from statetools.engine.view import CallRecord, RunFacts
+from statetools.engine.visibility import Opened, shows, usable
+from statetools.engine.visible_tools import VisibleTools
 from statetools.errors import DefinitionError
 from statetools.messages import ToolCall
 from statetools.tools.calling import ToolResult

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from statetools.disclosure.graph import DisclosureGraph
+from statetools.engine.graph import DisclosureGraph
 
 
 @runtime_checkable

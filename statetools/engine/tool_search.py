@@ -41,8 +41,8 @@ from statetools.definitions.search import select_names
 from statetools.definitions.search_index import SearchIndex
 from statetools.definitions.unfold_call import Loaded, Unfolded, select
 from statetools.definitions.unfolding import UnfoldingTool
-from statetools.disclosure.outcomes import NOTHING_CHANGED, Changes
-from statetools.disclosure.scheduler import Scheduler
+from statetools.engine.outcomes import NOTHING_CHANGED, Changes
+from statetools.engine.scheduler import Scheduler
 from statetools.messages import ToolCall
 from statetools.models.base import SearchSpace, ToolNamespace
 from statetools.models.responses_search import LOADED

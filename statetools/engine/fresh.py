@@ -21,9 +21,9 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from statetools.definitions.conditions import Condition, holds
-from statetools.disclosure.nodes import ToolEntry
-from statetools.disclosure.shown import Shown
-from statetools.disclosure.visibility import shows
+from statetools.engine.nodes import ToolEntry
+from statetools.engine.shown import Shown
+from statetools.engine.visibility import shows
 
 
 class _FreshMoment:

@@ -1,9 +1,9 @@
 """What a call changes: the scheduler's bookkeeping after each call, and tools added or
 removed at run time.
 
-These functions work on the two parts a :class:`~statetools.disclosure.scheduler.Scheduler`
-owns, what its run has done (:class:`~statetools.disclosure.view.RunFacts`) and what it
-shows (:class:`~statetools.disclosure.visible_tools.VisibleTools`), given to each call;
+These functions work on the two parts a :class:`~statetools.engine.scheduler.Scheduler`
+owns, what its run has done (:class:`~statetools.engine.view.RunFacts`) and what it
+shows (:class:`~statetools.engine.visible_tools.VisibleTools`), given to each call;
 they keep nothing themselves, and the graph is only read. :func:`note_call` notes a
 call's effects (call counts, artifacts and blackboard values seen, the transition it
 fires, the facade it unfolds, the objects it binds or discovers) and re-evaluates only
@@ -25,13 +25,13 @@ from collections.abc import Iterable
 
 from statetools.definitions.unfold_call import Loaded
 from statetools.definitions.unfolding import Unfolded
-from statetools.disclosure.bindings import Plan
-from statetools.disclosure.facades import unfolded_value
-from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.outcomes import Injected
-from statetools.disclosure.view import CallRecord, RunFacts
-from statetools.disclosure.visibility import shows
-from statetools.disclosure.visible_tools import VisibleTools
+from statetools.engine.bindings import Plan
+from statetools.engine.facades import unfolded_value
+from statetools.engine.graph import DisclosureGraph
+from statetools.engine.outcomes import Injected
+from statetools.engine.view import CallRecord, RunFacts
+from statetools.engine.visibility import shows
+from statetools.engine.visible_tools import VisibleTools
 from statetools.messages import ToolCall
 from statetools.tools.calling import ToolResult
 from statetools.tools.tool import BaseTool
@@ -46,7 +46,7 @@ def known(graph: DisclosureGraph, facts: RunFacts, name: str) -> bool:
 
 
 def available(graph: DisclosureGraph, facts: RunFacts, name: str) -> bool:
-    """Shown now (the rule of :mod:`~statetools.disclosure.visibility`, which
+    """Shown now (the rule of :mod:`~statetools.engine.visibility`, which
     ``explore()`` shares); tools added at run time always are."""
     return name in facts.dynamic or shows(graph.entries, name, facts, graph.places)
 

@@ -4,7 +4,7 @@ facade, the transitions a call fires, and the tools whose conditions depend on a
 a machine's state, an artifact or a blackboard value (the index that lets the
 scheduler re-evaluate only what a change can affect).
 
-:class:`~statetools.disclosure.graph.DisclosureGraph` mixes this in; the graph builds
+:class:`~statetools.engine.graph.DisclosureGraph` mixes this in; the graph builds
 the tables these read.
 
 >>> a = Tool.create("a", "Step one", lambda: "done")
@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 
 from statetools.definitions.machine import Transition
 from statetools.definitions.unfolding import UnfoldingTool
-from statetools.disclosure.nodes import ToolEntry, facade_node, tool_node
+from statetools.engine.nodes import ToolEntry, facade_node, tool_node
 
 if TYPE_CHECKING:
     import networkx as nx
 
-    from statetools.disclosure.returns import ReturnLinks
+    from statetools.engine.returns import ReturnLinks
 
 
 class GraphLookups:

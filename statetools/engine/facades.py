@@ -19,7 +19,7 @@ from statetools.tools.tool import BaseTool
 from statetools.tools.wrappers import WrapperTool
 
 if TYPE_CHECKING:
-    from statetools.disclosure.graph import DisclosureGraph
+    from statetools.engine.graph import DisclosureGraph
 
 
 Replay = Callable[[UnfoldingTool, dict[str, Any]], "Unfolded | str"]
@@ -278,7 +278,7 @@ class Facades:
         return None
 
     def snapshot(self) -> tuple[tuple[str, str], ...]:
-        """The unfold log, for :class:`~statetools.disclosure.state.DisclosureState`."""
+        """The unfold log, for :class:`~statetools.engine.state.DisclosureState`."""
         return tuple(self.log)
 
 

@@ -1,7 +1,7 @@
 """What each search facade may open now, kept per scheduler and worked out again only
 where it can have changed.
 
-:func:`~statetools.disclosure.tool_search.searchable_now` asks the scheduler about every
+:func:`~statetools.engine.tool_search.searchable_now` asks the scheduler about every
 tool below every search facade: its cost grows with the facades' size. The models that
 search deferred tools need that answer for every request, so :class:`SearchOpenings`
 keeps it and works it out again only after the scheduler noted a change that could alter
@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.scheduler import Scheduler
-from statetools.disclosure.tool_search import search_facades
+from statetools.engine.graph import DisclosureGraph
+from statetools.engine.scheduler import Scheduler
+from statetools.engine.tool_search import search_facades
 
 __all__ = ["SearchOpenings"]
 
@@ -51,7 +51,7 @@ def _settled(graph: DisclosureGraph, facade: str, name: str) -> bool:
 
 class SearchOpenings:
     """What each search facade of ``scheduler``'s design may open now (as
-    :func:`~statetools.disclosure.tool_search.searchable_now` gives it), kept while the
+    :func:`~statetools.engine.tool_search.searchable_now` gives it), kept while the
     scheduler notes no change that could alter it (see the module).
 
     :meth:`now` returns the same mapping object while nothing changed it, so a caller

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Protocol
 from statetools.definitions.conditions import Condition
 
 if TYPE_CHECKING:
-    from statetools.disclosure.nodes import ToolEntry
+    from statetools.engine.nodes import ToolEntry
 
 
 class Moment(Protocol):

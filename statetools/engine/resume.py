@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from statetools.disclosure.bindings import Bindings, Resolver
-from statetools.disclosure.state import DisclosureState
+from statetools.engine.bindings import Bindings, Resolver
+from statetools.engine.state import DisclosureState
 from statetools.tools.tool import BaseTool
 
 RESTORE_FAILED = "not restored on resume"

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import attrs
 
-from statetools.disclosure.shown import Shown
+from statetools.engine.shown import Shown
 from statetools.messages import ToolCall
 from statetools.tools.calling import Context, ToolResult
 from statetools.tools.fields import ToolDefinition
@@ -134,7 +134,7 @@ class HostedScript(BaseTool):
 
         >>> from statetools.code import CodeMode
         >>> from statetools.engine.nested import admit_call
-        >>> from statetools.disclosure.scheduler import Scheduler
+        >>> from statetools.engine.scheduler import Scheduler
         >>> from statetools.tools.tool import Tool
         >>> ping = Tool.create("ping", "Ping.", lambda: "pong")
         >>> hosted = admit_call(Scheduler.for_items([CodeMode(ping)]), ToolCall("c1", "run_code"))

@@ -17,8 +17,8 @@ added from return annotations when ``to_networkx()`` is first called), ``expands
 tools reading it opens; a section's tools shown from the start are ``contains``).
 
 This module builds the graph; what the scheduler and the analyses look up in it is
-:mod:`~statetools.disclosure.lookups`. Compiling fills plain dict indexes completely
-(what a fresh run shows first included, :mod:`~statetools.disclosure.fresh`); a run only
+:mod:`~statetools.engine.lookups`. Compiling fills plain dict indexes completely
+(what a fresh run shows first included, :mod:`~statetools.engine.fresh`); a run only
 reads them, so one compiled graph serves any number of runs, threads and sessions. The
 networkx graph is built when ``to_networkx()`` is first called (only the analyses need
 it), by compiling the same items once more with its nodes and edges.
@@ -47,19 +47,19 @@ from statetools.definitions.items import as_tool
 from statetools.definitions.machine import StateMachineTool, Transition
 from statetools.definitions.playbook import PlaybookTool
 from statetools.definitions.unfolding import UnfoldingTool
-from statetools.disclosure.code_view import ScriptTool, through_scripts
-from statetools.disclosure.fresh import fresh_start
-from statetools.disclosure.lookups import GraphLookups
-from statetools.disclosure.nodes import EDGE_KINDS as EDGE_KINDS
-from statetools.disclosure.nodes import NODE_KINDS as NODE_KINDS
-from statetools.disclosure.nodes import ToolEntry as ToolEntry
-from statetools.disclosure.nodes import facade_node as facade_node
-from statetools.disclosure.nodes import section_node as section_node
-from statetools.disclosure.nodes import state_node as state_node
-from statetools.disclosure.nodes import tool_node as tool_node
-from statetools.disclosure.outline import Outline, Outlined, outline_elements
-from statetools.disclosure.returns import ReturnLinks, return_links
-from statetools.disclosure.shown import Shown
+from statetools.engine.code_view import ScriptTool, through_scripts
+from statetools.engine.fresh import fresh_start
+from statetools.engine.lookups import GraphLookups
+from statetools.engine.nodes import EDGE_KINDS as EDGE_KINDS
+from statetools.engine.nodes import NODE_KINDS as NODE_KINDS
+from statetools.engine.nodes import ToolEntry as ToolEntry
+from statetools.engine.nodes import facade_node as facade_node
+from statetools.engine.nodes import section_node as section_node
+from statetools.engine.nodes import state_node as state_node
+from statetools.engine.nodes import tool_node as tool_node
+from statetools.engine.outline import Outline, Outlined, outline_elements
+from statetools.engine.returns import ReturnLinks, return_links
+from statetools.engine.shown import Shown
 from statetools.errors import DefinitionError
 from statetools.tools.tool import BaseTool
 

@@ -8,11 +8,11 @@ from typing import Any
 
 from statetools.blackboard import Blackboard
 from statetools.definitions.conditions import Condition, holds, type_key
-from statetools.disclosure.bindings import Bindings
-from statetools.disclosure.facades import Facades
-from statetools.disclosure.graph import DisclosureGraph
-from statetools.disclosure.outcomes import Injected, StateChange
-from statetools.disclosure.state import DisclosureState
+from statetools.engine.bindings import Bindings
+from statetools.engine.facades import Facades
+from statetools.engine.graph import DisclosureGraph
+from statetools.engine.outcomes import Injected, StateChange
+from statetools.engine.state import DisclosureState
 from statetools.errors import SpecError
 from statetools.tools.calling import ToolResult
 from statetools.tools.tool import BaseTool
@@ -25,7 +25,7 @@ class RunFacts:
     (``unfolding``) and the bound objects (``bindings``). It is the only holder of these
     (nothing else keeps a reference to its containers), and it is what conditions (a
     ConditionView) and the visibility rule (a
-    :class:`~statetools.disclosure.visibility.Moment`) read.
+    :class:`~statetools.engine.visibility.Moment`) read.
 
     >>> graph = disclosure_graph(Tool.create("ping", "Ping", lambda: "pong"))
     >>> facts = RunFacts(graph, DisclosureState(call_counts={"ping": 2}), {}, 128)

@@ -1,10 +1,10 @@
 """The tools one run shows now, in the order the model sees them, and what was last
 handed out.
 
-A :class:`~statetools.disclosure.scheduler.Scheduler` owns one :class:`VisibleTools`:
+A :class:`~statetools.engine.scheduler.Scheduler` owns one :class:`VisibleTools`:
 it is the only holder of its containers. A fresh run starts from the graph's shared
 start (a read-only mapping, the same for every fresh run) and keeps only its own
-changes (:class:`~statetools.disclosure.overlay.Overlay`).
+changes (:class:`~statetools.engine.overlay.Overlay`).
 
 >>> ping, pong = (Tool.create(n, n.title(), lambda: "ok") for n in ("ping", "pong"))
 >>> visible = VisibleTools()
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from statetools.disclosure.overlay import Overlay
-from statetools.disclosure.shown import Shown
-from statetools.disclosure.tool_order import ToolOrder
+from statetools.engine.overlay import Overlay
+from statetools.engine.shown import Shown
+from statetools.engine.tool_order import ToolOrder
 from statetools.tools.tool import BaseTool
 
 __all__ = ["VisibleTools"]
