@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import attrs
 
-from statetools.engine.shown import Shown
+from statetools.engine.visible_tools import Shown
 from statetools.messages import ToolCall
 from statetools.tools.calling import Context, ToolResult
 from statetools.tools.fields import ToolDefinition

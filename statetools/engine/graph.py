@@ -1,33 +1,16 @@
-"""DisclosureGraph: tool availability as an explicit networkx graph.
+"""DisclosureGraph: compiling tools and definitions into the graph runs and analyses read.
 
-Node ids are stable strings: ``tool:search``, ``playbook:research``,
-``machine:order``, ``state:order.DRAFT``, ``gate:analyze`` (the condition that unlocks
-``analyze``; nested gates get ``gate:analyze/0``, ``gate:analyze/0.1``, ...),
-``facade:github`` (an UnfoldingTool; it has no ``tool:`` node, see ``node_of``),
-``section:read_section/billing.disputes`` (a prompt section, see ``outline``).
-
-Edge kinds: ``contains`` (a definition holds a tool or state; a facade its inner tools,
-with ``categories`` for by-category facades), ``available_in`` (tool -> state),
-``transitions_to`` (state -> state, attribute ``tool``), ``unlocks`` (gate -> the tool
-it unlocks), ``requires`` (gate -> a prerequisite tool, state or inner gate),
-``chains_from`` (a chained tool, or a discovery template such as
-``tool:customer_<id>_orders`` with ``template=True``, -> a tool returning its type;
-added from return annotations when ``to_networkx()`` is first called), ``expands``
-(a section-reading facade -> its top-level sections, a section -> its children and the
-tools reading it opens; a section's tools shown from the start are ``contains``).
-
-This module builds the graph; what the scheduler and the analyses look up in it is
-:mod:`~statetools.engine.lookups`. Compiling fills plain dict indexes completely
-(what a fresh run shows first included, :mod:`~statetools.engine.fresh`); a run only
-reads them, so one compiled graph serves any number of runs, threads and sessions. The
-networkx graph is built when ``to_networkx()`` is first called (only the analyses need
-it), by compiling the same items once more with its nodes and edges.
+Compiling fills the plain dict indexes of :mod:`~statetools.engine.graph_index`
+completely (what a fresh run shows first included, worked out by
+:func:`~statetools.engine.visibility.fresh_start`); a run only reads them, so one
+compiled graph serves any number of runs, threads and sessions. The networkx graph
+(node and edge kinds: see :mod:`~statetools.engine.graph_index`) is built when
+``to_networkx()`` is first called (only the analyses need it), by compiling the same
+items once more with its nodes and edges.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -44,22 +27,18 @@ from statetools.definitions.conditions import (
     describe,
 )
 from statetools.definitions.items import as_tool
-from statetools.definitions.machine import StateMachineTool, Transition
+from statetools.definitions.machine import StateMachineTool
 from statetools.definitions.playbook import PlaybookTool
 from statetools.definitions.unfolding import UnfoldingTool
-from statetools.engine.code_view import ScriptTool, through_scripts
-from statetools.engine.fresh import fresh_start
-from statetools.engine.lookups import GraphLookups
-from statetools.engine.nodes import EDGE_KINDS as EDGE_KINDS
-from statetools.engine.nodes import NODE_KINDS as NODE_KINDS
-from statetools.engine.nodes import ToolEntry as ToolEntry
-from statetools.engine.nodes import facade_node as facade_node
-from statetools.engine.nodes import section_node as section_node
-from statetools.engine.nodes import state_node as state_node
-from statetools.engine.nodes import tool_node as tool_node
-from statetools.engine.outline import Outline, Outlined, outline_elements
-from statetools.engine.returns import ReturnLinks, return_links
-from statetools.engine.shown import Shown
+from statetools.engine.code_view import ScriptTool
+from statetools.engine.graph_index import (
+    GraphIndex,
+    ToolEntry,
+    facade_node,
+    state_node,
+    tool_node,
+)
+from statetools.engine.outline import Outlined, outline_elements
 from statetools.errors import DefinitionError
 from statetools.tools.tool import BaseTool
 
@@ -67,7 +46,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
 
-class DisclosureGraph(GraphLookups):
+class DisclosureGraph(GraphIndex):
     """The compiled form of a run's tools and disclosure definitions.
 
     Build it with :func:`disclosure_graph`. The scheduler, ``check()``, ``explore()``
@@ -82,69 +61,19 @@ class DisclosureGraph(GraphLookups):
     """
 
     def __init__(self, *, networkx: bool = False) -> None:
+        super().__init__()
         self._graph: nx.MultiDiGraph[str] | None = None
         """The networkx graph while it is built (``networkx=True``), else None."""
         if networkx:
             import networkx as nx
 
             self._graph = nx.MultiDiGraph()
-        self._networkx: nx.MultiDiGraph[str] | None = None
         self._items: tuple[Any, ...] = ()
         """What the graph was compiled from (compiled again for ``to_networkx()``)."""
-        self.entries: dict[str, ToolEntry] = {}
-        """Registered tools by name, in registration order."""
-        self.machines: dict[str, StateMachineTool[Any]] = {}
-        self.playbooks: dict[str, PlaybookTool] = {}
         self.preflights: list[Callable[[DisclosureGraph], None]] = []
         """The ``preflight`` callbacks of the definitions, each once, in order."""
         self.duplicates: list[str] = []
         """Names registered twice with different tools (the scheduler refuses these)."""
-        self.places: dict[str, list[ToolEntry]] = {}
-        """Tools registered in several places (the same tool in a facade and a state, in
-        two playbooks, ...) -> every place, the first one as in ``entries``."""
-        self._transitions: dict[tuple[str, str, str], list[Transition]] = defaultdict(list)
-        self._by_tool: dict[str, set[str]] = defaultdict(set)
-        self._by_state: dict[str, set[str]] = defaultdict(set)
-        self._by_artifact: dict[str, set[str]] = defaultdict(set)
-        self._by_blackboard: dict[str, set[str]] = defaultdict(set)
-        self._state_tools: dict[tuple[str, str], set[str]] = defaultdict(set)
-        self.when_tools: set[str] = set()
-        """Tools whose condition contains a When (re-checked every turn)."""
-        self.position: dict[str, int] = {}
-        """Registration index of every tool (orders tools that appear in the same turn)."""
-        self.initial_visible: tuple[str, ...] | None = None
-        """The tools visible in a fresh run, apart from When tools (filled when the graph
-        is compiled; the graph does not change after that)."""
-        self.initial_tools: dict[str, BaseTool] = {}
-        """``initial_visible`` with their tools, in order (shared by fresh runs; never
-        written after compiling)."""
-        self.initial_positions: dict[str, int] = {}
-        """The position of each of ``initial_visible`` (shared by fresh runs)."""
-        self.initial_shown: Shown | None = None
-        """What a fresh run first shows, when nothing depends on the run (no When
-        tools): every fresh run starts from the same objects, so what callers built from
-        them (requests, wire forms) is reused across runs."""
-        self.facades: dict[str, UnfoldingTool] = {}
-        """Registered facades by name."""
-        self.facade_children: dict[str, list[str]] = {}
-        """The inner tool names of each facade, in order."""
-        self.chains: dict[str, Chaining] = {}
-        """Chaining rules from a type, by the type's key."""
-        self.chain_any: Chaining | None = None
-        """The rule chaining from any returned object, if there is one."""
-        self.chained: dict[str, str] = {}
-        """Chained tool name -> the key of the type it needs an instance of."""
-        self.outlines: dict[str, Outline] = {}
-        self.code_modes: dict[str, frozenset[str]] = {}
-        """The tools of each code-mode item, by the name of its script tool (the model
-        is shown the script tool in their place)."""
-        self.code_member_of: dict[str, str] = {}
-        """Tool name -> the script tool it is called through."""
-        """The prompt sections of each section-reading facade (``read_section``)."""
-        self._scopes: dict[str, frozenset[str]] = {}
-        self._producers: dict[str, list[str]] = {}
-        self._analysis_lock = threading.Lock()
-        self._links: ReturnLinks | None = None
 
     # building -------------------------------------------------------------------
 
@@ -406,44 +335,6 @@ class DisclosureGraph(GraphLookups):
             for target in sorted(targets):
                 self._edge(source, target, "contains")
 
-    def _finish(self) -> None:
-        """Fill what runs read and nothing fills later: the plain dicts of the
-        indexes, every facade's scope, the tools producing chained types and what a
-        fresh run shows first."""
-        for name in ("_by_tool", "_by_state", "_by_artifact", "_by_blackboard"):
-            setattr(self, name, dict(getattr(self, name)))
-        self._transitions = dict(self._transitions)
-        self._state_tools = dict(self._state_tools)
-        for facade in self.facades:
-            self._scope(facade)
-        if self.chains:
-            self._links = return_links(self._tools(), self.chains, self.chained, self.node_of)
-            self._producers = self._links.producers
-        initial = {name: m.initial_state() for name, m in self.machines.items()}
-        self.initial_visible, self.initial_shown = fresh_start(
-            self.entries, self.places, initial, self.when_tools, facades=bool(self.facades)
-        )
-        if self.code_modes and self.initial_shown is not None:
-            self.initial_shown = through_scripts(
-                self.initial_shown, self.code_modes, self.code_member_of
-            )
-        entries = self.entries
-        self.initial_tools = {name: entries[name].tool for name in self.initial_visible}
-        self.initial_positions = {name: i for i, name in enumerate(self.initial_visible)}
-
-    def _tools(self) -> dict[str, BaseTool]:
-        return {name: entry.tool for name, entry in self.entries.items()}
-
-    def _scope(self, facade: str) -> frozenset[str]:
-        scope = self._scopes.get(facade)
-        if scope is None:
-            names: set[str] = set()
-            for child in self.facade_children.get(facade, ()):
-                names.add(child)
-                names |= self._scope(child)
-            scope = self._scopes[facade] = frozenset(names)
-        return scope
-
     def _build_networkx(self) -> nx.MultiDiGraph[str]:
         """Compile the same items again, this time with networkx nodes and edges, then
         add what return annotations link."""
@@ -458,12 +349,6 @@ class DisclosureGraph(GraphLookups):
         for source, target in links.edges:
             graph.add_edge(source, target, kind="chains_from")
         return graph
-
-    def _return_links(self) -> ReturnLinks:
-        """The ``chains_from`` edges and discovery templates (for ``to_networkx()``)."""
-        if self._links is None:
-            return return_links(self._tools(), self.chains, self.chained, self.node_of)
-        return self._links
 
 
 def disclosure_graph(*items: Any) -> DisclosureGraph:

@@ -25,7 +25,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import attrs
 
-from statetools.engine.nodes import facade_node, section_node, tool_node
+from statetools.engine.graph_index import facade_node, section_node, tool_node
 from statetools.errors import DefinitionError
 
 

@@ -41,11 +41,10 @@ from statetools.engine.recording import (
     tool_of,
 )
 from statetools.engine.resume import restore_added_tools
-from statetools.engine.shown import Shown
 from statetools.engine.state import DisclosureState
 from statetools.engine.view import CallRecord, RunFacts
 from statetools.engine.visibility import Opened, shows, usable
-from statetools.engine.visible_tools import VisibleTools
+from statetools.engine.visible_tools import Shown, VisibleTools
 from statetools.errors import DefinitionError
 from statetools.messages import ToolCall
 from statetools.tools.calling import ToolResult

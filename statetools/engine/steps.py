@@ -44,9 +44,9 @@ from statetools.engine.output import (
 )
 from statetools.engine.record import RunRecord
 from statetools.engine.scheduler import Injected
-from statetools.engine.shown import Shown
 from statetools.engine.strategies import InjectionContext, ToolInjectionStrategy
 from statetools.engine.tool_search import open_found
+from statetools.engine.visible_tools import Shown
 from statetools.errors import OutputValidationError, ToolNotFoundError
 from statetools.messages import AssistantMessage, ToolCall, UserMessage
 from statetools.models.base import ModelResponse

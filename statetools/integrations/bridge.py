@@ -22,8 +22,8 @@ from statetools.engine.answers import Refusal, settle
 from statetools.engine.graph import DisclosureGraph, disclosure_graph
 from statetools.engine.nested import admit_call
 from statetools.engine.scheduler import Changes, Scheduler
-from statetools.engine.shown import Shown
 from statetools.engine.state import DisclosureState
+from statetools.engine.visible_tools import Shown
 from statetools.errors import DefinitionError
 from statetools.messages import ToolCall
 from statetools.tools.calling import ToolResult, failure

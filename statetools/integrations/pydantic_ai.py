@@ -33,8 +33,8 @@ from pydantic_ai.toolsets import AbstractToolset, CombinedToolset, ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
 from statetools.engine.graph import DisclosureGraph
-from statetools.engine.shown import Shown
 from statetools.engine.state import DisclosureState
+from statetools.engine.visible_tools import Shown
 from statetools.integrations.bridge import BridgeRun, Converted, compile_items, registered_tools
 from statetools.integrations.pydantic_ai_history import save_state, saved_state
 from statetools.messages import ToolCall

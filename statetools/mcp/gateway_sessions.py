@@ -28,7 +28,7 @@ from statetools.engine.answers import Refusal, settle
 from statetools.engine.graph import DisclosureGraph
 from statetools.engine.nested import admit_call
 from statetools.engine.scheduler import Scheduler
-from statetools.engine.shown import Shown
+from statetools.engine.visible_tools import Shown
 from statetools.messages import ToolCall
 from statetools.tools.calling import ToolResult, failure
 from statetools.tools.context import ToolCallContext

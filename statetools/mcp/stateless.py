@@ -23,7 +23,7 @@ from typing import Any
 import mcp.types as types
 
 from statetools.engine.answers import Refusal
-from statetools.engine.shown import Shown
+from statetools.engine.visible_tools import Shown
 from statetools.errors import StatetoolsError
 from statetools.mcp.gateway_sessions import _Answer, _Handles, _Session
 from statetools.mcp.wire import wire_content

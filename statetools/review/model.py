@@ -26,7 +26,8 @@ from statetools.definitions.conditions import (
     When,
 )
 from statetools.definitions.machine import StateMachineTool
-from statetools.engine.graph import DisclosureGraph, ToolEntry, disclosure_graph
+from statetools.engine.graph import DisclosureGraph, disclosure_graph
+from statetools.engine.graph_index import ToolEntry
 
 Leaf = After | InState | OnArtifact | OnBlackboard | When
 Term = tuple[Leaf, ...]

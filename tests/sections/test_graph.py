@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import statetools as st
-from statetools.engine.graph import EDGE_KINDS, NODE_KINDS
+from statetools.engine.graph_index import EDGE_KINDS, NODE_KINDS
 from statetools.engine.outline import Outline, OutlineSection
 from tests.sections.design import support_sections, tool
 

@@ -20,7 +20,7 @@ MODULES = [
     "statetools.definitions.unfold_call",
     "statetools.definitions.chaining",
     "statetools.definitions.discovery",
-    "statetools.engine.returns",
+    "statetools.engine.bindings",
     "statetools.engine.outcomes",
     "statetools.engine.facades",
     "statetools.engine.bindings",
