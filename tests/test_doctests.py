@@ -16,7 +16,7 @@ import statetools as st
 OWN_TESTS = {
     "spec": "design dump forms problems references source",
     "definitions": "unfolding unfold_call chaining discovery",
-    "engine": "returns outcomes facades bindings",
+    "engine": "run_facts facades bindings",
     "models": "_provider _openai openai_chat openai_responses anthropic_messages "
     "anthropic_wire anthropic_disclosure model_strings",
     "review": "findings model scene tokens",

@@ -27,7 +27,7 @@ from statetools.engine.events import (
     Trace,
 )
 from statetools.engine.graph import DisclosureGraph, disclosure_graph
-from statetools.engine.prompt_part import expandable_prompts
+from statetools.engine.prompt_sections import expandable_prompts
 from statetools.engine.scheduler import Scheduler
 from statetools.review.explore import (
     Exploration,

@@ -38,7 +38,7 @@ from statetools.engine.graph_index import (
     state_node,
     tool_node,
 )
-from statetools.engine.outline import Outlined, outline_elements
+from statetools.engine.prompt_sections import Outlined, outline_elements
 from statetools.errors import DefinitionError
 from statetools.tools.tool import BaseTool
 

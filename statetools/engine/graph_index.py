@@ -56,7 +56,7 @@ from statetools.tools.tool import BaseTool
 if TYPE_CHECKING:
     import networkx as nx
 
-    from statetools.engine.outline import Outline
+    from statetools.engine.prompt_sections import Outline
     from statetools.engine.visible_tools import Shown
 
 NODE_KINDS = ("tool", "state", "machine", "playbook", "gate", "facade", "section")

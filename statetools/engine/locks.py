@@ -20,7 +20,7 @@ from __future__ import annotations
 from statetools.definitions.conditions import unmet_sentences
 from statetools.engine.graph import DisclosureGraph
 from statetools.engine.recording import known
-from statetools.engine.view import RunFacts, state_reason
+from statetools.engine.run_facts import RunFacts, state_reason
 from statetools.engine.visibility import own_rules_hold
 from statetools.engine.visible_tools import VisibleTools
 from statetools.tools.tool import BaseTool

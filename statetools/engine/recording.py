@@ -1,13 +1,15 @@
-"""What a call changes: the scheduler's bookkeeping after each call, and tools added or
-removed at run time.
+"""What a call changes: the scheduler's bookkeeping after each call, tools added or
+removed at run time, and those tools found again when a run resumes.
 
 These functions work on the two parts a :class:`~statetools.engine.scheduler.Scheduler`
-owns, what its run has done (:class:`~statetools.engine.view.RunFacts`) and what it
+owns, what its run has done (:class:`~statetools.engine.run_facts.RunFacts`) and what it
 shows (:class:`~statetools.engine.visible_tools.VisibleTools`), given to each call;
 they keep nothing themselves, and the graph is only read. :func:`note_call` notes a
 call's effects (call counts, artifacts and blackboard values seen, the transition it
 fires, the facade it unfolds, the objects it binds or discovers) and re-evaluates only
-the tools whose conditions depend on them (:func:`refresh`).
+the tools whose conditions depend on them (:func:`refresh`). A resumed run gets the
+tools added at run time back from their objects or strategies, and says what cannot
+come back (never silently lost: :func:`restore_added_tools`).
 
 >>> ping = Tool.create("ping", "Ping", lambda: "pong")
 >>> after = Tool.create("after", "After a ping", lambda: "ok")
@@ -21,22 +23,31 @@ the tools whose conditions depend on them (:func:`refresh`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from statetools.definitions.unfold_call import Loaded
 from statetools.definitions.unfolding import Unfolded
-from statetools.engine.bindings import Plan
+from statetools.engine.bindings import Bindings, Plan, Resolver
 from statetools.engine.facades import unfolded_value
 from statetools.engine.graph import DisclosureGraph
-from statetools.engine.outcomes import Injected
-from statetools.engine.view import CallRecord, RunFacts
+from statetools.engine.run_facts import CallRecord, Injected, RunFacts
+from statetools.engine.state import DisclosureState
 from statetools.engine.visibility import shows
 from statetools.engine.visible_tools import VisibleTools
 from statetools.messages import ToolCall
 from statetools.tools.calling import ToolResult
 from statetools.tools.tool import BaseTool
 
-__all__ = ["add_tools", "available", "known", "note_call", "refresh", "remove_tools", "tool_of"]
+__all__ = [
+    "add_tools",
+    "available",
+    "known",
+    "note_call",
+    "refresh",
+    "remove_tools",
+    "restore_added_tools",
+    "tool_of",
+]
 
 
 def known(graph: DisclosureGraph, facts: RunFacts, name: str) -> bool:
@@ -237,3 +248,40 @@ def remove_tools(
                 visible.hide(name)
             removed.append(name)
     return removed
+
+
+RESTORE_FAILED = "not restored on resume"
+"""How the reason of an ``InjectionSkipped`` event for a tool not restored starts."""
+
+
+def restore_added_tools(
+    state: DisclosureState,
+    bindings: Bindings,
+    registered: Callable[[str], bool],
+    instances: Resolver | None,
+    restore: Callable[[str], BaseTool | None] | None,
+) -> tuple[dict[str, BaseTool], tuple[tuple[str, str], ...]]:
+    """Bind the saved objects again (``instances(type key, id)``) and find every tool
+    added at run time that ``state`` shows (from those objects, else ``restore(name)``,
+    the injection strategies). Returns the tools by name, and ``(name, reason)`` of
+    the tools that could not be restored. ``registered(name)`` tells the tools of the
+    definitions (restored by the scheduler itself)."""
+    found, missing = bindings.restore(state.objects, instances)
+    where = "by ToolLoop(instances=...)" if instances is not None else "(no instances=)"
+    gone = f"{RESTORE_FAILED}: {', '.join(label for _, label in missing)} not found {where}"
+    lost: list[tuple[str, str]] = []
+    if any(role in bindings.graph.chains for role, _ in missing):
+        lost.extend((name, gone) for name in bindings.unbound_names())
+    no_strategy = f"{RESTORE_FAILED}: no injection strategy gives it back (a tool(name) method)"
+    tools: dict[str, BaseTool] = {}
+    for name in state.visible_order:
+        if registered(name):
+            continue
+        tool = found.get(name) or (restore(name) if restore is not None else None)
+        if tool is not None:
+            tools[name] = tool
+        elif missing:
+            lost.append((name, gone))
+        else:
+            lost.append((name, no_strategy))
+    return tools, tuple(lost)

@@ -20,7 +20,7 @@ from statetools.engine.events import Event, Listener, RunStarted
 from statetools.engine.facades import Replay
 from statetools.engine.loop_result import LoopResult
 from statetools.engine.model_search import restorer, search_room, with_search_room, with_search_tool
-from statetools.engine.prompt import place_prompt
+from statetools.engine.prompt_sections import place_prompt
 from statetools.engine.record import RunRecord, forward_to, initial_messages
 from statetools.engine.scheduler import DISCOVERY_LIMIT, Scheduler, Visibility
 from statetools.engine.state import DisclosureState
@@ -132,7 +132,7 @@ class RunSetup:
         """The run so far: history, trace, counters, and how it ended."""
         static = not capabilities.supports_dynamic_tools
         self.prompt_index, restart = place_prompt(self.scheduler, messages, static)
-        """Where the system message of the run's sections is (see engine/prompt.py)."""
+        """Where the system message of the run's sections is (see engine/prompt_sections.py)."""
         if restart:
             self.record.conversation_tools = ()  # differs from any tool set: restart first
         if check_design:

@@ -2,7 +2,7 @@
 
 It reads a :class:`DisclosureGraph` (only reads: one compiled graph serves any number
 of runs, threads and sessions) and owns its run's state, in two parts with one holder
-each: what the run has done (:class:`~statetools.engine.view.RunFacts`) and what it
+each: what the run has done (:class:`~statetools.engine.run_facts.RunFacts`) and what it
 shows (:class:`~statetools.engine.visible_tools.VisibleTools`). Evaluation is
 incremental: a recorded call re-evaluates only the tools whose conditions depend on it
 (:mod:`~statetools.engine.recording`); ``When`` conditions are re-checked at the
@@ -22,15 +22,7 @@ from statetools.engine.facades import Replay
 from statetools.engine.graph import DisclosureGraph
 from statetools.engine.graph_cache import compiled, kept
 from statetools.engine.locks import Locks
-from statetools.engine.outcomes import (
-    NOTHING_CHANGED,
-    Blocked,
-    Changes,
-    Injected,
-    StateChange,
-    announcement,
-)
-from statetools.engine.outline import refuse_duplicate_sections
+from statetools.engine.prompt_sections import refuse_duplicate_sections
 from statetools.engine.recording import (
     add_tools,
     available,
@@ -38,11 +30,20 @@ from statetools.engine.recording import (
     note_call,
     refresh,
     remove_tools,
+    restore_added_tools,
     tool_of,
 )
-from statetools.engine.resume import restore_added_tools
+from statetools.engine.run_facts import (
+    NOTHING_CHANGED,
+    Blocked,
+    CallRecord,
+    Changes,
+    Injected,
+    RunFacts,
+    StateChange,
+    announcement,
+)
 from statetools.engine.state import DisclosureState
-from statetools.engine.view import CallRecord, RunFacts
 from statetools.engine.visibility import Opened, shows, usable
 from statetools.engine.visible_tools import Shown, VisibleTools
 from statetools.errors import DefinitionError

@@ -41,7 +41,7 @@ from statetools.definitions.search import select_names
 from statetools.definitions.search_index import SearchIndex
 from statetools.definitions.unfold_call import Loaded, Unfolded, select
 from statetools.definitions.unfolding import UnfoldingTool
-from statetools.engine.outcomes import NOTHING_CHANGED, Changes
+from statetools.engine.run_facts import NOTHING_CHANGED, Changes
 from statetools.engine.scheduler import Scheduler
 from statetools.messages import ToolCall
 from statetools.models.base import SearchSpace, ToolNamespace

@@ -8,7 +8,7 @@ request began (:func:`request_answered`).
 
 from __future__ import annotations
 
-from statetools.engine.prompt import refresh_prompt
+from statetools.engine.prompt_sections import refresh_prompt
 from statetools.engine.record import RunRecord
 from statetools.engine.scheduler import Scheduler
 from statetools.engine.steps import begin_turn

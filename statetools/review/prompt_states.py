@@ -23,7 +23,7 @@ from typing import Any
 
 import attrs
 
-from statetools.engine.prompt_part import ExpandablePrompt, expandable_prompts, prompt_text
+from statetools.engine.prompt_sections import ExpandablePrompt, expandable_prompts, prompt_text
 from statetools.review.model import DesignView
 from statetools.review.tokens import Provider, array_tokens, count_text, entry_texts
 from statetools.wording import after, table

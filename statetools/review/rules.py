@@ -35,7 +35,7 @@ import attrs
 import networkx as nx
 
 from statetools.definitions.unfolding import UnfoldingTool
-from statetools.engine.outline import OutlineSection
+from statetools.engine.prompt_sections import OutlineSection
 from statetools.errors import StatetoolsError
 from statetools.review.dead import dead_reasons
 from statetools.review.findings import RULES_BY_CODE, Finding, Severity

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 
 import attrs
 
-from statetools.engine.outline import OutlineSection
+from statetools.engine.prompt_sections import OutlineSection
 from statetools.review.model import DesignView
 from statetools.review.picture import Cluster, Edge, Marks, Node, Row, Scene, Step, node_id
 

@@ -12,7 +12,7 @@ import attrs
 
 from statetools.definitions.items import as_tool
 from statetools.definitions.unfolding import Unfolded, UnfoldingTool
-from statetools.engine.outline import Outline
+from statetools.engine.prompt_sections import Outline
 from statetools.errors import DefinitionError
 from statetools.sections.section import Section
 from statetools.sections.tree import SectionTree, check_tree

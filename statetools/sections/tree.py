@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
-from statetools.engine.outline import Outline, OutlineSection
+from statetools.engine.prompt_sections import Outline, OutlineSection
 from statetools.errors import DefinitionError
 from statetools.sections.section import Section
 from statetools.tools.tool import BaseTool

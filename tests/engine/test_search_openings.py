@@ -13,8 +13,8 @@ import pytest
 
 import statetools as st
 from statetools.engine import Conversation
+from statetools.engine.catalogue import SearchOpenings
 from statetools.engine.scheduler import Scheduler
-from statetools.engine.search_openings import SearchOpenings
 from statetools.engine.tool_search import open_found, searchable_now
 from statetools.messages import AssistantMessage, ToolCall
 from statetools.models import AnthropicModel

@@ -6,7 +6,7 @@ import pytest
 
 import statetools as st
 from statetools.engine.graph_index import EDGE_KINDS, NODE_KINDS
-from statetools.engine.outline import Outline, OutlineSection
+from statetools.engine.prompt_sections import Outline, OutlineSection
 from tests.sections.design import support_sections, tool
 
 

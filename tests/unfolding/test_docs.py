@@ -21,9 +21,8 @@ MODULES = [
     "statetools.definitions.chaining",
     "statetools.definitions.discovery",
     "statetools.engine.bindings",
-    "statetools.engine.outcomes",
+    "statetools.engine.run_facts",
     "statetools.engine.facades",
-    "statetools.engine.bindings",
     "statetools.tools.decorators",
 ]
 
