@@ -38,7 +38,7 @@ from statetools.engine.events import (
     Trace,
 )
 from statetools.engine.graph import DisclosureGraph, disclosure_graph
-from statetools.engine.loop_result import LoopResult
+from statetools.engine.run_result import LoopResult, StreamEvent, TextDelta, ToolCallStarted
 from statetools.engine.scheduler import Blocked, Changes, Injected, Scheduler, StateChange
 from statetools.engine.state import DisclosureState, LoopCounters
 from statetools.engine.strategies import (
@@ -47,7 +47,6 @@ from statetools.engine.strategies import (
     InjectionContext,
     ToolInjectionStrategy,
 )
-from statetools.engine.stream_events import StreamEvent, TextDelta, ToolCallStarted
 from statetools.errors import (
     DefinitionError,
     MaxIterationsExceeded,

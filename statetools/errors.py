@@ -1,7 +1,7 @@
 """The errors statetools raises. Every one derives from :class:`StatetoolsError`.
 
 Errors that end a run (:class:`RunError` and its subclasses) carry ``.result``, the
-partial :class:`~statetools.engine.loop_result.LoopResult` of the run, so nothing of the
+partial :class:`~statetools.engine.run_result.LoopResult` of the run, so nothing of the
 conversation is lost::
 
     try:

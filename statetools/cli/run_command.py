@@ -23,7 +23,7 @@ from statetools.cli.terminal import Output, UsageError, add_model_options, model
 from statetools.cli.transcript import Transcript, Watched
 from statetools.durable import SqliteStore
 from statetools.engine.events import ToolCalled, ToolStarted
-from statetools.engine.loop_result import LoopResult
+from statetools.engine.run_result import LoopResult
 from statetools.errors import StatetoolsError
 from statetools.loop.toolloop import ToolLoop
 from statetools.models.base import Model

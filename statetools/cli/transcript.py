@@ -18,7 +18,7 @@ from statetools.engine.events import (
     ToolsInjected,
     ToolsRemoved,
 )
-from statetools.engine.stream_events import StreamEvent, TextDelta
+from statetools.engine.run_result import StreamEvent, TextDelta
 from statetools.loop.streaming import ask_model
 from statetools.models.base import (
     Model,

@@ -34,7 +34,7 @@ class AgenticTool(BaseTool):
 
     The tools may include playbooks and state machines; they are disclosed inside the
     nested conversation by the same scheduler as at the top level. The nested run's
-    :class:`~statetools.engine.loop_result.LoopResult` is kept as the result's ``value``.
+    :class:`~statetools.engine.run_result.LoopResult` is kept as the result's ``value``.
     The nested run shares the caller's blackboard (both ways), and its events reach the
     caller's listeners as :class:`~statetools.NestedEvent` (see docs/playbooks.md).
 

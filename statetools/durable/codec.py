@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 
 from statetools.engine.events import Event, Trace
-from statetools.engine.loop_result import LoopResult
+from statetools.engine.run_result import LoopResult
 from statetools.engine.state import DisclosureState
 from statetools.errors import SpecError
 from statetools.messages import Message, messages_from_json, messages_to_json

@@ -40,7 +40,7 @@ from statetools.durable.failures import (
 from statetools.durable.layout import OLD, SCHEMA_VERSION, open_file
 from statetools.durable.leases import Heartbeat, Leases
 from statetools.durable.salvage import SessionInfo, list_sessions
-from statetools.engine.loop_result import LoopResult
+from statetools.engine.run_result import LoopResult
 from statetools.errors import StatetoolsError
 from statetools.loop.sessions import SavedRun
 

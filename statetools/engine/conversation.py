@@ -21,8 +21,8 @@ from statetools.engine.answers import latest_response, pending_calls
 from statetools.engine.boundary import clean_message
 from statetools.engine.calls import Call, Calls
 from statetools.engine.events import Event
-from statetools.engine.loop_result import LoopResult
 from statetools.engine.model_search import refusal_wording
+from statetools.engine.run_result import LoopResult
 from statetools.engine.run_setup import RunSetup
 from statetools.engine.steps import (
     answer_unrun,

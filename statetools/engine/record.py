@@ -33,7 +33,7 @@ from statetools.engine.events import (
     ToolAnswered,
     Trace,
 )
-from statetools.engine.loop_result import LoopResult
+from statetools.engine.run_result import LoopResult
 from statetools.engine.scheduler import Changes, Scheduler
 from statetools.engine.state import DisclosureState, LoopCounters
 from statetools.errors import RestartLimitExceeded, RunAborted, RunError

@@ -36,13 +36,13 @@ from statetools.engine.events import (
     ToolStarted,
 )
 from statetools.engine.nested import ScriptCalls
-from statetools.engine.output import (
+from statetools.engine.record import RunRecord
+from statetools.engine.run_result import (
     OutputProblem,
     correction_message,
     parse_output,
     unreadable_error,
 )
-from statetools.engine.record import RunRecord
 from statetools.engine.scheduler import Injected
 from statetools.engine.strategies import InjectionContext, ToolInjectionStrategy
 from statetools.engine.tool_search import open_found

@@ -25,7 +25,7 @@ import attrs
 
 from statetools.engine.events import CallBlocked, IterationStarted, ToolCalled, ToolNotFound
 from statetools.engine.graph import disclosure_graph
-from statetools.engine.loop_result import LoopResult
+from statetools.engine.run_result import LoopResult
 from statetools.engine.tool_search import TOOL_SEARCH
 from statetools.errors import StatetoolsError
 from statetools.evaluation.canned import RESULTS_KEY, canned_tools

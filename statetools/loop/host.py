@@ -16,7 +16,7 @@ from statetools.engine import Call, Conversation
 from statetools.engine.answers import timed_out_message, timeout_of
 from statetools.engine.code_view import HostedScript
 from statetools.engine.events import Event
-from statetools.engine.stream_events import StreamEvent, TextDelta, ToolCallStarted
+from statetools.engine.run_result import StreamEvent, TextDelta, ToolCallStarted
 from statetools.errors import ProviderError, RunAborted, RunError, StatetoolsError
 from statetools.messages import Message, ToolCall
 from statetools.models.base import (

@@ -14,7 +14,7 @@ from typing import Protocol, runtime_checkable
 import attrs
 
 from statetools.engine.answers import pending_calls as pending_calls
-from statetools.engine.loop_result import LoopResult
+from statetools.engine.run_result import LoopResult
 from statetools.engine.state import DisclosureState
 from statetools.errors import StatetoolsError
 from statetools.messages import Message

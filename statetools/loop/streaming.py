@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator
 
-from statetools.engine.loop_result import LoopResult
-from statetools.engine.stream_events import StreamEvent
+from statetools.engine.run_result import LoopResult, StreamEvent
 from statetools.errors import StatetoolsError
 from statetools.loop.host import IterationSink as IterationSink
 from statetools.loop.host import ask_model as ask_model

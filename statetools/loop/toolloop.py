@@ -21,11 +21,10 @@ from statetools.engine.answers import MAX_RESTARTS as MAX_RESTARTS
 from statetools.engine.answers import RUNNING
 from statetools.engine.bindings import Resolver
 from statetools.engine.events import Event, Listener
-from statetools.engine.loop_result import LoopResult
+from statetools.engine.run_result import LoopResult, StreamEvent
 from statetools.engine.scheduler import DISCOVERY_LIMIT, Visibility
 from statetools.engine.state import DisclosureState
 from statetools.engine.strategies import ToolInjectionStrategy, chain
-from statetools.engine.stream_events import StreamEvent
 from statetools.errors import StatetoolsError
 from statetools.loop.host import drive
 from statetools.loop.sessions import Session, SessionStore
@@ -366,7 +365,7 @@ class SimpleAgenticTool(AgenticTool):
 
     The tools may include playbooks and state machines; they are disclosed inside the
     nested conversation by the same scheduler as at the top level. The nested run's
-    :class:`~statetools.engine.loop_result.LoopResult` is kept as the result's ``value``.
+    :class:`~statetools.engine.run_result.LoopResult` is kept as the result's ``value``.
     The nested run shares the caller's blackboard (both ways), and its events reach the
     caller's listeners as :class:`~statetools.NestedEvent` (see docs/playbooks.md).
 

@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 
 from statetools.engine.graph import DisclosureGraph, disclosure_graph
-from statetools.engine.output import (
+from statetools.engine.run_result import (
     OutputProblem,
     correction_message,
     parse_output,

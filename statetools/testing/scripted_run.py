@@ -8,7 +8,7 @@ from typing import Any, Protocol, TypedDict, Unpack
 
 from statetools.definitions.chaining import Chaining
 from statetools.engine.events import Listener
-from statetools.engine.loop_result import LoopResult
+from statetools.engine.run_result import LoopResult
 from statetools.engine.scheduler import Visibility
 from statetools.engine.state import DisclosureState
 from statetools.engine.strategies import ToolInjectionStrategy

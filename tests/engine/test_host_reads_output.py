@@ -11,7 +11,7 @@ import pytest
 
 import statetools as st
 from statetools.engine import Conversation
-from statetools.engine.output import OutputProblem, correction_message, parse_output
+from statetools.engine.run_result import OutputProblem, correction_message, parse_output
 from statetools.models import ScriptedModel
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import statetools as st
-from statetools.engine.loop_result import LoopResult
+from statetools.engine.run_result import LoopResult
 from statetools.evaluation import (
     AnyOfValues,
     EvalCondition,
