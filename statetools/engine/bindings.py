@@ -1,10 +1,8 @@
-"""Chaining and discovery: what tools return, and a run's bound objects.
+"""Chaining and discovery: what tools return, and the objects a run binds.
 
-Compiling reads the tools' return annotations (:func:`return_links`): the tools that
-produce a chained type, and the tools entity discovery will add (shown as templates in
-the graph). During a run, the scheduler asks :meth:`Bindings.observe` about every
-result value and applies the :class:`Plan` objects it returns (tools to add, replace or
-remove): chained instances and discovered entities.
+Compiling reads return annotations (:func:`return_links`: the tools producing a chained
+type, the tools discovery will add). A run asks :meth:`Bindings.observe` about every
+result value and applies the :class:`Plan` objects it returns (tools to add or remove).
 """
 
 from __future__ import annotations
@@ -41,7 +39,7 @@ _PLAIN = (str, bytes, int, float, bool, dict, set, frozenset)
 _CHAINED = "its tools work in this run, but a resumed run cannot find it again"
 
 
-def returned_classes(tool: BaseTool | Callable[..., Any], *, inside: bool = True) -> set[type]:
+def _returned_classes(tool: BaseTool | Callable[..., Any], *, inside: bool = True) -> set[type]:
     """The classes a tool's handler (or a function) says it returns, from its return
     annotation, looking inside ``list[X]``, ``X | None`` and the like. With
     ``inside=False`` only the classes the value itself may be (``X``, ``X | None``,
@@ -49,9 +47,9 @@ def returned_classes(tool: BaseTool | Callable[..., Any], *, inside: bool = True
 
     >>> class Order: ...
     >>> def find() -> list[Order] | None: ...
-    >>> returned_classes(Tool.create("find", "Find", find)) == {Order}
+    >>> _returned_classes(Tool.create("find", "Find", find)) == {Order}
     True
-    >>> returned_classes(find, inside=False)
+    >>> _returned_classes(find, inside=False)
     set()
     """
     target: Any = tool
@@ -108,10 +106,10 @@ def return_links(
     makers: dict[type, list[str]] = defaultdict(list)
     binders: dict[type, list[str]] = defaultdict(list)
     for name, tool in tools.items():
-        for cls in returned_classes(tool):
+        for cls in _returned_classes(tool):
             makers[cls].append(name)
         if chains:
-            for cls in returned_classes(tool, inside=False):
+            for cls in _returned_classes(tool, inside=False):
                 binders[cls].append(name)
     producers: dict[str, list[str]] = {}
     for key, rule in chains.items():
@@ -136,7 +134,7 @@ def return_links(
             node = f"tool:{label}"
             templates.append((node, {"label": label, "template": True, "provider": cls.__name__}))
             provided.append((node, cls))
-            for made in returned_classes(getattr(cls, attribute)):
+            for made in _returned_classes(getattr(cls, attribute)):
                 made_by.setdefault(made, []).append(node)
                 queue.append(made)
     edges += [(node, producer) for node, cls in provided for producer in made_by.get(cls, [])]
@@ -286,7 +284,7 @@ class Bindings:
         any_rule = self.graph.chain_any
         if any_rule is not None:
             object_id(value, any_rule.id_attribute, _CHAINED)  # warn now if it has no id
-        tools = method_tools(value)
+        tools = _method_tools(value)
         self._any_names = tuple(tool.name for tool in tools)
         return Plan("chaining", tuple(tools), previous)
 
@@ -378,7 +376,7 @@ class Bindings:
                 self._entities[(spec.prefix, identifier)] = names
                 tools.update((tool.name, tool) for tool in self._reached(found, script))
             elif role == ANY_KEY:
-                found = method_tools(obj)
+                found = _method_tools(obj)
                 self._any_object = obj
                 self._any_names = tuple(tool.name for tool in found)
                 tools.update((tool.name, tool) for tool in self._reached(found, script))
@@ -399,7 +397,7 @@ def _ref(role: str, obj: Any, attribute: str) -> list[tuple[str, str, str]]:
     return [(role, type_key(type(obj)), identifier)]
 
 
-def method_tools(value: Any) -> list[BaseTool]:
+def _method_tools(value: Any) -> list[BaseTool]:
     """The ``@llm_tool`` methods of ``value`` as tools bound to it (never a facade)."""
     return [
         Tool.from_function(getattr(value, attribute))

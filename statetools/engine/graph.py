@@ -70,12 +70,6 @@ class DisclosureGraph(GraphIndex):
             self._graph = nx.MultiDiGraph()
         self._items: tuple[Any, ...] = ()
         """What the graph was compiled from (compiled again for ``to_networkx()``)."""
-        self.preflights: list[Callable[[DisclosureGraph], None]] = []
-        """The ``preflight`` callbacks of the definitions, each once, in order."""
-        self.duplicates: list[str] = []
-        """Names registered twice with different tools (the scheduler refuses these)."""
-
-    # building -------------------------------------------------------------------
 
     def _node(self, node: str, kind: str, **attributes: Any) -> None:
         graph = self._graph

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Iterator, KeysView
+from collections.abc import Callable, Iterator, KeysView
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -56,6 +56,7 @@ from statetools.tools.tool import BaseTool
 if TYPE_CHECKING:
     import networkx as nx
 
+    from statetools.engine.graph import DisclosureGraph
     from statetools.engine.prompt_sections import Outline
     from statetools.engine.visible_tools import Shown
 
@@ -115,6 +116,10 @@ class GraphIndex:
         """Registered tools by name, in registration order."""
         self.machines: dict[str, StateMachineTool[Any]] = {}
         self.playbooks: dict[str, PlaybookTool] = {}
+        self.preflights: list[Callable[[DisclosureGraph], None]] = []
+        """The ``preflight`` callbacks of the definitions, each once, in order."""
+        self.duplicates: list[str] = []
+        """Names registered twice with different tools (the scheduler refuses these)."""
         self.places: dict[str, list[ToolEntry]] = {}
         """Tools registered in several places (the same tool in a facade and a state, in
         two playbooks, ...) -> every place, the first one as in ``entries``."""

@@ -157,17 +157,17 @@ class PromptPart(Protocol):
         ...
 
 
-def prompt_parts(graph: DisclosureGraph) -> list[PromptPart]:
+def _prompt_parts(graph: DisclosureGraph) -> list[PromptPart]:
     """The facades of ``graph`` that write prompt text, in registration order."""
     return [facade for facade in graph.facades.values() if isinstance(facade, PromptPart)]
 
 
-def prompt_unfolds(
+def _prompt_unfolds(
     graph: DisclosureGraph, unfolds: Sequence[tuple[str, str]]
 ) -> list[tuple[str, dict[str, Any]]]:
     """The entries of an unfold log (``DisclosureState.unfolds``) that belong to
     prompt-writing facades, decoded."""
-    names = {part.name for part in prompt_parts(graph)}
+    names = {part.name for part in _prompt_parts(graph)}
     return [(name, json.loads(arguments)) for name, arguments in unfolds if name in names]
 
 
@@ -180,10 +180,10 @@ def prompt_text(
     >>> prompt_text(disclosure_graph(), ()) is None
     True
     """
-    parts = prompt_parts(graph)
+    parts = _prompt_parts(graph)
     if not parts:
         return None
-    entries = prompt_unfolds(graph, unfolds)
+    entries = _prompt_unfolds(graph, unfolds)
     if count is not None:
         entries = entries[:count]
     texts = [part.prompt_text([a for n, a in entries if n == part.name]) for part in parts]
@@ -224,7 +224,7 @@ class ExpandablePrompt(PromptPart, Protocol):
 
 def expandable_prompts(graph: DisclosureGraph) -> list[ExpandablePrompt]:
     """The prompt-writing facades of ``graph`` whose reads analysis can list."""
-    return [part for part in prompt_parts(graph) if isinstance(part, ExpandablePrompt)]
+    return [part for part in _prompt_parts(graph) if isinstance(part, ExpandablePrompt)]
 
 
 def place_prompt(
@@ -244,13 +244,13 @@ def place_prompt(
     (None, False)
     """
     graph = scheduler.graph
-    if not prompt_parts(graph):
+    if not _prompt_parts(graph):
         return None, False
     unfolds = scheduler.snapshot().unfolds
     current = prompt_text(graph, unfolds)
     if current is None:
         return None, False
-    known = {prompt_text(graph, unfolds, n) for n in range(len(prompt_unfolds(graph, unfolds)))}
+    known = {prompt_text(graph, unfolds, n) for n in range(len(_prompt_unfolds(graph, unfolds)))}
     known.add(current)
     for index, message in enumerate(messages):
         if isinstance(message, SystemMessage) and message.content in known:

@@ -195,7 +195,7 @@ class RunFacts:
         waited_for = graph.blackboard_keys
         for value in blackboard.since(self.blackboard_seen):
             self.blackboard_seen += 1
-            for key in type_keys(value) & waited_for:
+            for key in _type_keys(value) & waited_for:
                 if key not in self.blackboard:
                     self.blackboard.add(key)
                     affected |= graph.dependents_of_blackboard(key)
@@ -205,7 +205,7 @@ class RunFacts:
         """The tools whose conditions wait for an artifact of ``value``'s types, seen
         for the first time now."""
         affected: set[str] = set()
-        for key in type_keys(value) & graph.artifact_keys:
+        for key in _type_keys(value) & graph.artifact_keys:
             if key not in self.artifacts:
                 self.artifacts.add(key)
                 affected |= graph.dependents_of_artifact(key)
@@ -284,7 +284,7 @@ class CallRecord:
         """Tools that objects in the result made usable (discovered, or chained)."""
 
 
-def type_keys(value: Any) -> set[str]:
+def _type_keys(value: Any) -> set[str]:
     """Keys of the types of ``value`` (of each item of a list, tuple or set) and their bases."""
     values = value if isinstance(value, list | tuple | set | frozenset) else (value,)
     kinds = {type(item) for item in values}
