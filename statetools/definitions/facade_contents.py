@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from statetools.definitions.agentic import agentic_from_definition
 from statetools.definitions.search_index import SearchIndex, facade_paths, search_schema
@@ -45,9 +45,11 @@ from statetools.tools.schema import InputSchema, Parameter
 from statetools.tools.tool import BaseTool, Tool
 from statetools.tools.typeschema import JsonSchema
 
+if TYPE_CHECKING:
+    from statetools.definitions.unfolding import UnfoldingTool
+
 __all__ = [
     "Categories",
-    "Contents",
     "below",
     "categories_of",
     "category_schema",
@@ -64,26 +66,8 @@ __all__ = [
 ]
 
 
-class Contents(Protocol):
-    """What :func:`below` reads of a facade: its inner tools and its members.
-
-    >>> isinstance(UnfoldingTool.of("t", "Open t", []).inner, tuple)
-    True
-    """
-
-    @property
-    def inner(self) -> tuple[BaseTool, ...]:
-        """The tools (and nested facades) the facade opens."""
-        ...
-
-    @property
-    def members(self) -> tuple[Any, ...]:
-        """The in-loop playbooks and state machines of a search facade."""
-        ...
-
-
 def below(
-    facade: Contents, is_facade: Callable[[BaseTool], TypeGuard[Contents]]
+    facade: UnfoldingTool, is_facade: Callable[[BaseTool], TypeGuard[UnfoldingTool]]
 ) -> Iterator[BaseTool]:
     """Every tool below ``facade`` at any depth, in definition order (nested facades
     before their tools; in-loop playbooks' and machines' tools after the inner tools).
@@ -153,7 +137,7 @@ def check_names(where: str, names: Sequence[str]) -> None:
 
 
 def settled(
-    facade: Any, is_facade: Callable[[BaseTool], TypeGuard[Contents]]
+    facade: UnfoldingTool, is_facade: Callable[[BaseTool], TypeGuard[UnfoldingTool]]
 ) -> tuple[JsonSchema | None, SearchIndex]:
     """Check a facade's contents as it is built; the schema its variant derives (None:
     it keeps its own) and its search index (empty but for a search facade).

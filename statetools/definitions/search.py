@@ -24,12 +24,12 @@ without groups, the categories of its tools, so that one more request finds it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
-from statetools.definitions.search_index import SearchIndex, SearchOptions
-from statetools.definitions.unfold_call import Facade, Unfolded, fitting, ignored_note, taken
+from statetools.definitions.search_index import SearchIndex
+from statetools.definitions.unfold_call import Unfolded, fitting, ignored_note, taken
 from statetools.tools.calling import (
     Arguments,
     Context,
@@ -41,6 +41,9 @@ from statetools.tools.descriptions import first_sentence
 from statetools.tools.tool import BaseTool
 from statetools.tools.validation import argument_problems
 from statetools.tools.wrappers import WrapperTool
+
+if TYPE_CHECKING:
+    from statetools.definitions.unfolding import UnfoldingTool
 
 __all__ = [
     "Locked",
@@ -56,18 +59,7 @@ _MAX_QUERY = 200
 _MOST = 12
 
 
-class SearchFacade(Facade, Protocol):
-    """What a search reads of its facade (an :class:`~statetools.UnfoldingTool` made
-    with ``searchable``)."""
-
-    @property
-    def search(self) -> SearchOptions | None: ...
-
-    @property
-    def search_index(self) -> SearchIndex: ...
-
-
-def _invalid(facade: SearchFacade, problems: Sequence[str]) -> str:
+def _invalid(facade: UnfoldingTool, problems: Sequence[str]) -> str:
     return invalid_arguments(facade.name, problems)
 
 
@@ -78,7 +70,7 @@ def _words_of(arguments: Mapping[str, Any]) -> str:
     return " ".join(" ".join(parts).split())[:_MAX_QUERY]
 
 
-def select_names(facade: SearchFacade, arguments: Mapping[str, Any]) -> Unfolded | str:
+def select_names(facade: UnfoldingTool, arguments: Mapping[str, Any]) -> Unfolded | str:
     """The tools ``names`` asks for, opened without a search (a resumed run replays
     the names a search opened); the text of what is wrong otherwise."""
     index = facade.search_index
@@ -158,7 +150,7 @@ def _header(query: str, names: Sequence[str]) -> str:
 
 
 async def run_search(
-    facade: SearchFacade, arguments: Arguments = None, locked: Locked | None = None
+    facade: UnfoldingTool, arguments: Arguments = None, locked: Locked | None = None
 ) -> ToolResult:
     """Search ``facade``: list the matches and open those ``locked`` lets open (all of
     them without ``locked``, as when the facade is called outside a run)."""
@@ -234,5 +226,5 @@ class SearchCall(WrapperTool):
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
         """Search the wrapped facade."""
-        facade = cast(SearchFacade, self.delegate)  # SearchCall.around wraps a search facade
+        facade = cast("UnfoldingTool", self.delegate)  # SearchCall.around wraps a search facade
         return await run_search(facade, arguments, self.locked)

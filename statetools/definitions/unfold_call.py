@@ -22,8 +22,8 @@ Ignored argument 'a': 'file_system' takes no arguments. Call ls with {"a": true}
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -41,46 +41,8 @@ from statetools.tools.tool import BaseTool
 from statetools.tools.typeschema import JsonSchema
 from statetools.tools.validation import argument_problems, make_validator
 
-
-class Facade(Protocol):
-    """What a facade's calls read of it (an :class:`~statetools.UnfoldingTool` is one;
-    this module runs its calls, so it does not import it)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def input_schema(self) -> JsonSchema: ...
-
-    @property
-    def inner(self) -> tuple[BaseTool, ...]: ...
-
-    @property
-    def usage_notes(self) -> str | None: ...
-
-    @property
-    def category_parameter(self) -> str | None: ...
-
-    @property
-    def categories(self) -> tuple[tuple[str, tuple[str, ...]], ...]: ...
-
-    @property
-    def selector(self) -> Callable[[dict[str, Any]], Iterable[Any]] | None: ...
-
-    @property
-    def validator(self) -> Any: ...
-
-    def category_of(self, tool: str) -> str | None:
-        """The first category listing ``tool``."""
-        ...
-
-    def inner_tool(self, name: str) -> BaseTool | None:
-        """The inner tool named ``name``, if any."""
-        ...
-
-    def from_instance(self, obj: Any) -> BaseTool:
-        """The facade of an object of an ``@unfolding_tools`` class."""
-        ...
+if TYPE_CHECKING:
+    from statetools.definitions.unfolding import UnfoldingTool
 
 
 @attrs.frozen
@@ -154,11 +116,11 @@ def listing(names: Sequence[str], usage_notes: str | None = None, note: str | No
     return f"{text}\n\n{usage_notes}" if usage_notes else text
 
 
-def _invalid(facade: Facade, problems: Sequence[str]) -> str:
+def _invalid(facade: UnfoldingTool, problems: Sequence[str]) -> str:
     return invalid_arguments(facade.name, problems)
 
 
-def select(facade: Facade, arguments: Mapping[str, Any]) -> Unfolded | str:
+def select(facade: UnfoldingTool, arguments: Mapping[str, Any]) -> Unfolded | str:
     """The tools a call of ``facade`` with ``arguments`` opens (no direct call), or the
     text of what is wrong with the arguments."""
     rest = dict(arguments)
@@ -175,7 +137,7 @@ def select(facade: Facade, arguments: Mapping[str, Any]) -> Unfolded | str:
     return Unfolded(facade.name, chosen, rest)
 
 
-def by_category(facade: Facade, category: Any, direct: str | None) -> Unfolded | str:
+def by_category(facade: UnfoldingTool, category: Any, direct: str | None) -> Unfolded | str:
     """The tools of ``category`` (and of the category of ``direct``, the inner tool
     called directly), or the text asking for a valid category."""
     valid = [c for c, _ in facade.categories]
@@ -201,7 +163,7 @@ def by_category(facade: Facade, category: Any, direct: str | None) -> Unfolded |
     return Unfolded(facade.name, tools, {str(facade.category_parameter): chosen})
 
 
-def _chosen(facade: Facade, item: Any) -> BaseTool:
+def _chosen(facade: UnfoldingTool, item: Any) -> BaseTool:
     if not isinstance(item, str):
         return inner_tool(item, facade.from_instance)
     tool = facade.inner_tool(item)
@@ -215,7 +177,7 @@ def _chosen(facade: Facade, item: Any) -> BaseTool:
 
 
 def _direct_target(
-    facade: Facade, parsed: Mapping[str, Any], current: Sequence[BaseTool] | None
+    facade: UnfoldingTool, parsed: Mapping[str, Any], current: Sequence[BaseTool] | None
 ) -> list[str]:
     """The arguments that name an inner tool to call directly."""
     properties = facade.input_schema.get("properties") or {}
@@ -228,7 +190,7 @@ def _direct_target(
 
 
 async def open_facade(
-    facade: Facade,
+    facade: UnfoldingTool,
     arguments: Arguments = None,
     context: Context = None,
     current: Sequence[BaseTool] | None = None,
@@ -284,7 +246,7 @@ async def open_facade(
 
 
 def _by_category_anyway(
-    facade: Facade, kept: Mapping[str, Any], target: str | None, ignored: Mapping[str, Any]
+    facade: UnfoldingTool, kept: Mapping[str, Any], target: str | None, ignored: Mapping[str, Any]
 ) -> Unfolded | str:
     """A by-category call: with arguments it does not take and no category, the
     category of the one inner tool they fit, or every category."""
@@ -297,7 +259,7 @@ def _by_category_anyway(
     return by_category(facade, [c for c, _ in facade.categories], None)
 
 
-def _note(facade: Facade, unfolded: Unfolded, ignored: Mapping[str, Any]) -> str | None:
+def _note(facade: UnfoldingTool, unfolded: Unfolded, ignored: Mapping[str, Any]) -> str | None:
     if not ignored:
         return None
     fits = fitting(unfolded.tools, ignored)

@@ -20,7 +20,7 @@ outside, one record per request it answered.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -35,6 +35,9 @@ from statetools.models.base import (
 )
 from statetools.models.openai_chat import openai_tool
 from statetools.review.tokens import array_tokens, wire_json
+
+if TYPE_CHECKING:
+    from statetools.evaluation.task_runs import EvalCondition
 
 __all__ = [
     "NATIVE_MODES",
@@ -71,15 +74,6 @@ name, a model already made with a native mode, or None/False (no native conditio
 _WHERE = "evaluate(native=...)"
 
 
-class _Condition(Protocol):
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def searching(self) -> frozenset[str]: ...
-
-
-C = TypeVar("C", bound=_Condition)
 _PROVIDERS = "use openai:MODEL (Responses API) or anthropic:MODEL, or leave --native off"
 
 
@@ -162,10 +156,10 @@ def native_model(
 
 
 def native_twins(
-    conditions: Sequence[C],
+    conditions: Sequence[EvalCondition],
     designs: Mapping[str, Any],
     native: tuple[Model, str],
-) -> list[C]:
+) -> list[EvalCondition]:
     """For each design's condition (an ``EvalCondition``; not flat, which ``designs``
     maps to None), its twin run by the native model, named ``DESIGN+MODE``; its calls
     of ``tool_search`` count as searches.
@@ -178,14 +172,11 @@ def native_twins(
     """
     model, mode = native
     twins = [
-        cast(
-            C,
-            attrs.evolve(
-                cast(Any, condition),  # an attrs class (EvalCondition), typed by protocol
-                name=native_name(condition.name, mode),
-                searching=condition.searching | {TOOL_SEARCH},
-                model=model,
-            ),
+        attrs.evolve(
+            condition,
+            name=native_name(condition.name, mode),
+            searching=condition.searching | {TOOL_SEARCH},
+            model=model,
         )
         for condition in conditions
         if designs.get(condition.name) is not None
