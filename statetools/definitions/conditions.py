@@ -145,6 +145,9 @@ class InState:
 class ConditionView(Protocol):
     """What conditions read: a run's calls, machine states, artifacts and blackboard.
 
+    A Protocol because the run's facts that satisfy it (``RunFacts``) live in a higher
+    layer, and users type their ``When`` predicates with it.
+
     A :class:`When` predicate receives one:
 
     >>> def searched_twice(view: ConditionView) -> bool:

@@ -14,7 +14,10 @@ if TYPE_CHECKING:
 
 
 class NestedLoop(Protocol):
-    """A loop an agentic tool runs its task in (a :class:`~statetools.ToolLoop` is one)."""
+    """A loop an agentic tool runs its task in (a :class:`~statetools.ToolLoop` is one).
+
+    A Protocol because ``ToolLoop`` lives in a higher layer (``statetools.loop``).
+    """
 
     async def arun(
         self, prompt: str, *, tools: Sequence[Any], context: Mapping[str, Any] | None = None
@@ -27,7 +30,8 @@ class LoopFactory(Protocol):
     """Builds the nested loop of an agentic tool; the ``ToolLoop`` class is one.
 
     A run hands its factory down to the tools it calls (``ToolCallContext.loop_factory``),
-    so agentic tools, which sit below the loop, never import it.
+    so agentic tools, which sit below the loop, never import it. A Protocol because
+    ``ToolLoop`` lives in a higher layer (``statetools.loop``).
     """
 
     def __call__(

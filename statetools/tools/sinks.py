@@ -24,6 +24,8 @@ __all__ = ["ArtifactSink", "BlackboardSink", "CompositeSink", "ListSink"]
 class ArtifactSink(Protocol):
     """Where an :class:`ArtifactSinkingTool` puts the values its tool returns.
 
+    A Protocol because it is an extension point: any object with ``put`` is a sink.
+
     >>> class Printer:
     ...     def put(self, value, context):
     ...         print("got", value)

@@ -34,6 +34,9 @@ from statetools.tools.tool import Arguments, BaseTool, Context
 class DelegatingTool(Protocol):
     """Anything with a ``delegate`` attribute holding the tool it wraps.
 
+    A Protocol because users write wrappers of their own: any class with ``delegate``
+    is one, and :func:`unwrap` checks it at run time.
+
     >>> inner = Tool.create("ping", "Ping", lambda: "pong")
     >>> isinstance(WrapperTool.around(inner), DelegatingTool)
     True
