@@ -2,13 +2,13 @@
 
 A :class:`~statetools.engine.Conversation` keeps one :class:`RunRecord` (``conv.record``)
 and writes every step into it; a host reads it and ends the run through it when the
-run stops outside the conversation (a provider failed, the task was cancelled).
+run stops outside the conversation (a provider failed, the task was cancelled). The
+run's listeners are told of each event it keeps through engine/listeners.py.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -28,22 +28,19 @@ from statetools.engine.events import (
     ConversationRestarted,
     Event,
     Listener,
-    NestedEvent,
     RunFinished,
     ToolAnswered,
     Trace,
 )
+from statetools.engine.listeners import Listeners
 from statetools.engine.run_result import LoopResult
 from statetools.engine.scheduler import Changes, Scheduler
 from statetools.engine.state import DisclosureState, LoopCounters
 from statetools.errors import RestartLimitExceeded, RunAborted, RunError
 from statetools.messages import Message, SystemMessage, ToolCall, ToolMessage, UserMessage
 from statetools.models.base import ToolDefinition, Usage
-from statetools.tools.context import Relay
 
-__all__ = ["RunRecord", "forward_to", "initial_messages"]
-
-logger = logging.getLogger("statetools.loop")
+__all__ = ["RunRecord", "initial_messages"]
 
 
 def initial_messages(prompt: str | Sequence[Message], system_prompt: str | None) -> list[Message]:
@@ -57,27 +54,6 @@ def initial_messages(prompt: str | Sequence[Message], system_prompt: str | None)
     if system_prompt and not any(isinstance(m, SystemMessage) for m in messages):
         messages.insert(0, SystemMessage(system_prompt))
     return [clean_message(message) for message in messages]
-
-
-def forward_to(relay: Relay) -> Listener:
-    """A listener of a nested run that hands its events to the outer run's ``relay``
-    (those of runs nested deeper keep their path).
-
-    >>> heard = []
-    >>> forward = forward_to(lambda path, event: heard.append((path, event.type)))
-    >>> forward(NestedEvent(("inner",), RunFinished(1.0, 1, "answer")))
-    >>> forward(RunFinished(2.0, 1, "answer"))
-    >>> heard
-    [(('inner',), 'run_finished'), ((), 'run_finished')]
-    """
-
-    def forward(event: Event) -> None:
-        if isinstance(event, NestedEvent):
-            relay(event.path, event.event)
-        else:
-            relay((), event)
-
-    return forward
 
 
 class RunRecord:
@@ -106,7 +82,8 @@ class RunRecord:
     ) -> None:
         self.messages = messages
         self.scheduler = scheduler
-        self.listeners = tuple(listeners)
+        self.listeners = Listeners(listeners)
+        """Who is told of each event (see engine/listeners.py)."""
         self.clock = clock
         self.save = save
         """Saves the run so far after every step (a session's store), or None."""
@@ -134,8 +111,6 @@ class RunRecord:
         """The error the run ended with (it carries the run so far as ``.result``)."""
         self.reported: RunFinished | None = None
         """The ``RunFinished`` event of this run, once it was reported."""
-        self._relay_failure: Exception | None = None
-        """A listener's failure on a nested run's event, raised at this run's next event."""
         self.catalogue = CatalogueKeeper(scheduler) if catalogue else None
         saved = state.loop.catalogue if state is not None else None
         if self.catalogue is not None and saved is not None:
@@ -170,15 +145,7 @@ class RunRecord:
         ['run_started']
         """
         self.events.append(event)
-        failure, self._relay_failure = self._relay_failure, None
-        for listener in self.listeners:
-            try:
-                listener(event)
-            except Exception as exc:
-                if failure is None:
-                    failure = exc
-        if failure is not None:
-            raise failure
+        self.listeners.tell(event)
 
     def relay(self, path: tuple[str, ...], event: Event) -> None:
         """Tell every listener of an event of a nested run (``path``: the agentic tools
@@ -193,18 +160,7 @@ class RunRecord:
         >>> heard[-1].path, heard[-1].event.type, len(record.events)
         (('helper',), 'run_finished', 1)
         """
-        nested = NestedEvent(path, event)
-        failure: Exception | None = None
-        for listener in self.listeners:
-            try:
-                listener(nested)
-            except Exception as exc:
-                if failure is None:
-                    failure = exc
-        if failure is not None:
-            if self._relay_failure is None:
-                self._relay_failure = failure
-            raise failure
+        self.listeners.tell_nested(path, event)
 
     def emit_changes(self, changes: Changes) -> None:
         """Report what a call or a new turn changed (unlocked tools, states entered...).
@@ -395,11 +351,7 @@ class RunRecord:
         """Keep ``event`` in the trace and tell the listeners, but let no listener's
         failure hide the exception that is ending the run (it is logged)."""
         self.events.append(event)
-        for listener in self.listeners:
-            try:
-                listener(event)
-            except Exception:
-                logger.exception("a listener failed while the run was being stopped")
+        self.listeners.tell_stopping(event)
 
     def conversation_for(self, definitions: tuple[ToolDefinition, ...]) -> int:
         """For a model whose tools cannot change mid-conversation: the conversation this

@@ -18,9 +18,10 @@ from statetools.engine.bindings import Resolver
 from statetools.engine.calls import Calls
 from statetools.engine.events import Event, Listener, RunStarted
 from statetools.engine.facades import Replay
+from statetools.engine.listeners import forward_to
 from statetools.engine.model_search import restorer, search_room, with_search_room, with_search_tool
 from statetools.engine.prompt_sections import place_prompt
-from statetools.engine.record import RunRecord, forward_to, initial_messages
+from statetools.engine.record import RunRecord, initial_messages
 from statetools.engine.run_result import LoopResult
 from statetools.engine.scheduler import DISCOVERY_LIMIT, Scheduler, Visibility
 from statetools.engine.state import DisclosureState
