@@ -1,54 +1,50 @@
-"""Conversation: one run of the tool loop with no I/O, driven by a host.
+"""Conversation: one run of the tool loop with no I/O, driven by a host (the asyncio
+loop, the Temporal workflow, code mode; the bridges and the MCP gateway through the
+same functions, one call at a time). See docs/engine.md.
 
-The host asks the model what :meth:`Conversation.next_request` says, hands the answer
-to :meth:`Conversation.take`, runs each call it gets back and hands the result to
-:meth:`Conversation.answer`, until :attr:`Conversation.finished`. Everything else (the
-history, the trace, the disclosure state, calls that may not run, the announcement of
-what a call opened, how the run ends) happens here, the same for every host: the
-asyncio loop, the Temporal workflow, and (through the same functions, one call at a
-time) the bridges and the MCP gateway. See docs/engine.md.
-
-A run's parts are set up in engine/run_setup.py, each request is built in
-engine/turn_request.py, and a model that searches tools itself is served by
+A conversation holds its run's parts, set up in engine/run_setup.py (``conv.parts``);
+each turn's request and what the model's answer makes of it are in
+engine/turn_request.py; a model that searches tools itself is served by
 engine/model_search.py.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from statetools.engine.answers import latest_response, pending_calls
+from statetools.definitions.chaining import Chaining
+from statetools.engine.answers import latest_response
+from statetools.engine.bindings import Resolver
 from statetools.engine.boundary import clean_message
 from statetools.engine.calls import Call, Calls
-from statetools.engine.events import Event
-from statetools.engine.model_search import refusal_wording
+from statetools.engine.events import Event, Listener
+from statetools.engine.facades import Replay
+from statetools.engine.record import RunRecord
 from statetools.engine.run_result import LoopResult
-from statetools.engine.run_setup import RunSetup
-from statetools.engine.steps import (
-    answer_unrun,
-    apply_strategy,
-    close_call,
-    end_of_response,
-    final_answer,
-    open_call,
-    responded,
-    unreadable_answer,
+from statetools.engine.run_setup import RunParts, set_up
+from statetools.engine.scheduler import DISCOVERY_LIMIT, Scheduler, Visibility
+from statetools.engine.state import DisclosureState
+from statetools.engine.steps import close_call, responded, unreadable_answer
+from statetools.engine.strategies import ToolInjectionStrategy
+from statetools.engine.turn_request import (
+    Asked,
+    check_order,
+    model_request,
+    request_answered,
+    respond,
 )
-from statetools.engine.turn_request import model_request, request_answered
-from statetools.errors import (
-    MaxIterationsExceeded,
-    OutputValidationError,
-    StatetoolsError,
-)
-from statetools.messages import AssistantMessage, Message, ToolCall, UserMessage
-from statetools.models.base import ModelRequest, ModelResponse
+from statetools.errors import OutputValidationError, RunError, StatetoolsError
+from statetools.messages import AssistantMessage, Message, UserMessage
+from statetools.models.base import ModelCapabilities, ModelRequest, ModelResponse
 from statetools.tools.calling import OutcomeKind, ToolResult
-from statetools.wording import counted
+from statetools.tools.context import ToolCallContext
 
 __all__ = ["Call", "Calls", "Conversation"]
 
 
-class Conversation(RunSetup):
+class Conversation:
     """One run, sans I/O: what to ask the model, which calls to run, what to answer.
 
     ``Conversation(items, prompt)`` starts a run: ``items`` as for ``tools=[...]``,
@@ -74,6 +70,110 @@ class Conversation(RunSetup):
     >>> conv.result.output, [m.role for m in conv.result.messages]
     ('The host is up.', ['user', 'assistant', 'tool', 'assistant'])
     """
+
+    def __init__(
+        self,
+        items: Sequence[Any],
+        prompt: str | Sequence[Message] | None = None,
+        *,
+        state: DisclosureState | None = None,
+        so_far: LoopResult | None = None,
+        output_type: Any = None,
+        system_prompt: str | None = None,
+        max_iterations: int = 20,
+        visibility: Visibility = "hidden",
+        strategies: Sequence[ToolInjectionStrategy] = (),
+        end_on_final_state: bool = False,
+        chaining: Sequence[Chaining] = (),
+        max_discovered_tools: int = DISCOVERY_LIMIT,
+        instances: Resolver | None = None,
+        capabilities: ModelCapabilities | None = None,
+        context: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        listeners: Sequence[Listener] = (),
+        clock: Callable[[], float] = time.perf_counter,
+        check_design: bool = True,
+        save: Callable[[LoopResult], None] | None = None,
+        replay: Replay | None = None,
+        start: bool = True,
+        reads_output: bool = True,
+        asked: int = 0,
+        wording: Callable[[RunError], str] = str,
+        events: Sequence[Event] = (),
+    ) -> None:
+        if max_iterations < 1:
+            raise StatetoolsError("max_iterations must be at least 1", path="Conversation")
+        self.output_type = output_type
+        self.reads_output = reads_output
+        self.max_iterations = max_iterations
+        self.end_on_final_state = end_on_final_state
+        self.parts: RunParts = set_up(
+            items,
+            prompt,
+            state=state,
+            so_far=so_far,
+            system_prompt=system_prompt,
+            visibility=visibility,
+            strategies=strategies,
+            chaining=chaining,
+            max_discovered_tools=max_discovered_tools,
+            instances=instances,
+            capabilities=capabilities,
+            context=context,
+            run_id=run_id,
+            listeners=listeners,
+            clock=clock,
+            check_design=check_design,
+            save=save,
+            replay=replay,
+            wording=wording,
+            events=events,
+        )
+        """The run's parts (scheduler, record, context, ...; see engine/run_setup.py)."""
+        self._first = self.record.iterations - asked
+        self._unread: str | None = None
+        self._asked: Asked | None = None
+        self._calls: Calls | None = None
+        if start and so_far is None:
+            self.start()
+
+    @property
+    def record(self) -> RunRecord:
+        """The run so far (history, trace, counters, ending); a host that stops the run
+        itself ends it there (``record.fail(error)``, ``record.stop(exc, outcome)``).
+
+        >>> Conversation([], "Hi", run_id="r1").record.iterations
+        0
+        """
+        return self.parts.record
+
+    @property
+    def scheduler(self) -> Scheduler:
+        """What the model may see and call now.
+
+        >>> Conversation([], "Hi", run_id="r1").scheduler.shown().names
+        ()
+        """
+        return self.parts.scheduler
+
+    @property
+    def context(self) -> ToolCallContext:
+        """What the host passes to the tools it runs (``tool.acall(arguments, context)``).
+
+        >>> Conversation([], "Hi", context={"user": "ada"}).context["user"]
+        'ada'
+        """
+        return self.parts.context
+
+    def start(self) -> None:
+        """Report that a run starts (``RunStarted``), with the tools visible now: a new
+        conversation does it itself; a host continuing a saved one calls it.
+
+        >>> conv = Conversation([], "Hi", run_id="r1", clock=lambda: 0.0)
+        >>> conv.events[0]
+        RunStarted(run_id='r1', at=0.0, tools=(), type='run_started')
+        """
+        self.parts.start()
 
     @property
     def messages(self) -> list[Message]:
@@ -134,17 +234,9 @@ class Conversation(RunSetup):
         >>> [m.content for m in request.messages], request.tool_names
         (['Is the host up?'], ['ping'])
         """
-        self._ready("next_request")
+        check_order("next_request", self.record, self._unread, self._calls)
         with self.record.failing():
-            if self.record.iterations - self._first >= self.max_iterations:
-                raise MaxIterationsExceeded(
-                    f"no final answer after {counted(self.max_iterations, 'model call')}",
-                    path="ToolLoop",
-                    hint="raise max_iterations, or check that the tools let the model finish",
-                )
-            request, self._asked = model_request(
-                self.record, self.scheduler, self.capabilities, self.prompt_index, self.search_room
-            )
+            request, self._asked = model_request(self.parts, self.asked, self.max_iterations)
             return request
 
     def take(self, response: ModelResponse) -> Calls:
@@ -160,7 +252,7 @@ class Conversation(RunSetup):
         >>> list(conv.take(ModelResponse(AssistantMessage("Hello!")))), conv.finished
         ([], True)
         """
-        self._ready("take")
+        check_order("take", self.record, self._unread, self._calls)
         if self._asked is None:
             raise StatetoolsError(
                 "take() answers a request",
@@ -212,7 +304,7 @@ class Conversation(RunSetup):
                 duration=duration,
                 kind=kind,
                 end_on_final_state=self.end_on_final_state,
-                after=self._apply_strategies if self.strategy is not None else None,
+                after=self.parts.after_call,
             )
             calls.advance()
         return self.record.events[start:]
@@ -282,13 +374,10 @@ class Conversation(RunSetup):
         >>> conv = Conversation([], so_far=saved.result)  # doctest: +SKIP
         >>> calls = conv.resume()  # doctest: +SKIP
         """
-        self._ready("resume")
+        check_order("resume", self.record, self._unread, self._calls)
         with self.record.failing():
-            self.record.ending = self._saved_ending
-            latest = latest_response(self.record.messages)
-            if latest is None:
-                return self._respond(None, resumed=True)
-            return self._respond(latest, resumed=True)
+            self.record.ending = self.parts.saved_ending
+            return self._respond(latest_response(self.record.messages), resumed=True)
 
     def restart(self) -> None:
         """After a run ended, start the next one in the same conversation (a new user
@@ -323,61 +412,10 @@ class Conversation(RunSetup):
             )
         self._unread = None
 
-    def _ready(self, step: str) -> None:
-        if self._unread is not None:
-            raise StatetoolsError(
-                "the final answer has not been read",
-                path=f"Conversation.{step}",
-                hint="read conv.unread_answer: conv.output_read(value) or output_unreadable(...)",
-            )
-        if self.record.ended is not None:
-            raise StatetoolsError(
-                "the conversation has finished",
-                path=f"Conversation.{step}",
-                hint="read conv.result; add_user_message() and restart() go on",
-            )
-        if self._calls is not None and self._calls.current() is not None:
-            current = self._calls.current()
-            assert current is not None
-            raise StatetoolsError(
-                f"call {current.id!r} ({current.name}) has no answer yet",
-                path=f"Conversation.{step}",
-                hint="answer every call first: conv.answer(call, result)",
-            )
-
     def _respond(self, message: AssistantMessage | None, resumed: bool) -> Calls:
-        """Act on ``message``, the latest response (already in the history): the calls
-        to run. ``resumed``: a continued session takes again the response its last run
-        stopped in; where that run would have ended with an error (the answer still
-        does not fit ``output_type``, too many unknown tools), it asks the model again."""
-        record = self.record
-        open_calls = pending_calls(record.messages)
-        calls = self._calls = Calls(
-            open_calls,
-            lambda call: open_call(
-                record,
-                call,
-                self._apply_strategies if self.strategy is not None else None,
-                refusal_wording(self.scheduler, self.capabilities, self.search_room),
-            ),
-            lambda: end_of_response(record, resumed),
+        """Act on ``message``, the latest response (see engine/turn_request.py's
+        ``respond``): the calls to run."""
+        self._calls, self._unread = respond(  # (no answer was unread: see check_order)
+            self.parts, message, resumed, self.output_type, self.reads_output
         )
-        if message is None:
-            return calls
-        if record.stop_reason == "refusal":
-            answer_unrun(record, open_calls, "refusal")
-            plain = self.output_type is None or self.output_type is str
-            record.finish(message.content if plain else None, "refusal")
-        elif record.stop_reason == "max_tokens" and message.tool_calls:
-            answer_unrun(record, open_calls, "max_tokens")
-        elif not message.tool_calls and not self.reads_output and self.output_type is not None:
-            self._unread = message.content  # the host reads it (see output_read)
-        elif not message.tool_calls:
-            final_answer(record, message.content, self.output_type, resumed)
-        else:
-            calls.advance()
-        return calls
-
-    def _apply_strategies(self, call: ToolCall, result: ToolResult) -> None:
-        if self.strategy is not None:
-            apply_strategy(self.record, self.strategy, self.blackboard, call, result)
+        return self._calls
