@@ -4,18 +4,19 @@ in the ``tool_search`` mode, why it stopped, and its tokens."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from statetools.messages import AssistantMessage, ToolCall
+from statetools.models._provider import plain_json
 from statetools.models.base import ModelResponse, StopReason, Usage
 from statetools.models.responses_program import native_output
-from statetools.models.responses_search import tool_search_call
 from statetools.tools.tool import parse_arguments
 
 if TYPE_CHECKING:
     from openai.types.responses import Response
 
-__all__ = ["from_response"]
+__all__ = ["from_response", "tool_search_call"]
 
 _INCOMPLETE: dict[str, StopReason] = {
     "max_output_tokens": "max_tokens",
@@ -41,7 +42,7 @@ def from_response(response: Response, search_tool: str | None = None) -> ModelRe
     reason ``refusal``; other items (reasoning, built-in tools) are dropped, except in
     an answer with a program (programmatic tool calling), kept whole in ``native``. With
     ``search_tool`` (the ``tool_search`` mode), a tool search is a call of that tool
-    (see :func:`~statetools.models.responses_search.tool_search_call`).
+    (see :func:`tool_search_call`).
     ``usage.input_tokens`` counts all input tokens, cached ones included.
 
     >>> from openai.types.responses import Response
@@ -91,3 +92,36 @@ def from_response(response: Response, search_tool: str | None = None) -> ModelRe
         )
     native = native_output(response.output)
     return ModelResponse(AssistantMessage(content, tuple(calls), native=native), usage, stop)
+
+
+def tool_search_call(item: Any, pending: dict[str, Any], search_tool: str) -> ToolCall | None:
+    """Our call for a ``tool_search_call`` or ``tool_search_output`` output item: a
+    client search is the model's call of the run's search tool; a hosted search (its
+    call, kept in ``pending``, then its output) is a call that loads what it loaded.
+
+    >>> from types import SimpleNamespace as Item
+    >>> pending = {}
+    >>> tool_search_call(Item(type="tool_search_call", execution="server", id="ts_1",
+    ...                       call_id=None, arguments={"query": "ping"}), pending, "tool_search")
+    >>> loaded = Item(type="tool_search_output", execution="server", id="tso_1", call_id=None,
+    ...               tools=[Item(type="namespace", name="net", tools=[Item(name="ping")])])
+    >>> tool_search_call(loaded, pending, "tool_search").arguments
+    {'names': ['ping'], 'searched': {'query': 'ping'}}
+    """
+    arguments = getattr(item, "arguments", None)
+    if item.type == "tool_search_call":
+        if item.execution == "client":
+            given = dict(arguments) if isinstance(arguments, Mapping) else {}
+            return ToolCall(id=str(item.call_id or item.id), name=search_tool, arguments=given)
+        pending["arguments"] = plain_json(arguments) if arguments is not None else {}
+        pending["id"] = item.id
+        return None
+    if item.execution != "server":
+        return None
+    names: list[str] = []
+    for tool in item.tools:
+        inner = getattr(tool, "tools", None) if getattr(tool, "type", "") == "namespace" else None
+        names.extend(str(t.name) for t in inner or [tool])
+    searched = pending.pop("arguments", {})
+    call_id = str(pending.pop("id", None) or item.id)
+    return ToolCall(id=call_id, name=search_tool, arguments={"names": names, "searched": searched})

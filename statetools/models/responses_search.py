@@ -6,11 +6,12 @@ its unfolding would show, every one ``defer_loading``) and the visible tools out
 any namespace. Searching and loading never change it; only the design does (a lock
 opens or closes).
 
-A search is a call of the run's ``tool_search`` tool in the history: a hosted search
-(``tool_search_call`` and ``tool_search_output`` with ``execution: "server"``) comes in
-as ``{"names": [loaded tools], "searched": {the search's arguments}}``, a client one as
-the model's own arguments, answered by the run. Each is written back as the
-``tool_search_call`` / ``tool_search_output`` pair, the loaded tools in their
+A search is a call of the run's ``tool_search`` tool in the history (the answer's items
+are read by :func:`~statetools.models.responses_answer.tool_search_call`): a hosted
+search (``tool_search_call`` and ``tool_search_output`` with ``execution: "server"``)
+comes in as ``{"names": [loaded tools], "searched": {the search's arguments}}``, a
+client one as the model's own arguments, answered by the run. Each is written back as
+the ``tool_search_call`` / ``tool_search_output`` pair, the loaded tools in their
 namespaces, the same way in every request.
 """
 
@@ -31,7 +32,6 @@ __all__ = [
     "search_input",
     "search_tool_entry",
     "search_tools",
-    "tool_search_call",
 ]
 
 SearchExecution = Literal["server", "client"]
@@ -342,39 +342,6 @@ def _function_call(call: ToolCall, space: SearchSpace) -> Wire:
         item["namespace"] = home
     item["arguments"] = json.dumps(plain_json(call.arguments))
     return item
-
-
-def tool_search_call(item: Any, pending: dict[str, Any], search_tool: str) -> ToolCall | None:
-    """Our call for a ``tool_search_call`` or ``tool_search_output`` output item: a
-    client search is the model's call of the run's search tool; a hosted search (its
-    call, kept in ``pending``, then its output) is a call that loads what it loaded.
-
-    >>> from types import SimpleNamespace as Item
-    >>> pending = {}
-    >>> tool_search_call(Item(type="tool_search_call", execution="server", id="ts_1",
-    ...                       call_id=None, arguments={"query": "ping"}), pending, "tool_search")
-    >>> loaded = Item(type="tool_search_output", execution="server", id="tso_1", call_id=None,
-    ...               tools=[Item(type="namespace", name="net", tools=[Item(name="ping")])])
-    >>> tool_search_call(loaded, pending, "tool_search").arguments
-    {'names': ['ping'], 'searched': {'query': 'ping'}}
-    """
-    arguments = getattr(item, "arguments", None)
-    if item.type == "tool_search_call":
-        if item.execution == "client":
-            given = dict(arguments) if isinstance(arguments, Mapping) else {}
-            return ToolCall(id=str(item.call_id or item.id), name=search_tool, arguments=given)
-        pending["arguments"] = plain_json(arguments) if arguments is not None else {}
-        pending["id"] = item.id
-        return None
-    if item.execution != "server":
-        return None
-    names: list[str] = []
-    for tool in item.tools:
-        inner = getattr(tool, "tools", None) if getattr(tool, "type", "") == "namespace" else None
-        names.extend(str(t.name) for t in inner or [tool])
-    searched = pending.pop("arguments", {})
-    call_id = str(pending.pop("id", None) or item.id)
-    return ToolCall(id=call_id, name=search_tool, arguments={"names": names, "searched": searched})
 
 
 def definitions_of(request: ModelRequest) -> Mapping[str, ToolDefinition]:
