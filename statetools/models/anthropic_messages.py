@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from statetools.errors import StatetoolsError
 from statetools.models._provider import ProviderModel, declared_tools, sdk_arguments
-from statetools.models.anthropic_code import container_of, programmatic
 from statetools.models.anthropic_disclosure import (
     ANTHROPIC_DISCLOSURES,
     TOOL_CHANGES_BETA,
@@ -45,6 +44,7 @@ from statetools.models.base import (
     StreamSink,
 )
 from statetools.models.lenient_json import lenient_loads
+from statetools.models.programmatic import anthropic_programmatic, container_of
 from statetools.models.wire_cache import WireTools
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
     answered by statetools' ranker, whose result loads what it found with
     ``tool_reference`` blocks. ``code_execution=True`` lets Claude's code, run by
     Anthropic, call the visible tools (programmatic tool calling; the calls come back as
-    calls of the run, under its locks; see anthropic_code.py). See docs/providers.md.
+    calls of the run, under its locks; see programmatic.py). See docs/providers.md.
 
     >>> model = AnthropicModel("claude-sonnet-4-6", cache_control=True)  # doctest: +SKIP
     >>> st.ToolLoop(model).run("What is 2 + 3?", tools=[add]).output  # doctest: +SKIP
@@ -211,8 +211,8 @@ class AnthropicModel(ProviderModel["AsyncAnthropic"]):
                 body["tools"] = tools
         elif request.tools:
             body["tools"] = self._wire[bool(self.cache_control)](request.tools)
-        if self.code_execution:  # see anthropic_code.py
-            body["tools"] = programmatic(body.get("tools", []))
+        if self.code_execution:  # see programmatic.py
+            body["tools"] = anthropic_programmatic(body.get("tools", []))
             container = container_of(request.messages)
             if container is not None:
                 body["container"] = container

@@ -29,8 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from statetools.errors import ProviderError
-from statetools.models.anthropic_code import from_code
 from statetools.models.base import ModelRequest, ToolCatalogue, ToolDefinition
+from statetools.models.programmatic import from_code
 
 if TYPE_CHECKING:
     from anthropic.types import Message as AnthropicMessage

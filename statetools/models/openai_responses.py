@@ -27,12 +27,12 @@ from statetools.models.base import (
     StreamSink,
     ToolDefinition,
 )
-from statetools.models.responses_answer import from_response
-from statetools.models.responses_program import (
+from statetools.models.programmatic import (
     ProgrammaticTools,
     replayed,
     with_caller,
 )
+from statetools.models.responses_answer import from_response
 from statetools.models.responses_run_time import RunTimeTools, with_additional_tools
 from statetools.models.responses_search import (
     SearchExecution,
@@ -54,7 +54,7 @@ def to_responses_input(messages: Sequence[Message]) -> list[dict[str, Any]]:
     Text messages are role/content items; each assistant tool call is a
     ``function_call`` item after the assistant's text, and each tool result a
     ``function_call_output`` item answering its ``call_id``. An answer kept with the
-    output items of a program (``native``, see responses_program.py) goes back as it
+    output items of a program (``native``, see programmatic.py) goes back as it
     came, and the output of each call its program made names that ``caller``.
 
     >>> to_responses_input([UserMessage("hi"), ToolMessage("call_1", "add", "5")])
@@ -122,7 +122,7 @@ class OpenAIResponsesModel(OpenAIModel):
     that revealed it. Locked calls are refused by the loop either way.
     ``code_execution=True`` turns on OpenAI's Programmatic Tool Calling: the model may
     write a program, run by OpenAI, that calls the declared tools; each of its calls
-    comes back as a call of the run, under its locks (see responses_program.py).
+    comes back as a call of the run, under its locks (see programmatic.py).
 
     >>> model = OpenAIResponsesModel("gpt-4.1-mini", disclosure="allowed_tools")  # doctest: +SKIP
     >>> st.ToolLoop(model).run("What is 2 + 3?", tools=[add]).output  # doctest: +SKIP
@@ -223,7 +223,7 @@ declares_all_tools=True, searches_tools=True, search_tool=None)
                 body["tools"] = tools
         elif request.tools:
             body["tools"] = self._wire_tools(request.tools)
-        if self._programmatic is not None and "tools" in body:  # see responses_program.py
+        if self._programmatic is not None and "tools" in body:  # see programmatic.py
             body["tools"] = self._programmatic(body["tools"])
         body.update(self.request_options)
         return body

@@ -1,4 +1,19 @@
-"""OpenAI's Programmatic Tool Calling on the Responses API: the model writes a program
+"""Programmatic tool calling: the model writes code that the provider runs, and the code
+calls the run's tools, each call answered by the run under its locks.
+
+Anthropic's programmatic tool calling, on the Messages API: Claude writes code that
+Anthropic runs in a container, and the code calls the run's tools.
+
+With ``AnthropicModel(..., code_execution=True)`` every tool of a request may be called
+both directly and from code (``allowed_callers``), and the code execution tool is
+declared. A call made by the code arrives as an ordinary ``tool_use`` block (with a
+``caller`` naming the code execution), so the run answers it as any call: a tool that
+is locked now does not run, and the code gets the usual guidance as an error result.
+Only the tools visible now are declared, so the code can name no other. The answer's
+blocks go back verbatim (``AssistantMessage.native``), with the container's id, which
+the next request names so the code goes on where it stopped.
+
+OpenAI's Programmatic Tool Calling, on the Responses API: the model writes a program
 (JavaScript) that OpenAI runs, and the program calls the run's tools.
 
 With ``OpenAIResponsesModel(..., code_execution=True)`` every function tool of a
@@ -20,38 +35,96 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
 from statetools.errors import StatetoolsError
+from statetools.messages import AssistantMessage, Message
 
 __all__ = [
+    "ANTHROPIC_CALLER",
+    "CODE_EXECUTION",
     "PROGRAMMATIC_TOOL",
     "ProgrammaticTools",
+    "anthropic_programmatic",
+    "container_of",
+    "from_code",
     "native_output",
-    "programmatic",
     "replayed",
+    "responses_programmatic",
     "with_caller",
 ]
 
+ANTHROPIC_CALLER = "code_execution_20250825"
+"""The caller type of a call made by Claude's code."""
+CODE_EXECUTION = {"type": ANTHROPIC_CALLER, "name": "code_execution"}
+"""The code execution tool, as the Messages API takes it."""
+
+
+def anthropic_programmatic(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``tools`` (a request's ``tools`` array) callable from code as well as directly,
+    then the code execution tool; server tools (with a ``type``) are left as they are.
+
+    >>> anthropic_programmatic([{"name": "ping", "description": "Ping.", "input_schema": {}}])
+    [{'name': 'ping', 'description': 'Ping.', 'input_schema': {}, 'allowed_callers': ['direct', 'code_execution_20250825']}, {'type': 'code_execution_20250825', 'name': 'code_execution'}]
+    """  # noqa: E501
+    wire = [
+        dict(tool) if "type" in tool else {**tool, "allowed_callers": ["direct", ANTHROPIC_CALLER]}
+        for tool in tools
+    ]
+    return [*wire, dict(CODE_EXECUTION)]
+
+
+def from_code(block: Mapping[str, Any]) -> bool:
+    """Whether a content block (as JSON) is a tool call made by Claude's code.
+
+    >>> from_code({"type": "tool_use", "caller": {"type": "code_execution_20250825"}})
+    True
+    >>> from_code({"type": "tool_use", "caller": {"type": "direct"}})
+    False
+    """
+    caller = block.get("caller")
+    kind = caller.get("type") if isinstance(caller, Mapping) else None
+    return block.get("type") == "tool_use" and kind not in (None, "direct")
+
+
+def container_of(messages: Sequence[Message]) -> str | None:
+    """The id of the code execution container of the latest answer that used one.
+
+    >>> native = {"anthropic": {"content": [], "container": "container_1"}}
+    >>> container_of([AssistantMessage("", native=native), AssistantMessage("Done.")])
+    'container_1'
+    """
+    for message in reversed(messages):
+        if not isinstance(message, AssistantMessage) or not message.native:
+            continue
+        kept = message.native.get("anthropic")
+        container = kept.get("container") if isinstance(kept, Mapping) else None
+        if isinstance(container, str):
+            return container
+    return None
+
+
 PROGRAMMATIC_TOOL = {"type": "programmatic_tool_calling"}
 """The tool that lets the model write programs, as the Responses API takes it."""
-CALLERS = ["direct", "programmatic"]
+RESPONSES_CALLERS = ["direct", "programmatic"]
 """Who may call a declared function: the model itself and its programs."""
 PROGRAM_ITEMS = ("program", "program_output")
 
 
-def programmatic(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def responses_programmatic(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """``tools`` (a request's ``tools`` array) with every ``function`` callable from a
     program as well as directly, then the ``programmatic_tool_calling`` tool; other
     tools are left as they are. No tools, no programs: an empty array stays empty.
 
-    >>> programmatic([{"type": "function", "name": "ping", "parameters": {}}])
+    >>> responses_programmatic([{"type": "function", "name": "ping", "parameters": {}}])
     [{'type': 'function', 'name': 'ping', 'parameters': {}, 'allowed_callers': \
 ['direct', 'programmatic']}, {'type': 'programmatic_tool_calling'}]
-    >>> programmatic([])
+    >>> responses_programmatic([])
     []
     """
     if not tools:
         return []
     wire = [
-        {**tool, "allowed_callers": list(CALLERS)} if tool.get("type") == "function" else dict(tool)
+        {**tool, "allowed_callers": list(RESPONSES_CALLERS)}
+        if tool.get("type") == "function"
+        else dict(tool)
         for tool in tools
     ]
     return [*wire, dict(PROGRAMMATIC_TOOL)]
@@ -139,7 +212,7 @@ def with_caller(output: dict[str, Any], callers: Mapping[str, dict[str, Any]]) -
 
 
 class ProgrammaticTools:
-    """:func:`programmatic` for the requests of one model, made again only when the
+    """:func:`responses_programmatic` for the requests of one model, made again only when the
     tools array is another list than the last one (the wire caches keep it while the
     tools are the same).
 
@@ -180,6 +253,6 @@ class ProgrammaticTools:
         last = self._last
         if last is not None and last[0] is tools:
             return last[1]
-        wire = programmatic(tools)
+        wire = responses_programmatic(tools)
         self._last = (tools, wire)
         return wire

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from statetools.messages import AssistantMessage, ToolCall
 from statetools.models._provider import plain_json
 from statetools.models.base import ModelResponse, StopReason, Usage
-from statetools.models.responses_program import native_output
+from statetools.models.programmatic import native_output
 from statetools.tools.tool import parse_arguments
 
 if TYPE_CHECKING:
