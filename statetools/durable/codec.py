@@ -1,5 +1,7 @@
 """A saved run as rows: a small head (output, usage, state, outcome) and one row per
-message and per trace event, so that a save writes only what is new.
+message and per trace event, so that a save writes only what is new; and the SQL that
+writes, reads and deletes a session's rows (:func:`write_rows`, :func:`read_rows`,
+:func:`delete_rows`), inside the store's transactions.
 
 The first layout (store version 1) kept the whole run as one JSON text;
 :func:`run_from_whole` still reads it.
@@ -8,11 +10,13 @@ The first layout (store version 1) kept the whole run as one JSON text;
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
 import attrs
 
+from statetools.durable.layout import OLD, Layout
 from statetools.engine.events import Event, Trace
 from statetools.engine.run_result import LoopResult
 from statetools.engine.state import DisclosureState
@@ -22,12 +26,17 @@ from statetools.models.base import Usage
 from statetools.tools.convert import to_jsonable
 
 __all__ = [
+    "Rows",
+    "Written",
     "column_text",
+    "delete_rows",
     "event_texts",
     "head_json",
     "message_texts",
+    "read_rows",
     "run_from_rows",
     "run_from_whole",
+    "write_rows",
 ]
 
 
@@ -162,3 +171,167 @@ def column_text(value: object) -> str:
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     return str(value)
+
+
+@attrs.define
+class Written:
+    """What a store last wrote of a session: to append only what is new.
+
+    >>> Written(1, (), ()).generation
+    1
+    """
+
+    generation: int
+    messages: tuple[Any, ...]
+    events: tuple[Any, ...]
+
+
+def _extends(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
+    """Whether ``new`` starts with ``old`` (the same objects, as a run's messages and
+    events are, compare by identity without looking inside)."""
+    return len(old) <= len(new) and new[: len(old)] == old
+
+
+def write_rows(
+    connection: sqlite3.Connection,
+    session: str,
+    run_id: str,
+    result: LoopResult,
+    head: str,
+    updated: float,
+    known: Written | None,
+    layout: Layout,
+) -> Written:
+    """Write ``result`` as ``session``'s rows in the open transaction: the messages and
+    events added since ``known`` (what this store last wrote, if the rows still say so)
+    are appended, the head row is replaced; what is written now.
+
+    >>> from pathlib import Path
+    >>> from statetools.durable.layout import open_file
+    >>> connection, layout = open_file(Path(":memory:"), None)
+    >>> result = ToolLoop(st.models.ScriptedModel(["Hello!"])).run("Hi", tools=[])
+    >>> written = write_rows(connection, "s1", "r1", result, head_json(result), 1.5, None, layout)
+    >>> written.generation, len(written.messages)
+    (1, 2)
+    """
+    messages, events = result.messages, result.trace.events
+    row = connection.execute(
+        "SELECT generation, messages, events FROM statetools_runs WHERE id = ?",
+        (session,),
+    ).fetchone()
+    if (
+        known is None
+        or row is None
+        or tuple(row) != (known.generation, len(known.messages), len(known.events))
+        or not _extends(known.messages, messages)
+        or not _extends(known.events, events)
+    ):
+        known = Written(-1, (), ())
+        connection.execute("DELETE FROM statetools_messages WHERE session = ?", (session,))
+        connection.execute("DELETE FROM statetools_events WHERE session = ?", (session,))
+    start_m, start_e = len(known.messages), len(known.events)
+    connection.executemany(
+        "INSERT INTO statetools_messages VALUES (NULL, ?, ?, ?)",
+        [(session, start_m + i, t) for i, t in enumerate(message_texts(messages[start_m:]))],
+    )
+    connection.executemany(
+        "INSERT INTO statetools_events VALUES (NULL, ?, ?, ?)",
+        [(session, start_e + i, t) for i, t in enumerate(event_texts(events[start_e:]))],
+    )
+    generation = (int(row[0]) if row is not None else 0) + 1
+    connection.execute(
+        "INSERT OR REPLACE INTO statetools_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            session,
+            run_id,
+            result.outcome,
+            result.iterations,
+            updated,
+            generation,
+            len(messages),
+            len(events),
+            head,
+        ),
+    )
+    if layout.has(OLD):
+        connection.execute(f"DELETE FROM {OLD} WHERE id = ?", (session,))
+    return Written(generation, tuple(messages), tuple(events))
+
+
+@attrs.frozen
+class Rows:
+    """A session's rows as read: its run id, and its head, messages and events (in the
+    layout of store version 2) or its whole run (version 1) as JSON texts.
+
+    >>> Rows("r1", whole='{"output": {"text": "Hi"}}').generation
+    -1
+    """
+
+    run_id: str
+    head: str = ""
+    messages: tuple[str, ...] = ()
+    events: tuple[str, ...] = ()
+    generation: int = -1
+    whole: str | None = None
+
+
+def read_rows(connection: sqlite3.Connection, session: str, layout: Layout) -> Rows | None:
+    """``session``'s rows, or None if it has none.
+
+    >>> from pathlib import Path
+    >>> from statetools.durable.layout import open_file
+    >>> connection, layout = open_file(Path(":memory:"), None)
+    >>> result = ToolLoop(st.models.ScriptedModel(["Hello!"])).run("Hi", tools=[])
+    >>> _ = write_rows(connection, "s1", "r1", result, head_json(result), 1.5, None, layout)
+    >>> rows = read_rows(connection, "s1", layout)
+    >>> rows.run_id, len(rows.messages), read_rows(connection, "s2", layout)
+    ('r1', 2, None)
+    """
+    row = None
+    if layout.has("statetools_runs"):
+        row = connection.execute(
+            "SELECT run_id, head, generation FROM statetools_runs WHERE id = ?",
+            (session,),
+        ).fetchone()
+    if row is None:
+        if not layout.has(OLD):
+            return None
+        whole = connection.execute(
+            f"SELECT run_id, data FROM {OLD} WHERE id = ?", (session,)
+        ).fetchone()
+        if whole is None:
+            return None
+        return Rows(str(whole[0]), whole=column_text(whole[1]))
+    messages = [
+        column_text(r[0])
+        for r in connection.execute(
+            "SELECT data FROM statetools_messages WHERE session = ? ORDER BY seq",
+            (session,),
+        )
+    ]
+    events = [
+        column_text(r[0])
+        for r in connection.execute(
+            "SELECT data FROM statetools_events WHERE session = ? ORDER BY seq",
+            (session,),
+        )
+    ]
+    return Rows(str(row[0]), column_text(row[1]), tuple(messages), tuple(events), int(row[2]))
+
+
+def delete_rows(connection: sqlite3.Connection, session: str, layout: Layout) -> int:
+    """Delete ``session``'s rows; how many sessions were deleted (0 or 1, or 2 where a
+    version 1 row was left too).
+
+    >>> from pathlib import Path
+    >>> from statetools.durable.layout import open_file
+    >>> connection, layout = open_file(Path(":memory:"), None)
+    >>> delete_rows(connection, "s1", layout)
+    0
+    """
+    count: int = connection.execute("DELETE FROM statetools_runs WHERE id = ?", (session,)).rowcount
+    connection.execute("DELETE FROM statetools_messages WHERE session = ?", (session,))
+    connection.execute("DELETE FROM statetools_events WHERE session = ?", (session,))
+    if layout.has(OLD):
+        count += connection.execute(f"DELETE FROM {OLD} WHERE id = ?", (session,)).rowcount
+    return count

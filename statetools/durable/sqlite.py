@@ -19,17 +19,15 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-
-import attrs
 
 from statetools.durable.codec import (
-    column_text,
-    event_texts,
+    Written,
+    delete_rows,
     head_json,
-    message_texts,
+    read_rows,
     run_from_rows,
     run_from_whole,
+    write_rows,
 )
 from statetools.durable.failures import (
     StoreDamaged,
@@ -37,29 +35,13 @@ from statetools.durable.failures import (
     read_only_reason,
     store_error,
 )
-from statetools.durable.layout import OLD, SCHEMA_VERSION, open_file
+from statetools.durable.layout import SCHEMA_VERSION, SessionInfo, list_sessions, open_file
 from statetools.durable.leases import Heartbeat, Leases
-from statetools.durable.salvage import SessionInfo, list_sessions
 from statetools.engine.run_result import LoopResult
 from statetools.errors import StatetoolsError
 from statetools.loop.sessions import SavedRun
 
 __all__ = ["SCHEMA_VERSION", "SessionInfo", "SqliteStore"]
-
-
-@attrs.define
-class _Written:
-    """What this store last wrote of a session: to append only what is new."""
-
-    generation: int
-    messages: tuple[Any, ...]
-    events: tuple[Any, ...]
-
-
-def _extends(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
-    """Whether ``new`` starts with ``old`` (the same objects, as a run's messages and
-    events are, compare by identity without looking inside)."""
-    return len(old) <= len(new) and new[: len(old)] == old
 
 
 class SqliteStore:
@@ -108,7 +90,7 @@ class SqliteStore:
         name = owner or f"process {os.getpid()} on {socket.gethostname()}"
         self._leases = Leases(name, lease_seconds, clock, str(self.path))
         self._heart: Heartbeat | None = None
-        self._written: dict[str, _Written] = {}
+        self._written: dict[str, Written] = {}
 
     @property
     def owner(self) -> str:
@@ -245,55 +227,14 @@ class SqliteStore:
         'Hello!'
         """
         result = run.result
-        messages, events = result.messages, result.trace.events
         head = head_json(result)
         with self._write(f"save session {session!r}") as connection:
             self._leases.check(connection, session, ended=result.outcome != "running")
-            row = connection.execute(
-                "SELECT generation, messages, events FROM statetools_runs WHERE id = ?",
-                (session,),
-            ).fetchone()
             known = self._written.get(session)
-            if (
-                known is None
-                or row is None
-                or tuple(row) != (known.generation, len(known.messages), len(known.events))
-                or not _extends(known.messages, messages)
-                or not _extends(known.events, events)
-            ):
-                known = _Written(-1, (), ())
-                connection.execute("DELETE FROM statetools_messages WHERE session = ?", (session,))
-                connection.execute("DELETE FROM statetools_events WHERE session = ?", (session,))
-            start_m, start_e = len(known.messages), len(known.events)
-            connection.executemany(
-                "INSERT INTO statetools_messages VALUES (NULL, ?, ?, ?)",
-                [
-                    (session, start_m + i, t)
-                    for i, t in enumerate(message_texts(messages[start_m:]))
-                ],
+            written = write_rows(
+                connection, session, run.run_id, result, head, self._clock(), known, self._layout
             )
-            connection.executemany(
-                "INSERT INTO statetools_events VALUES (NULL, ?, ?, ?)",
-                [(session, start_e + i, t) for i, t in enumerate(event_texts(events[start_e:]))],
-            )
-            generation = (int(row[0]) if row is not None else 0) + 1
-            connection.execute(
-                "INSERT OR REPLACE INTO statetools_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    session,
-                    run.run_id,
-                    result.outcome,
-                    result.iterations,
-                    self._clock(),
-                    generation,
-                    len(messages),
-                    len(events),
-                    head,
-                ),
-            )
-            if self._layout.has(OLD):
-                connection.execute(f"DELETE FROM {OLD} WHERE id = ?", (session,))
-        self._written[session] = _Written(generation, tuple(messages), tuple(events))
+        self._written[session] = written
 
     def saved(self, session: str) -> SavedRun | None:
         """``session``'s saved run, or None if it has none.
@@ -306,51 +247,16 @@ class SqliteStore:
         """
         where = f"{self.path}: session {session!r}"
         with self._guard(f"reading session {session!r}") as connection:
-            row = None
-            if self._layout.has("statetools_runs"):
-                row = connection.execute(
-                    "SELECT run_id, head, generation FROM statetools_runs WHERE id = ?",
-                    (session,),
-                ).fetchone()
-            if row is None:
-                return self._saved_whole(connection, session, where)
-            messages = [
-                r[0]
-                for r in connection.execute(
-                    "SELECT data FROM statetools_messages WHERE session = ? ORDER BY seq",
-                    (session,),
-                )
-            ]
-            events = [
-                r[0]
-                for r in connection.execute(
-                    "SELECT data FROM statetools_events WHERE session = ? ORDER BY seq",
-                    (session,),
-                )
-            ]
-        result = run_from_rows(
-            column_text(row[1]),
-            [column_text(m) for m in messages],
-            [column_text(e) for e in events],
-            where,
-        )
-        self._written[session] = _Written(
-            int(row[2]), tuple(result.messages), tuple(result.trace.events)
-        )
-        return SavedRun(str(row[0]), result)
-
-    def _saved_whole(
-        self, connection: sqlite3.Connection, session: str, where: str
-    ) -> SavedRun | None:
-        """A session still in the layout of store version 1."""
-        if not self._layout.has(OLD):
+            rows = read_rows(connection, session, self._layout)
+        if rows is None:
             return None
-        row = connection.execute(
-            f"SELECT run_id, data FROM {OLD} WHERE id = ?", (session,)
-        ).fetchone()
-        if row is None:
-            return None
-        return SavedRun(str(row[0]), run_from_whole(column_text(row[1]), where))
+        if rows.whole is not None:  # a session still in the layout of store version 1
+            return SavedRun(rows.run_id, run_from_whole(rows.whole, where))
+        result = run_from_rows(rows.head, list(rows.messages), list(rows.events), where)
+        self._written[session] = Written(
+            rows.generation, tuple(result.messages), tuple(result.trace.events)
+        )
+        return SavedRun(rows.run_id, result)
 
     # for people ---------------------------------------------------------------------
 
@@ -400,12 +306,6 @@ class SqliteStore:
         """
         with self._write(f"delete session {session!r}") as connection:
             self._leases.check(connection, session, ended=True)
-            count = connection.execute(
-                "DELETE FROM statetools_runs WHERE id = ?", (session,)
-            ).rowcount
-            connection.execute("DELETE FROM statetools_messages WHERE session = ?", (session,))
-            connection.execute("DELETE FROM statetools_events WHERE session = ?", (session,))
-            if self._layout.has(OLD):
-                count += connection.execute(f"DELETE FROM {OLD} WHERE id = ?", (session,)).rowcount
+            count = delete_rows(connection, session, self._layout)
         self._written.pop(session, None)
         return count > 0
