@@ -1,4 +1,5 @@
-"""MCPServer: an MCP server whose tools a run uses as statetools tools.
+"""MCPServer: an MCP server whose tools a run uses as statetools tools (its listing,
+kept current, is :class:`~statetools.mcp.listed_server.ListedServer`'s).
 
 The connection opens at the first listing or call, is reused for the rest of the run
 and closes when the run ends (or when ``async with server:`` ends, if you opened it
@@ -22,8 +23,6 @@ answer with an error result and the run goes on.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -44,8 +43,8 @@ from statetools.mcp.connection import (
 )
 from statetools.mcp.facade import Grouping, MCPFacade
 from statetools.mcp.gateway_skills import GatewayRoute
+from statetools.mcp.listed_server import ListedServer
 from statetools.mcp.remote_skills import read_remote_skills, resource_bytes
-from statetools.mcp.remote_tool import FollowChanges, MCPTool, tools_of
 from statetools.mcp.transports import Link, Transport
 from statetools.mcp.wire import Listing
 from statetools.sections.sections import Sections
@@ -54,7 +53,7 @@ from statetools.tools.calling import Context, ToolResult
 __all__ = ["MCPServer"]
 
 
-class MCPServer:
+class MCPServer(ListedServer):
     """An MCP server (a command over stdio, a URL, or an in-process server object).
 
     Build it with :meth:`stdio`, :meth:`http` or :meth:`in_process`; get its tools with
@@ -85,21 +84,15 @@ class MCPServer:
         idempotent: Sequence[str] | Literal["all"] = (),
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.name = name
-        self.clock = clock
-        self.prefix = prefix
+        super().__init__(
+            name, prefix=prefix, listing=listing, clock=clock, live=transport is not None
+        )
         self.forward_context = _checked("forward_context", forward_context, name)
         self.idempotent = _checked("idempotent", idempotent, name)
         self.timeout = timeout
-        self._transport = transport
         self._connection = Connection(
             transport, name=name, describe=describe, on_change=self._mark_stale
         )
-        self._listing = listing
-        self._stale = False
-        self._version = 0
-        self._follow = False
-        self._relisting: asyncio.Task[None] | None = None
 
     # building -----------------------------------------------------------------------
 
@@ -169,18 +162,6 @@ class MCPServer:
         options.setdefault("name", listing.server)
         return cls(None, describe=f"saved listing of {listing.server}", listing=listing, **options)
 
-    def with_listing(self, listing: Listing) -> MCPServer:
-        """This server, reviewed from ``listing`` until it is connected (then listed
-        again).
-
-        >>> listing = Listing("git", ({"name": "git_status", "description": "Status"},))
-        >>> server = MCPServer.stdio("mcp-server-git", name="git").with_listing(listing)
-        >>> [tool.name for tool in server.cached_tools()]  # not started
-        ['git_status']
-        """
-        self._listing = listing
-        return self
-
     # lifecycle ----------------------------------------------------------------------
 
     async def __aenter__(self) -> MCPServer:
@@ -220,144 +201,13 @@ class MCPServer:
         """
         await self._connection.close()
 
+    async def _client(self, context: Context) -> mcp.Client:
+        return await self._connection.client(context)
+
     @property
     def _link(self) -> Link | None:
         """The connection's live link, if connected (tests check a run closed it)."""
         return self._connection.link
-
-    def _mark_stale(self) -> None:
-        self._stale = True
-        if self._follow:
-            with contextlib.suppress(RuntimeError):  # no running loop: list on next use
-                self._relisting = asyncio.get_running_loop().create_task(self._relist())
-
-    async def _relist(self) -> None:
-        with contextlib.suppress(Exception):  # the next use lists again and reports
-            await self.list_tools()
-
-    @property
-    def version(self) -> int:
-        """How many times the server has been listed (changes with every listing).
-
-        >>> MCPServer.stdio("mcp-server-git", name="git").version
-        0
-        """
-        return self._version
-
-    def follow_changes(self) -> FollowChanges:
-        """A loop strategy that keeps tools from :meth:`list_tools` in step with the
-        server: after ``tools/list_changed`` the server is listed again in the
-        background, and after the next call the run gains its new tools and loses the
-        dropped ones (``ToolLoop(model, strategies=[server.follow_changes()])``).
-
-        >>> server = MCPServer.from_listing(Listing("t", ({"name": "a", "description": "A"},)))
-        >>> type(server.follow_changes()).__name__
-        'FollowChanges'
-        """
-        self._follow = True
-        return FollowChanges(self)
-
-    @property
-    def stale(self) -> bool:
-        """Whether the server said its tools changed since the last listing.
-
-        >>> MCPServer.from_listing(Listing("t", ({"name": "a", "description": "A"},))).stale
-        False
-        """
-        return self._stale
-
-    # listing --------------------------------------------------------------------------
-
-    async def list_tools(self, context: Context = None) -> list[MCPTool]:
-        """The server's tools as statetools tools (connects if needed); each keeps the
-        server's ``inputSchema``, and its annotations and title in ``annotations`` and
-        ``title``. Tool names a provider would reject get ``_`` for the odd characters.
-
-        >>> import asyncio
-        >>> from mcp.server.mcpserver import MCPServer as FastServer
-        >>> upstream = FastServer("clock")
-        >>> @upstream.tool()
-        ... def now() -> str:
-        ...     '''The time.'''
-        ...     return "12:00"
-        >>> server = MCPServer.in_process(upstream, name="clock")
-        >>> tools = asyncio.run(server.list_tools())
-        >>> [(tool.name, tool.description) for tool in tools], server.version
-        ([('now', 'The time.')], 1)
-        """
-        client = await self._connection.client(context)
-        wire: list[dict[str, Any]] = []
-        cursor: str | None = None
-        ttl: int | None = None
-        while True:
-            page = await client.list_tools(cursor=cursor, cache_mode="bypass")
-            if cursor is None and "ttl_ms" in page.model_fields_set:  # the server said it
-                ttl = page.ttl_ms
-            wire.extend(
-                t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools
-            )
-            cursor = page.next_cursor
-            if cursor is None:
-                break
-        self._listing = Listing(self.name, tuple(wire), ttl_ms=ttl, listed_at=self.clock())
-        self._stale = False
-        self._version += 1
-        return self.cached_tools()
-
-    def cached_tools(self) -> list[MCPTool]:
-        """The tools of the last listing (or of the saved one), without connecting.
-
-        >>> listing = Listing("time", ({"name": "now", "description": "The time"},))
-        >>> [tool.name for tool in MCPServer.from_listing(listing).cached_tools()]
-        ['now']
-        """
-        if self._listing is None:
-            raise MCPServerError(
-                f"MCP server '{self.name}' has not been listed yet",
-                path=f"mcp server '{self.name}'",
-                hint="await server.list_tools() first, or load a saved listing",
-            )
-        return tools_of(self, self._listing)
-
-    @property
-    def listing(self) -> Listing | None:
-        """The last listing (what ``statetools mcp list --save`` writes), if any.
-
-        >>> MCPServer.stdio("mcp-server-git", name="git").listing is None
-        True
-        >>> MCPServer.from_listing(Listing("time", ({"name": "now"},))).listing.names
-        ['now']
-        """
-        return self._listing
-
-    async def current_tools(self, context: Context = None) -> list[MCPTool]:
-        """The cached listing, listed again first if the server said it changed. A saved
-        listing of a live server is used while its ``ttlMs`` lasts (by ``clock``, without
-        connecting), then listed again; one without ``ttlMs`` is listed again at once.
-
-        >>> import asyncio
-        >>> from mcp.server.mcpserver import MCPServer as FastServer
-        >>> upstream = FastServer("clock")
-        >>> @upstream.tool()
-        ... def now() -> str:
-        ...     '''The time.'''
-        ...     return "12:00"
-        >>> server = MCPServer.in_process(upstream, name="clock")
-        >>> [tool.name for tool in asyncio.run(server.current_tools())]  # lists it first
-        ['now']
-        """
-        if self._needs_listing():
-            return await self.list_tools(context)
-        return self.cached_tools()
-
-    def _needs_listing(self) -> bool:
-        listing = self._listing
-        if listing is None or self._stale:
-            return True
-        if self._transport is None:
-            return False  # known only by its listing
-        # a live listing follows the server's list changes (subscriptions/listen)
-        return listing.saved and not listing.fresh(self.clock())
 
     # skills ---------------------------------------------------------------------------
 
