@@ -27,7 +27,7 @@ from statetools.definitions.search_index import SearchOptions
 from statetools.definitions.unfold_call import Unfolded
 from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import DefinitionError, StatetoolsError
-from statetools.mcp.remote_tool import Server
+from statetools.mcp.listed_server import ListedServer
 from statetools.tools.calling import Arguments, Context, ToolResult
 from statetools.tools.tool import BaseTool
 
@@ -69,7 +69,7 @@ class MCPFacade(UnfoldingTool):
     ('time', 'Open the clock', ['now'])
     """
 
-    server: Server = attrs.field(eq=False, repr=False)
+    server: ListedServer = attrs.field(eq=False, repr=False)
     grouping: Any = None
     """None, ``"annotations"`` or ``((category, names), ...)``."""
     only: tuple[str, ...] | None = None
@@ -81,7 +81,7 @@ class MCPFacade(UnfoldingTool):
     @classmethod
     def over(
         cls,
-        server: Server,
+        server: ListedServer,
         description: str,
         *,
         by: Grouping = None,
@@ -270,7 +270,7 @@ class MCPFacade(UnfoldingTool):
 class _Listed:
     """The selector of a facade over a server not listed yet: its last listing."""
 
-    server: Server = attrs.field(eq=False)
+    server: ListedServer = attrs.field(eq=False)
 
     def __call__(self, arguments: Mapping[str, Any]) -> list[BaseTool]:
         return list(self.server.cached_tools())

@@ -26,8 +26,7 @@ import mcp
 from statetools.mcp.connection import MCPServerError
 from statetools.mcp.remote_tool import FollowChanges, MCPTool, tools_of
 from statetools.mcp.wire import Listing
-from statetools.tools.calling import Context
-from statetools.tools.result import ToolResult
+from statetools.tools.calling import Context, ToolResult
 
 __all__ = ["ListedServer"]
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -36,146 +36,10 @@ from statetools.mcp.wire import Listing, category_of, tool_name
 from statetools.tools.calling import Arguments, Context, ToolResult, parse_arguments
 from statetools.tools.tool import BaseTool, ToolMetadata
 
-__all__ = ["FollowChanges"]
+if TYPE_CHECKING:
+    from statetools.mcp.listed_server import ListedServer
 
-
-class Server(Protocol):
-    """What the tools, facades and change-following of an MCP server read of it (an
-    :class:`~statetools.mcp.MCPServer` is one; it builds them, so they do not import it).
-
-    >>> from statetools.mcp import Listing, MCPServer
-    >>> server: Server = MCPServer.from_listing(Listing("time", ({"name": "now"},)))
-    >>> server.name, server.listing.names
-    ('time', ['now'])
-    """
-
-    @property
-    def name(self) -> str:
-        """The server's name (its facade's, and the ``mcp_servers:`` key).
-
-        >>> from statetools.mcp import Listing, MCPServer
-        >>> server: Server = MCPServer.from_listing(Listing("time", ({"name": "now"},)))
-        >>> server.name
-        'time'
-        """
-        ...
-
-    @property
-    def prefix(self) -> str:
-        """What its tools' names start with (``""`` for none).
-
-        >>> from statetools.mcp import Listing, MCPServer
-        >>> listing = Listing("time", ({"name": "now"},))
-        >>> server: Server = MCPServer.from_listing(listing, prefix="time_")
-        >>> server.prefix, server.cached_tools()[0].name
-        ('time_', 'time_now')
-        """
-        ...
-
-    @property
-    def version(self) -> int:
-        """How many times the server has been listed (changes with every listing).
-
-        >>> import asyncio
-        >>> from mcp.server.mcpserver import MCPServer as FastServer
-        >>> from statetools.mcp import MCPServer
-        >>> upstream = FastServer("clock")
-        >>> @upstream.tool()
-        ... def now() -> str:
-        ...     return "12:00"
-        >>> server: Server = MCPServer.in_process(upstream, name="clock")
-        >>> server.version
-        0
-        >>> _ = asyncio.run(server.list_tools())
-        >>> server.version
-        1
-        """
-        ...
-
-    @property
-    def stale(self) -> bool:
-        """Whether the server said its tools changed since the last listing.
-
-        >>> from statetools.mcp import Listing, MCPServer
-        >>> server: Server = MCPServer.from_listing(Listing("time", ({"name": "now"},)))
-        >>> server.stale
-        False
-        """
-        ...
-
-    @property
-    def listing(self) -> Listing | None:
-        """The last listing (None before the first).
-
-        >>> from statetools.mcp import Listing, MCPServer
-        >>> server: Server = MCPServer.from_listing(Listing("time", ({"name": "now"},)))
-        >>> server.listing.names
-        ['now']
-        """
-        ...
-
-    def cached_tools(self) -> list[MCPTool]:
-        """The tools of the last listing.
-
-        >>> from statetools.mcp import Listing, MCPServer
-        >>> server: Server = MCPServer.from_listing(Listing("time", ({"name": "now"},)))
-        >>> [tool.name for tool in server.cached_tools()]
-        ['now']
-        """
-        ...
-
-    async def list_tools(self, context: Context = None) -> list[MCPTool]:
-        """List the server's tools (connects if needed).
-
-        >>> import asyncio
-        >>> from mcp.server.mcpserver import MCPServer as FastServer
-        >>> from statetools.mcp import MCPServer
-        >>> upstream = FastServer("clock")
-        >>> @upstream.tool()
-        ... def now() -> str:
-        ...     return "12:00"
-        >>> server: Server = MCPServer.in_process(upstream, name="clock")
-        >>> [tool.name for tool in asyncio.run(server.list_tools())]
-        ['now']
-        """
-        ...
-
-    async def current_tools(self, context: Context = None) -> list[MCPTool]:
-        """The cached listing, listed again first if the server said it changed.
-
-        >>> import asyncio
-        >>> from mcp.server.mcpserver import MCPServer as FastServer
-        >>> from statetools.mcp import MCPServer
-        >>> upstream = FastServer("clock")
-        >>> @upstream.tool()
-        ... def now() -> str:
-        ...     return "12:00"
-        >>> server: Server = MCPServer.in_process(upstream, name="clock")
-        >>> [tool.name for tool in asyncio.run(server.current_tools())]  # lists it first
-        ['now']
-        """
-        ...
-
-    async def call(
-        self, tool: str, arguments: Mapping[str, Any], context: Context = None
-    ) -> ToolResult:
-        """Call the server's tool ``tool``.
-
-        >>> import asyncio
-        >>> from mcp.server.mcpserver import MCPServer as FastServer
-        >>> from statetools.mcp import MCPServer
-        >>> upstream = FastServer("clock")
-        >>> @upstream.tool()
-        ... def now() -> str:
-        ...     return "12:00"
-        >>> server: Server = MCPServer.in_process(upstream, name="clock")
-        >>> asyncio.run(server.call("now", {})).text
-        '12:00'
-        """
-        ...
-
-
-__all__ = ["MCPTool", "distinct_names", "tools_of"]
+__all__ = ["FollowChanges", "MCPTool", "distinct_names", "tools_of"]
 
 
 def _frozen(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -198,7 +62,7 @@ class MCPTool(BaseTool):
     "MCP server 'git' is known only by a saved listing."
     """
 
-    server: Server | None = attrs.field(eq=False, repr=False)
+    server: ListedServer | None = attrs.field(eq=False, repr=False)
     remote_name: str
     annotations: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen, hash=False)
     title: str | None = None
@@ -248,7 +112,7 @@ class MCPTool(BaseTool):
         return await self.server.call(self.remote_name, parsed, context)
 
 
-def tools_of(server: Server | None, listing: Listing) -> list[MCPTool]:
+def tools_of(server: ListedServer | None, listing: Listing) -> list[MCPTool]:
     """The tools of ``listing`` as :class:`MCPTool`\\ s calling ``server``.
 
     >>> listing = Listing("time", ({"name": "now", "description": "The time",
@@ -314,7 +178,7 @@ class FollowChanges:
     (True, True)
     """
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: ListedServer) -> None:
         self.server = server
         self._seen = server.version
         self._names = list(server.listing.names) if server.listing is not None else None
