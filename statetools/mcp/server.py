@@ -376,7 +376,7 @@ class MCPServer(ListedServer):
         >>> [server.may_resend(name) for name in ("read", "write", "put")]
         [True, False, True]
         """
-        return may_resend(tool, self.idempotent, self._listing)
+        return may_resend(tool, self.idempotent, self.listing)
 
     def __repr__(self) -> str:
         return f"MCPServer({self.name!r}, {self._connection.describe!r})"
