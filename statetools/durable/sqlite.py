@@ -20,15 +20,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from statetools.durable.codec import (
-    Written,
-    delete_rows,
-    head_json,
-    read_rows,
-    run_from_rows,
-    run_from_whole,
-    write_rows,
-)
 from statetools.durable.failures import (
     StoreDamaged,
     StoreReadOnly,
@@ -37,6 +28,15 @@ from statetools.durable.failures import (
 )
 from statetools.durable.layout import SCHEMA_VERSION, SessionInfo, list_sessions, open_file
 from statetools.durable.leases import Heartbeat, Leases
+from statetools.durable.rows import (
+    Written,
+    delete_rows,
+    head_json,
+    read_rows,
+    run_from_rows,
+    run_from_whole,
+    write_rows,
+)
 from statetools.engine.run_result import LoopResult
 from statetools.errors import StatetoolsError
 from statetools.loop.sessions import SavedRun
