@@ -10,9 +10,9 @@ EXTRAS := dev,openai,anthropic,mcp,pydantic-ai,langchain,openai-agents,otel,temp
 # The lowest version of every runtime dependency that pyproject.toml allows, tested by
 # `make test-lowest` in a venv of its own.
 LOWEST_VENV ?= .venv-lowest
-# pip without compiling every module it installs to bytecode (a venv holds ~13,000, the
-# tests import a few thousand): Python compiles each on its first import instead. Saves
-# about half of a fresh venv's setup.
+# pip without compiling every module it installs to bytecode (a venv holds ~13,600; the
+# tests import ~1,100): Python compiles each on its first import instead. Saves about
+# half of a fresh venv's setup.
 INSTALL := -m pip install -q --no-compile
 
 ST := $(VENV)/bin/statetools
