@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["counted"]
+__all__ = ["after", "counted", "table"]
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:

@@ -22,7 +22,7 @@ OWN_TESTS = {
     "review": "findings model scene tokens",
     "tools": "calling context decorators descriptions schema signature tool "
     "typeschema validation wrappers",
-    "testing": "scripted_run traces",
+    "testing": "runs",
 }
 COVERED = {
     f"statetools.{package}.{name}" for package, names in OWN_TESTS.items() for name in names.split()

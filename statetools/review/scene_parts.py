@@ -22,8 +22,6 @@ from statetools.engine.prompt_sections import OutlineSection
 from statetools.review.model import DesignView
 from statetools.review.picture import Cluster, Edge, Marks, Node, Row, Scene, Step, node_id
 
-__all__ = ["code_mode_edges"]
-
 
 @attrs.define
 class SectionsPicture:

@@ -31,9 +31,6 @@ import yaml
 from statetools.errors import SpecError
 from statetools.safeyaml import MAX_SOURCE_BYTES, RefusedYaml, check_size, compose, load_yaml
 
-__all__ = ["Outside", "open_beneath"]
-
-
 NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024

@@ -47,7 +47,7 @@ from statetools.spec.design import Design
 from statetools.spec.forms import is_yaml_enum
 from statetools.spec.references import SchemaOnlyTool, import_path_of
 from statetools.spec.section_kinds import sections_data
-from statetools.spec.yaml_text import plain, yaml_text
+from statetools.spec.source import plain, yaml_text
 from statetools.tools.tool import BaseTool, Tool
 
 

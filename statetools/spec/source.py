@@ -1,4 +1,5 @@
-"""Reading a definition: a path, YAML/JSON text, or plain data; with the line of every path.
+"""A definition's text: reading a path, YAML/JSON text, or plain data, with the line of
+every path; and how written definitions look as YAML.
 
 The YAML text is composed into a node tree once; the data is constructed from that
 tree, and the node marks give the line of every mapping key and list item, so a
@@ -7,11 +8,23 @@ problem at ``$.states.DRAFT.tools[2]`` can say which line that is.
 >>> source = read_source("kind: playbook\\nname: p\\n")
 >>> source.data["name"], source.lines[("name",)]
 ('p', 2)
+
+Written definitions are YAML in block style, lists indented under their key,
+multi-line text as ``|`` blocks, no anchors or aliases.
+
+>>> print(yaml_text(plain({"name": "p", "tools": ("search",), "notes": "one\\ntwo"})), end="")
+name: p
+tools:
+  - search
+notes: |-
+  one
+  two
 """
 
 from __future__ import annotations
 
 import contextlib
+import enum
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -315,3 +328,46 @@ def _tab_at(text: str, line: int, column: int) -> bool:
     here = lines[line]
     indentation = here[: len(here) - len(here.lstrip(" \t"))]
     return "\t" in indentation or here[column : column + 1] == "\t"
+
+
+def plain(value: Any) -> Any:
+    """JSON-like data without tuples or enum members, for the safe YAML dumper.
+
+    >>> plain({"states": ("A", "B"), 1: {"n": 2}})
+    {'states': ['A', 'B'], '1': {'n': 2}}
+    """
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, enum.Enum):
+        return plain(value.value)
+    return value
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style, lists indented under their key, multi-line text as ``|`` blocks."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _text)
+
+
+def yaml_text(data: Any) -> str:
+    """``data`` (plain data, see :func:`plain`) as YAML text in this style.
+
+    >>> print(yaml_text({"tools": ["search"]}), end="")
+    tools:
+      - search
+    """
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=88)

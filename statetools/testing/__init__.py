@@ -24,8 +24,14 @@ needs neither pytest nor syrupy; ``statetools.testing.snapshots`` (the syrupy
 extensions) needs syrupy.
 """
 
-from statetools.testing.scripted_run import LoopOptions, Script, ScriptedModelFactory, run_scripted
-from statetools.testing.traces import VOLATILE_FIELDS, format_trace
+from statetools.testing.runs import (
+    VOLATILE_FIELDS,
+    LoopOptions,
+    Script,
+    ScriptedModelFactory,
+    format_trace,
+    run_scripted,
+)
 
 __all__ = [
     "LoopOptions",

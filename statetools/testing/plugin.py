@@ -24,7 +24,7 @@ import pytest
 
 from statetools.models.base import ModelCapabilities
 from statetools.models.scripted import ScriptedModel
-from statetools.testing.scripted_run import Script, ScriptedModelFactory
+from statetools.testing.runs import Script, ScriptedModelFactory
 
 if TYPE_CHECKING:
     from syrupy.assertion import SnapshotAssertion

@@ -20,7 +20,7 @@ from typing import Any
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from syrupy.types import PropertyFilter, PropertyMatcher, SerializableData, SerializedData
 
-from statetools.testing.traces import format_trace
+from statetools.testing.runs import format_trace
 
 
 def _text(data: str) -> str:

@@ -16,7 +16,7 @@ import pytest
 
 import statetools as st
 from statetools.models import OpenAIResponsesModel
-from statetools.testing.traces import format_trace
+from statetools.testing.runs import format_trace
 from tests.providers.provider_wire import WireServer, function_call, output_message, response
 
 PROGRAM = {

@@ -7,10 +7,10 @@ from types import ModuleType
 
 import pytest
 
-from statetools.testing import scripted_run, traces
+from statetools.testing import runs
 
 
-@pytest.mark.parametrize("module", [scripted_run, traces])
+@pytest.mark.parametrize("module", [runs])
 def test_docstring_examples(module: ModuleType) -> None:
     outcome = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert outcome.attempted > 0
