@@ -181,6 +181,20 @@ def test_the_console_script_and_help() -> None:
         assert command in done.stdout
 
 
+def test_python_dash_m_statetools_is_the_command() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "statetools", "check", DESK],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0,
+        "No problems found. 0 errors, 0 warnings\n",
+        "",
+    )
+
+
 def test_explore_is_quiet_when_not_on_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
     status, text = run_cli("explore", DESK)
     assert status == 0
