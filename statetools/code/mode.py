@@ -20,7 +20,8 @@ import attrs
 from statetools.code.sandbox import LIMIT_HINTS, Limits, limit_problem
 from statetools.code.scripts import ALLOWED_MODULES, run_script, script_code, with_opened
 from statetools.code.stubs import function_names, stub
-from statetools.engine.code_view import HostedScript, NestedCalls, ScriptTool
+from statetools.engine.code_view import HostedScript, ScriptTool
+from statetools.engine.nested import ScriptCalls
 from statetools.errors import DefinitionError
 from statetools.tools.calling import Arguments, Context, ToolResult
 from statetools.tools.tool import BaseTool
@@ -92,7 +93,7 @@ class CodeModeTool(ScriptTool):
         """
         return attrs.evolve(self, description=code_description(tools))
 
-    def hosted(self, calls: NestedCalls) -> HostedScript:
+    def hosted(self, calls: ScriptCalls) -> HostedScript:
         """The tool that runs one script with ``calls`` (what the conversation does).
 
         >>> from statetools.engine import Conversation

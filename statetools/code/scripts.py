@@ -3,7 +3,7 @@ calls answered by the host, call by call.
 
 :func:`answer` turns a script's :class:`~statetools.code.sandbox.Pause` into the
 :class:`~statetools.code.sandbox.Answer` it gets, through the host's
-:class:`~statetools.engine.code_view.NestedCalls` (checked, run and recorded as a
+:class:`~statetools.engine.nested.ScriptCalls` (checked, run and recorded as a
 direct call): the tool's value, ``PermissionError`` with the guidance for a tool that
 is locked now, ``RuntimeError`` with a failed tool's error text, ``NameError`` or
 ``TypeError`` for a name that is no tool or arguments that do not fit. :func:`run_script`
@@ -27,7 +27,7 @@ from typing import Any
 
 from statetools.code.sandbox import Answer, Limits, Output, Pause, Sandbox, opened_line
 from statetools.code.stubs import function_names, keyword_arguments
-from statetools.engine.code_view import NestedCalls
+from statetools.engine.nested import ScriptCalls
 from statetools.errors import StatetoolsError
 from statetools.tools.calling import Arguments, ToolResult
 from statetools.tools.fields import ToolDefinition
@@ -133,7 +133,7 @@ class ScriptCallsMade:
     {}
     """
 
-    def __init__(self, calls: NestedCalls) -> None:
+    def __init__(self, calls: ScriptCalls) -> None:
         self.calls = calls
         self.made = 0
         self.definitions: Mapping[str, ToolDefinition] = {}
@@ -213,7 +213,7 @@ def script_code(arguments: Arguments, tool: str) -> str | ToolResult:
     return ToolResult.error(refused) if refused is not None else code
 
 
-def with_opened(result: ToolResult, before: Mapping[str, Any], calls: NestedCalls) -> ToolResult:
+def with_opened(result: ToolResult, before: Mapping[str, Any], calls: ScriptCalls) -> ToolResult:
     """``result`` with the line naming the tools the script made callable (none: as is).
 
     >>> with_opened(ToolResult.text("done"), {}, _Nothing()).text
@@ -243,7 +243,7 @@ def could_not_run(tool: str, exc: RuntimeError) -> ToolResult:
     return ToolResult.error(f"{tool}: the sandbox could not run the script: {exc}")
 
 
-async def run_script(code: str, calls: NestedCalls, *, tool: str, limits: Limits) -> ToolResult:
+async def run_script(code: str, calls: ScriptCalls, *, tool: str, limits: Limits) -> ToolResult:
     """Run ``code`` (the source the model sent to ``tool``, read and checked by
     :func:`script_code`) in one sandbox, ``calls`` answering its tool calls; the result
     the model reads."""

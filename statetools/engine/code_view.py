@@ -5,8 +5,8 @@ usual (their conditions, states and facades hold as anywhere) plus one tool that
 a script, a :class:`ScriptTool`. The model is shown the script tool in place of its
 tools: :func:`through_scripts` turns what the scheduler would show into that, the
 script tool describing the tools visible now. The engine hands a script tool the
-run's :class:`NestedCalls` (:meth:`ScriptTool.hosted`), so every call from a script is
-checked and recorded like a direct call.
+run's :class:`~statetools.engine.nested.ScriptCalls` (:meth:`ScriptTool.hosted`), so
+every call from a script is checked and recorded like a direct call.
 
 Tools added at run time (a chained object's methods, a discovered entity's tools)
 belong to the script tool whose call returned their object: they come wrapped as a
@@ -17,20 +17,21 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING
 
 import attrs
 
 from statetools.engine.visible_tools import Shown
 from statetools.messages import ToolCall
 from statetools.tools.calling import Context, ToolResult
-from statetools.tools.fields import ToolDefinition
 from statetools.tools.tool import BaseTool
 from statetools.tools.wrappers import WrapperTool
 
+if TYPE_CHECKING:
+    from statetools.engine.nested import ScriptCalls
+
 __all__ = [
     "HostedScript",
-    "NestedCalls",
     "ScriptMember",
     "ScriptTool",
     "ToolRunner",
@@ -41,28 +42,6 @@ __all__ = [
 ToolRunner = Callable[[BaseTool, ToolCall, Context], Awaitable[ToolResult]]
 """How a host runs one admitted call of a script: ``run(tool, call, context)`` -> the
 result (within the tool's timeout; a failure is an error result, never an exception)."""
-
-
-class NestedCalls(Protocol):
-    """What a host gives a script tool: the tools it may call, and a way to call one
-    exactly as if the model had called it directly (checked, run, recorded)."""
-
-    def tools(self) -> Mapping[str, ToolDefinition]:
-        """Every tool the script may name, visible now or not, by name."""
-        ...
-
-    def callable_now(self) -> list[str]:
-        """The script's tools that may be called now."""
-        ...
-
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult | str:
-        """Run a call of ``name``: its result, or the text of why it may not run now."""
-        ...
-
-    def running(self, run: ToolRunner) -> NestedCalls:
-        """These calls, the tools they admit run by ``run`` (the host's way: its
-        timeouts, its workers)."""
-        ...
 
 
 @attrs.frozen(kw_only=True)
@@ -85,7 +64,7 @@ class ScriptTool(BaseTool):
         """This tool as shown while ``tools`` (its own, visible now) may be called."""
 
     @abc.abstractmethod
-    def hosted(self, calls: NestedCalls) -> HostedScript:
+    def hosted(self, calls: ScriptCalls) -> HostedScript:
         """The tool to run for one call: scripts call tools through ``calls``."""
 
 
@@ -127,7 +106,7 @@ class HostedScript(BaseTool):
     True
     """
 
-    calls: NestedCalls = attrs.field(eq=False, repr=False)
+    calls: ScriptCalls = attrs.field(eq=False, repr=False)
 
     def running(self, run: ToolRunner) -> HostedScript:
         """This tool, the calls of its script run by ``run`` (how the host runs a call).
