@@ -74,6 +74,8 @@ class Outline:
 class Outlined(Protocol):
     """A facade whose unfolding reads prompt sections.
 
+    A Protocol because the facades that are one live in higher layers (``sections``).
+
     >>> class Notes:
     ...     name = "notes"
     ...     def outline(self) -> Outline:
@@ -142,6 +144,9 @@ def refuse_duplicate_sections(outlines: Mapping[str, Outline]) -> None:
 class PromptPart(Protocol):
     """A facade that writes part of the system prompt.
 
+    A Protocol because the facades that are one live in higher layers (``sections``,
+    ``mcp``).
+
     >>> class Notes:
     ...     name = "notes"
     ...     def prompt_text(self, unfolds: Sequence[Mapping[str, Any]]) -> str:
@@ -196,6 +201,7 @@ class ExpandablePrompt(PromptPart, Protocol):
     ``expansion_keys()`` names each read that shows more text or opens tools,
     ``expansion_arguments(key)`` gives that call's arguments and
     ``expansion_texts(key)`` the key's own text before and after it is read.
+    A Protocol because the facades that are one live in a higher layer (``sections``).
 
     >>> class Notes:
     ...     name = "notes"

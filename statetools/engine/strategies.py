@@ -80,6 +80,8 @@ class InjectionContext:
 class ToolInjectionStrategy(Protocol):
     """Decides, after every executed tool call, which tools to add or remove.
 
+    A Protocol because it is an extension point: users write their own strategies.
+
     A strategy that adds tools may also have a ``tool(name) -> BaseTool | None``
     method: a resumed run asks it for the tools it had added (they are saved by name).
 

@@ -48,7 +48,11 @@ if TYPE_CHECKING:
 class Moment(Protocol):
     """What the rule needs to know about one moment of a run: the machines' current
     states, the names removed from the run, whether the design has facades at all
-    (without, the facade questions are never asked), and the answers below."""
+    (without, the facade questions are never asked), and the answers below.
+
+    A Protocol because several unrelated classes answer it: a run's ``RunFacts``,
+    :class:`Opened`, a fresh run's moment, and ``review``'s explorer (a higher layer).
+    """
 
     @property
     def machines(self) -> Mapping[str, str]:
