@@ -31,6 +31,9 @@ from statetools.engine.strategies import ToolInjectionStrategy
 from statetools.engine.turn_request import (
     Asked,
     check_order,
+    check_request,
+    check_unread,
+    check_waiting,
     model_request,
     request_answered,
     respond,
@@ -253,13 +256,7 @@ class Conversation:
         ([], True)
         """
         check_order("take", self.record, self._unread, self._calls)
-        if self._asked is None:
-            raise StatetoolsError(
-                "take() answers a request",
-                path="Conversation.take",
-                hint="call conv.next_request() and send it to the model first",
-            )
-        asked, self._asked = self._asked, None
+        asked, self._asked = check_request(self._asked), None
         with self.record.failing():
             request_answered(self.record, asked)
             message = responded(self.record, response)
@@ -288,13 +285,7 @@ class Conversation:
         >>> [event.type for event in conv.answer(call, ToolResult.text("pong"))]
         ['tool_called', 'tool_answered']
         """
-        calls = self._calls
-        if calls is None or calls.current() is not call:
-            raise StatetoolsError(
-                f"call {call.id!r} is not waiting for an answer",
-                path="Conversation.answer",
-                hint="answer the calls take() hands out, each once, in order",
-            )
+        calls = check_waiting(call, self._calls)
         start = len(self.record.events)
         with self.record.failing():
             close_call(
@@ -404,12 +395,7 @@ class Conversation:
     # inside -----------------------------------------------------------------------------
 
     def _read(self) -> None:
-        if self._unread is None:
-            raise StatetoolsError(
-                "no final answer is waiting to be read",
-                path="Conversation.output_read",
-                hint="read conv.unread_answer after take() when reads_output=False",
-            )
+        check_unread(self._unread)
         self._unread = None
 
     def _respond(self, message: AssistantMessage | None, resumed: bool) -> Calls:

@@ -5,7 +5,8 @@ what the model's answer makes of it.
 :class:`~statetools.engine.Conversation` builds each :class:`ModelRequest` here
 (:func:`model_request`), records the conversation the request began once the model
 answered it (:func:`request_answered`), and acts on the answer (:func:`respond`); a
-step a host takes out of the turn's order is refused here (:func:`check_order`).
+step a host takes out of the turn's order is refused here (:func:`check_order`,
+:func:`check_request`, :func:`check_waiting`, :func:`check_unread`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from statetools.engine.answers import pending_calls
-from statetools.engine.calls import Calls
+from statetools.engine.calls import Call, Calls
 from statetools.engine.prompt_sections import refresh_prompt
 from statetools.engine.record import RunRecord
 from statetools.engine.run_setup import RunParts
@@ -29,7 +30,16 @@ from statetools.messages import AssistantMessage
 from statetools.models.base import ModelRequest, ToolDefinition
 from statetools.wording import counted
 
-__all__ = ["Asked", "check_order", "model_request", "request_answered", "respond"]
+__all__ = [
+    "Asked",
+    "check_order",
+    "check_request",
+    "check_unread",
+    "check_waiting",
+    "model_request",
+    "request_answered",
+    "respond",
+]
 
 Asked = tuple[bool, int, tuple[ToolDefinition, ...]]
 """What a request asked: whether the model's tools are static, the conversation, the tools.
@@ -67,6 +77,60 @@ def check_order(step: str, record: RunRecord, unread: str | None, calls: Calls |
             path=f"Conversation.{step}",
             hint="answer every call first: conv.answer(call, result)",
         )
+
+
+def check_request(asked: Asked | None) -> Asked:
+    """What the request ``take`` answers asked; refused when no request was made.
+
+    >>> check_request(None)
+    Traceback (most recent call last):
+    statetools.errors.StatetoolsError: Conversation.take: take() answers a request ...
+    """
+    if asked is None:
+        raise StatetoolsError(
+            "take() answers a request",
+            path="Conversation.take",
+            hint="call conv.next_request() and send it to the model first",
+        )
+    return asked
+
+
+def check_waiting(call: Call, calls: Calls | None) -> Calls:
+    """The calls of the response ``call`` belongs to, when it is the one waiting for its
+    answer; refused otherwise.
+
+    >>> from statetools.engine import Conversation
+    >>> from statetools.messages import ToolCall
+    >>> from statetools.models.base import ModelResponse
+    >>> conv = Conversation([Tool.create("ping", "Ping the host", lambda: "pong")], "Up?")
+    >>> message = AssistantMessage("", (ToolCall("c1", "ping"),))
+    >>> _ = conv.next_request()
+    >>> calls = conv.take(ModelResponse(message, stop_reason="tool_use"))
+    >>> check_waiting(calls.current(), calls) is calls
+    True
+    """
+    if calls is None or calls.current() is not call:
+        raise StatetoolsError(
+            f"call {call.id!r} is not waiting for an answer",
+            path="Conversation.answer",
+            hint="answer the calls take() hands out, each once, in order",
+        )
+    return calls
+
+
+def check_unread(unread: str | None) -> str:
+    """The final answer waiting for the host to read it; refused when none is.
+
+    >>> check_unread("42")
+    '42'
+    """
+    if unread is None:
+        raise StatetoolsError(
+            "no final answer is waiting to be read",
+            path="Conversation.output_read",
+            hint="read conv.unread_answer after take() when reads_output=False",
+        )
+    return unread
 
 
 def model_request(parts: RunParts, asked: int, max_iterations: int) -> tuple[ModelRequest, Asked]:
