@@ -172,6 +172,17 @@ given as loop=LoopCounters(output_corrected=...) and read as state.loop.output_c
                 f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self
             )
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickled and copied as its JSON (its read-only mappings cannot be pickled as
+        they are), so ``copy.deepcopy`` and ``pickle`` work on a state and on a result.
+
+        >>> import pickle
+        >>> state = DisclosureState(call_counts={"search": 2}, iteration=3)
+        >>> pickle.loads(pickle.dumps(state)) == state
+        True
+        """
+        return (DisclosureState.from_json, (self.to_json(),))
+
     def disclosure(self) -> DisclosureState:
         """This state without the loop's counters (what a scheduler keeps and gives).
 
