@@ -14,7 +14,7 @@ single-turn categories, read from ``--bfcl-data`` (a folder with BFCL's
 ``BFCL_v4_*.json`` data files; they are not among the shared catalogues). Without it
 that row is left out.
 
-    python benchmarks/retrieval.py [--write] [--bfcl-data DIR] [--dev]
+    python benchmarks/retrieval.py [--write] [--bfcl-data DIR] [--dev] [--example-requests FILE]
 
 Timing runs on one core (BLAS threads set to 1, the process pinned to one CPU) and
 counts the process's CPU time, so that other work on a shared machine does not count.
@@ -159,10 +159,15 @@ class CachedEmbed:
 
 
 def measure(
-    tools: Sequence[st.Tool], turns: Sequence[Turn], ranker: Ranker
+    tools: Sequence[st.Tool],
+    turns: Sequence[Turn],
+    ranker: Ranker,
+    example_requests: dict[str, list[str]] | None = None,
 ) -> tuple[dict[int, float], float, float, float]:
     """recall@k per k, ms per query, s per 1,000 tools indexed, mean share found @5."""
-    facade = st.UnfoldingTool.searchable("find_tools", "Find tools", list(tools), ranker=ranker)
+    facade = st.UnfoldingTool.searchable(
+        "find_tools", "Find tools", list(tools), ranker=ranker, example_requests=example_requests
+    )
     index = facade.search_index
     started = time.process_time()
     index._built()
@@ -209,7 +214,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--shared", type=Path, default=SHARED, help="the shared catalogues")
     parser.add_argument("--bfcl-data", type=Path, help="BFCL's data folder (2,000-tool row)")
     parser.add_argument("--dev", action="store_true", help="the development tasks instead")
+    parser.add_argument(
+        "--example-requests",
+        type=Path,
+        help="a JSON file of example requests per BFCL tool (benchmarks/example_requests.py)",
+    )
     args = parser.parse_args(argv)
+    asked: dict[str, list[str]] = {}
+    if args.example_requests is not None:
+        asked = json.loads(args.example_requests.read_text())
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
@@ -239,8 +252,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     for title, tools, turns in catalogues:
         held_out = title.startswith("BFCL") and not title.endswith("development tasks")
         learned = traces if held_out and not args.dev else []
-        for name, make in rankers(cache, learned).items():
-            recall, per_query, per_thousand, share = measure(tools, turns, make())
+        measured = [(name, make, None) for name, make in rankers(cache, learned).items()]
+        names = {tool.name for tool in tools}
+        if asked and title.startswith("BFCL multi-turn") and set(asked) <= names:
+            for name in ("embeddings", "hybrid"):
+                make = rankers(cache, [])[name]
+                measured.append((f"{name} + example requests", make, asked))
+        for name, make, requests in measured:
+            recall, per_query, per_thousand, share = measure(tools, turns, make(), requests)
             row = (
                 f"| {title} | {len(turns)} | {name} | "
                 + " | ".join(f"{recall[k]:.2f}" for k in KS)
@@ -267,6 +286,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             "hybrid fuses BM25 (weight 1) and it (weight 2) by reciprocal rank with constant 10.",
             "'hybrid + co-usage' is `CoUsageRanker(hybrid, traces)` with the tools of each turn",
             "of the 50 development tasks as traces (BFCL only: no traces for the others).",
+            "'+ example requests' gives each of the 128 tools the (up to) four requests that",
+            "`st.search.example_requests` had a local model (Qwen2.5-Coder-1.5B-Instruct",
+            "Q4_K_M on llama.cpp) write from the tool's own words",
+            "(`searchable(..., example_requests=...)`, `benchmarks/example_requests.py`);",
+            "each request is one more vector of its tool. Only the 128-tool rows have them",
+            "(the other 1,396 functions have none written, so they are not measured that way).",
             "Times are CPU time on one core (BLAS on one thread, the process pinned to one CPU;",
             "the machine was shared, so wall-clock read higher): median ms per query (query",
             "embedding included), seconds to index 1,000 tools (embedding every tool's text",
@@ -280,8 +305,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             "",
             machine_line(),
             "",
-            "`python benchmarks/retrieval.py --write --bfcl-data DIR` (DIR: BFCL's"
-            " `bfcl_eval/data` folder; `make bench BFCL_DATA=DIR`).",
+            "`python benchmarks/retrieval.py --write --bfcl-data DIR --example-requests FILE`"
+            " (DIR: BFCL's `bfcl_eval/data` folder; FILE: written by"
+            " `python benchmarks/example_requests.py --base-url URL --out FILE`;"
+            " `make bench BFCL_DATA=DIR`).",
         ]
     )
     if args.write and not args.dev:

@@ -164,6 +164,7 @@ def settled(
         paths=facade_paths(facade, is_facade),
         keywords=facade.search.keywords,
         vectors=facade.search.vectors,
+        example_requests=facade.search.example_requests,
     )
     return search_schema(), index
 

@@ -46,20 +46,28 @@ Keywords = tuple[tuple[str, tuple[str, ...]], ...]
 """Other words per tool name: ``((name, (word, ...)), ...)``."""
 
 
-def _keywords(value: Any) -> Keywords:
+def _texts_per_tool(value: Any, what: str, example: str) -> Keywords:
     if not value:
         return ()
     pairs = value.items() if isinstance(value, Mapping) else value
     result: list[tuple[str, tuple[str, ...]]] = []
     for name, extra in pairs:
-        if isinstance(extra, str) or not all(isinstance(word, str) for word in extra):
+        if isinstance(extra, str) or not all(isinstance(text, str) for text in extra):
             raise DefinitionError(
-                f"keywords of {name} must be a list of words, got {extra!r}",
+                f"{what} of {name} must be a list of {example}, got {extra!r}",
                 path="search",
-                hint='write keywords={"create_issue": ["bug", "ticket"]}',
+                hint=f"write {what}={{{name!r}: [{example}]}}",
             )
         result.append((str(name), tuple(extra)))
     return tuple(result)
+
+
+def _keywords(value: Any) -> Keywords:
+    return _texts_per_tool(value, "keywords", "words")
+
+
+def _example_requests(value: Any) -> Keywords:
+    return _texts_per_tool(value, "example_requests", "sentences")
 
 
 def _ranker(_instance: object, _attribute: object, value: Any) -> None:
@@ -79,9 +87,11 @@ def _vectors(instance: Any, _attribute: object, value: str | None) -> None:
 class SearchOptions:
     """How a search facade searches: ``max_results`` matches at most per query, the
     ``ranker`` ("bm25", "embeddings", "hybrid" or a :class:`~statetools.search.Ranker`)
-    ``keywords``, other words the model may use for some tools (tool name -> words), and
+    ``keywords``, other words the model may use for some tools (tool name -> words),
     ``vectors``, a file keeping the tools' embeddings (embeddings and hybrid rankers: see
-    :class:`~statetools.search.SavedVectors`).
+    :class:`~statetools.search.SavedVectors`), and ``example_requests``, what a user
+    would ask when a tool is needed (tool name -> sentences; embeddings and hybrid
+    rankers match each on its own, see :func:`~statetools.search.example_requests`).
 
     >>> SearchOptions().max_results, SearchOptions().ranker
     (5, 'bm25')
@@ -91,6 +101,7 @@ class SearchOptions:
     ranker: Any = attrs.field(default="bm25", validator=_ranker)
     keywords: Any = attrs.field(default=(), converter=_keywords)
     vectors: str | None = attrs.field(default=None, validator=_vectors)
+    example_requests: Any = attrs.field(default=(), converter=_example_requests)
 
     def to_data(self, where: str) -> dict[str, Any]:
         """The options as a design's ``search:`` mapping (a Ranker object has none).
@@ -111,6 +122,8 @@ class SearchOptions:
             data["keywords"] = {name: list(extra) for name, extra in self.keywords}
         if self.vectors is not None:
             data["vectors"] = self.vectors
+        if self.example_requests:
+            data["example_requests"] = {name: list(asked) for name, asked in self.example_requests}
         return data
 
 
@@ -167,19 +180,22 @@ class SearchIndex:
         paths: Mapping[str, Sequence[str]] | None = None,
         keywords: Keywords = (),
         vectors: str | None = None,
+        example_requests: Keywords = (),
     ) -> None:
         self.tools = tuple(tools)
         self._by_name = {tool.name: tool for tool in self.tools}
         self.ranker = ranker_for(ranker, where="search", vectors=vectors)
         self._paths = dict(paths or {})
         self._keywords = dict(keywords)
-        unknown = [name for name in self._keywords if name not in self._by_name]
-        if unknown:
-            raise DefinitionError(
-                f"keywords for tools it does not hold: {', '.join(unknown)}",
-                path="search",
-                hint="give keywords only for tools below the search facade",
-            )
+        self._asked = dict(example_requests)
+        for what, given in (("keywords", self._keywords), ("example_requests", self._asked)):
+            unknown = [name for name in given if name not in self._by_name]
+            if unknown:
+                raise DefinitionError(
+                    f"{what} for tools it does not hold: {', '.join(unknown)}",
+                    path="search",
+                    hint=f"give {what} only for tools below the search facade",
+                )
         self._retriever: Ranker | None = None
         self._lock = threading.Lock()
 
@@ -193,7 +209,9 @@ class SearchIndex:
 
     def documents(self) -> list[Document]:
         """What the ranker indexes: one document per tool, in definition order."""
-        return documents_for(self.tools, paths=self._paths, keywords=self._keywords)
+        return documents_for(
+            self.tools, paths=self._paths, keywords=self._keywords, example_requests=self._asked
+        )
 
     def _built(self) -> Ranker:
         if self._retriever is None:

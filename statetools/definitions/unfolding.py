@@ -207,6 +207,7 @@ class UnfoldingTool(BaseTool):
         ranker: Any = "bm25",
         keywords: Mapping[str, Sequence[str]] | None = None,
         vectors: str | None = None,
+        example_requests: Mapping[str, Sequence[str]] | None = None,
     ) -> UnfoldingTool:
         """A facade the model searches: its arguments are ``query`` (words) and/or
         ``names`` (exact tool names). A call lists the best ``max_results`` matches
@@ -217,7 +218,10 @@ class UnfoldingTool(BaseTool):
         (meaning, with :func:`statetools.search.local_embedder`), ``"hybrid"`` (both) or
         any :class:`statetools.search.Ranker`; ``keywords`` gives other words for some
         tools (name -> words); ``vectors`` names a file that keeps the tools' embeddings
-        (``"embeddings"`` and ``"hybrid"``: computed once, reloaded after). See
+        (``"embeddings"`` and ``"hybrid"``: computed once, reloaded after);
+        ``example_requests`` gives, per tool name, sentences a user would say when the
+        tool is needed, each matched on its own by ``"embeddings"`` and ``"hybrid"``
+        (write them yourself or with :func:`statetools.search.example_requests`). See
         docs/search.md.
 
         >>> def create_issue(title: str) -> str:
@@ -242,7 +246,7 @@ class UnfoldingTool(BaseTool):
             description=description,
             inner=tuple(tools),
             members=tuple(members),
-            search=SearchOptions(max_results, ranker, keywords, vectors),
+            search=SearchOptions(max_results, ranker, keywords, vectors, example_requests),
             usage_notes=usage_notes,
         )
 

@@ -5,7 +5,8 @@ parameters' names and descriptions, its category, the facades it sits in, the va
 its schema gives as examples (enum, examples, default) and any keywords given for it.
 :func:`documents_for` makes the documents of a whole catalogue, each with its
 :attr:`Document.focus`: the tool's own words, without the opening its description
-shares with other tools (a catalogue's boilerplate such as "This tool belongs to ...").
+shares with other tools (a catalogue's boilerplate such as "This tool belongs to ..."),
+and its :attr:`Document.example_requests`, requests a user would make when the tool is needed.
 
 >>> from statetools import Tool
 >>> tool = Tool.create("createIssue", "Open an issue.", lambda title: title)
@@ -31,6 +32,10 @@ _SHARED_WORDS = 6
 boilerplate of the catalogue, left out of :attr:`Document.focus`."""
 
 
+def _texts(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
 @attrs.frozen
 class Document:
     """One thing a ranker ranks: a ``name`` (what :meth:`Ranker.rank` returns), the
@@ -38,7 +43,9 @@ class Document:
     reads (name, description, parameter names, category, path and keywords: parameter
     descriptions and example values repeat the same words across many tools), and
     ``focus``, the tool's own words (name, description without the opening it shares
-    with other tools, parameters) that a meaning ranker matches too (empty: none).
+    with other tools, parameters) that a meaning ranker matches too (empty: none), and
+    ``example_requests``, requests a user would make when the tool is needed ("go to my
+    Documents folder" for ``cd``), each of which a meaning ranker matches on its own.
 
     >>> Document("create_issue", "create issue. Open an issue").terms
     'create issue. Open an issue'
@@ -48,6 +55,7 @@ class Document:
     text: str
     terms: str = attrs.field()
     focus: str = ""
+    example_requests: tuple[str, ...] = attrs.field(default=(), converter=_texts)
 
     @terms.default
     def _terms(self) -> str:
@@ -161,10 +169,11 @@ def documents_for(
     *,
     paths: Mapping[str, Sequence[str]] | None = None,
     keywords: Mapping[str, Sequence[str]] | None = None,
+    example_requests: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Document]:
-    """The documents of a catalogue (``paths`` and ``keywords`` by tool name), each with
-    its :attr:`Document.focus`: name, description without the opening it shares with
-    other tools, parameters' names and descriptions.
+    """The documents of a catalogue (``paths``, ``keywords`` and ``example_requests`` by tool
+    name), each with its :attr:`Document.focus`: name, description without the opening
+    it shares with other tools, parameters' names and descriptions.
 
     >>> from statetools import Tool
     >>> tools = [Tool.create(n, f"Part of the demo shop of this example. {d}", lambda: 1)
@@ -172,7 +181,7 @@ def documents_for(
     >>> [doc.focus for doc in documents_for(tools)]
     ['buy. Buy an item', 'refund. Give money back']
     """
-    paths, keywords = paths or {}, keywords or {}
+    paths, keywords, asked = paths or {}, keywords or {}, example_requests or {}
     openings = shared_openings([tool.description.strip() for tool in tools])
     documents = []
     for tool, opening in zip(tools, openings, strict=True):
@@ -183,5 +192,7 @@ def documents_for(
         parts = [" ".join(words(tool.name)) or tool.name, own]
         parts.extend(_parameters(tool.input_schema or {}))
         focus = ". ".join(part.rstrip(". ") for part in parts if part.strip())
-        documents.append(attrs.evolve(document, focus=focus))
+        documents.append(
+            attrs.evolve(document, focus=focus, example_requests=tuple(asked.get(tool.name, ())))
+        )
     return documents

@@ -48,9 +48,10 @@ Embed = Callable[[list[str]], Any]
 
 class EmbeddingRanker:
     """Ranks by the cosine similarity of the query's vector (of :func:`meaning_of` the
-    query) and each document's vectors: its text's and, when it has one, its
-    :attr:`~statetools.search.Document.focus`'s, whichever is closer (the documents are
-    embedded once, in :meth:`index`; each query once per call). Documents scoring
+    query) and each document's vectors: its text's, its
+    :attr:`~statetools.search.Document.focus`'s and each of its
+    :attr:`~statetools.search.Document.example_requests`', whichever is closest (the
+    documents are embedded once, in :meth:`index`; each query once per call). Documents scoring
     ``min_score`` or less are left out. A query whose best document scores below
     ``threshold`` (without its quoted values, and then whole, when the first falls
     short) finds nothing at all, so the search facade shows what there is
@@ -83,6 +84,8 @@ class EmbeddingRanker:
         self._names: list[str] = []
         self._vectors: Any = None
         self._focus: Any = None
+        self._asked: Any = None  # one row per example request
+        self._asker: Any = None  # the document of each row
 
     def _vectors_of(self, texts: list[str], *, keep: bool = False) -> Any:
         import numpy as np
@@ -110,26 +113,37 @@ class EmbeddingRanker:
         return vectors / np.where(norms == 0, 1.0, norms)
 
     def index(self, docs: Sequence[Document]) -> None:
-        """Embed every document's text and focus (one call of ``embed``; with ``saved``,
-        only the texts it does not hold)."""
+        """Embed every document's text, focus and example requests (one call of
+        ``embed``; with ``saved``, only the texts it does not hold)."""
+        import numpy as np
+
         self._names = [doc.name for doc in docs]
-        self._vectors = self._focus = None
+        self._vectors = self._focus = self._asked = self._asker = None
         if not docs:
             return
         focus = [doc.focus for doc in docs]
-        texts = list(dict.fromkeys([doc.text for doc in docs] + [f for f in focus if f]))
+        asked = [(place, text) for place, doc in enumerate(docs) for text in doc.example_requests]
+        texts = [doc.text for doc in docs] + [f for f in focus if f] + [t for _, t in asked]
+        texts = list(dict.fromkeys(texts))
         vectors = self._vectors_of(texts, keep=True)
         row = {text: position for position, text in enumerate(texts)}
         self._vectors = vectors[[row[doc.text] for doc in docs]]
         if any(f and f != doc.text for f, doc in zip(focus, docs, strict=True)):
             self._focus = vectors[[row[f or doc.text] for f, doc in zip(focus, docs, strict=True)]]
+        if asked:
+            self._asked = vectors[[row[text] for _, text in asked]]
+            self._asker = np.array([place for place, _ in asked])
 
     def _scores(self, text: str) -> Any:
         import numpy as np
 
         wanted = self._vectors_of([text])[0]
         scores = self._vectors @ wanted
-        return scores if self._focus is None else np.maximum(scores, self._focus @ wanted)
+        if self._focus is not None:
+            scores = np.maximum(scores, self._focus @ wanted)
+        if self._asked is not None:  # each document's closest example request
+            np.maximum.at(scores, self._asker, self._asked @ wanted)
+        return scores
 
     def best(self, query: str) -> float:
         """The cosine of the document closest to ``query`` as the threshold sees it: the

@@ -128,6 +128,7 @@ def _search_facade(form: FacadeForm) -> UnfoldingTool:
         ranker=form.search.ranker,
         keywords=dict(form.search.keywords),
         vectors=_beside_design(form.search.vectors),
+        example_requests=dict(form.search.example_requests),
     )
 
 
