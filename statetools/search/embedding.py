@@ -51,11 +51,12 @@ class EmbeddingRanker:
     query) and each document's vectors: its text's, its
     :attr:`~statetools.search.Document.focus`'s and each of its
     :attr:`~statetools.search.Document.example_requests`', whichever is closest (the
-    documents are embedded once, in :meth:`index`; each query once per call). Documents scoring
-    ``min_score`` or less are left out. A query whose best document scores below
-    ``threshold`` (without its quoted values, and then whole, when the first falls
-    short) finds nothing at all, so the search facade shows what there is
-    instead (default: the ``threshold`` attribute of ``embed``, as
+    documents are embedded once, in :meth:`index`; each query once per call). Documents
+    scoring ``min_score`` or less are left out. A query whose best document scores below
+    ``threshold`` by its text and focus (without its quoted values, and then whole, when
+    the first falls short; example requests do not count here: requests written in
+    everyday words come close to any chatty question) finds nothing at all, so the
+    search facade shows what there is instead (default: the ``threshold`` attribute of ``embed``, as
     :func:`~statetools.search.local_embedder` has; none otherwise). With ``saved`` (a
     file path or a :class:`~statetools.search.SavedVectors`) the documents' vectors are
     read from that file and only new or changed texts are embedded (then saved).
@@ -134,16 +135,20 @@ class EmbeddingRanker:
             self._asked = vectors[[row[text] for _, text in asked]]
             self._asker = np.array([place for place, _ in asked])
 
-    def _scores(self, text: str) -> Any:
+    def _scores(self, text: str) -> tuple[Any, Any]:
+        """Each document's score for ``text``: by its own words (what ``threshold``
+        judges) and by those or its example requests, whichever is closer (the order)."""
         import numpy as np
 
         wanted = self._vectors_of([text])[0]
-        scores = self._vectors @ wanted
+        own = self._vectors @ wanted
         if self._focus is not None:
-            scores = np.maximum(scores, self._focus @ wanted)
-        if self._asked is not None:  # each document's closest example request
-            np.maximum.at(scores, self._asker, self._asked @ wanted)
-        return scores
+            own = np.maximum(own, self._focus @ wanted)
+        if self._asked is None:
+            return own, own
+        scores = own.copy()
+        np.maximum.at(scores, self._asker, self._asked @ wanted)
+        return own, scores
 
     def best(self, query: str) -> float:
         """The cosine of the document closest to ``query`` as the threshold sees it: the
@@ -158,7 +163,7 @@ class EmbeddingRanker:
         if not query.strip() or self._vectors is None:
             return 0.0
         texts = dict.fromkeys([meaning_of(query), query])
-        return max(float(self._scores(text).max()) for text in texts)
+        return max(float(self._scores(text)[0].max()) for text in texts)
 
     def rank(self, query: str, k: int) -> list[tuple[str, float]]:
         """The ``k`` documents closest to ``query`` in meaning (ties in index order)."""
@@ -167,12 +172,12 @@ class EmbeddingRanker:
         if not query.strip() or self._vectors is None:
             return []
         meaning, threshold = meaning_of(query), self.threshold
-        scores = self._scores(meaning)
-        if threshold is not None and float(scores.max()) < threshold:
+        own, scores = self._scores(meaning)
+        if threshold is not None and float(own.max()) < threshold:
             if meaning == query:
                 return []
-            scores = self._scores(query)  # the quoted values may be what it is about
-            if float(scores.max()) < threshold:
+            own, scores = self._scores(query)  # the quoted values may be what it is about
+            if float(own.max()) < threshold:
                 return []
         if k < len(scores):
             top = np.argpartition(-scores, k - 1)[:k]

@@ -141,3 +141,15 @@ def test_yaml_with_example_requests_for_an_unknown_tool_says_where() -> None:
     with pytest.raises(st.SpecError) as error:
         st.load_playbook(DESIGN.replace("    cd: [", "    cdx: ["), tools=TOOLS)
     assert "example_requests for tools it does not hold: cdx" in str(error.value)
+
+
+def test_the_threshold_judges_a_tool_by_its_own_words_not_its_requests() -> None:
+    # the request matches "drive" perfectly, but nothing the tools say does: the
+    # threshold still decides that the search found nothing useful
+    ranker = EmbeddingRanker(fake_embed, threshold=0.9)
+    ranker.index([Document("cd", "change directory", example_requests=("Start the drive.",))])
+
+    assert ranker.rank("drive", 1) == []
+    assert round(ranker.best("drive"), 3) == 0.515
+    ranker.threshold = 0.4
+    assert [(name, round(score, 3)) for name, score in ranker.rank("drive", 1)] == [("cd", 1.0)]
