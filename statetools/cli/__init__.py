@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
 from statetools.cli.eval_command import add_eval_command
+from statetools.cli.examples_command import add_examples_command
 from statetools.cli.review_commands import (
     cmd_check,
     cmd_explore,
@@ -165,6 +166,7 @@ def _parser() -> argparse.ArgumentParser:
     add_sessions_command(commands)
     add_worker_command(commands)
     add_eval_command(commands)
+    add_examples_command(commands)
     return parser
 
 

@@ -113,7 +113,8 @@ def _model(model: Model | str, per_tool: int, options: Mapping[str, Any] | None)
         return resolve(model, **dict(options or {}))
     cap = _OUTPUT_TOKENS + 40 * max(0, per_tool - 4)
     limit = {"openai": "max_output_tokens"}.get(provider, "max_tokens")
-    return resolve(model, **{"temperature": 0, limit: cap, **dict(options or {})})
+    merged = {"temperature": 0, limit: cap, **dict(options or {})}
+    return resolve(model, **{key: value for key, value in merged.items() if value is not None})
 
 
 def _unquoted(text: str) -> str:
@@ -181,7 +182,9 @@ async def aexample_requests(
     needed, written by ``model`` (one request per tool, ``concurrency`` at once; the
     message is :data:`PROMPT`). A model string is made with temperature 0 and an output
     cap of 150 tokens (``model_options`` adds to or replaces those, e.g.
-    ``{"base_url": "http://127.0.0.1:8080/v1"}``); a Model object is used as made.
+    ``{"base_url": "http://127.0.0.1:8080/v1"}``; a None leaves one out, as
+    ``{"temperature": None}`` for a model that takes none); a Model object is used as
+    made.
 
     An answer without a usable line gives its tool an empty list; an answer cut off at
     the output cap loses its unfinished last line; a provider error is raised as the

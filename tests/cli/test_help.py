@@ -37,6 +37,7 @@ def test_the_commands() -> None:
         "sessions",
         "worker",
         "eval",
+        "examples",
     ]
 
 
