@@ -10,7 +10,7 @@ answer's closest names give it), and each of these searches is an *extra search*
 *never found* is one of a task's tools that no search in the user's words opened.
 
     python benchmarks/user_words.py [--write] [--catalogue bfcl|tau_retail|tau_airline]
-        [--ranker bm25|hybrid ...] [--limit N]
+        [--ranker bm25|hybrid ...] [--limit N] [--example-requests FILE]
 
 The GitHub server has no user tasks, so it has no row. ``hybrid`` needs the
 ``statetools[embeddings]`` extra (``st.search.local_embedder()``).
@@ -173,11 +173,19 @@ class Row:
     tasks_missing: int
 
 
-def _design(path: Path, ranker: str) -> st.Design:
+def _design(path: Path, ranker: str, asked: Mapping[str, Sequence[str]] | None = None) -> st.Design:
+    """The design with its search facade's ``ranker`` (and ``asked``, example requests
+    per tool name, for the tools the design has)."""
     text = path.read_text(encoding="utf-8")
     if ranker != "bm25":
+        bare = st.load_design(text, base_dir=path.parent)
+        names = {tool.name for tool in bare.catalogue}
+        extra = ""
+        if asked:
+            kept = {name: list(requests) for name, requests in asked.items() if name in names}
+            extra = f", example_requests: {json.dumps(kept)}"
         text = text.replace(
-            "search: {max_results: 3}", f"search: {{max_results: 3, ranker: {ranker}}}"
+            "search: {max_results: 3}", f"search: {{max_results: 3, ranker: {ranker}{extra}}}"
         )
     bare = st.load_design(text, base_dir=path.parent)
     return st.load_design(text, tools=answering(bare.catalogue), base_dir=path.parent)
@@ -196,9 +204,11 @@ def run(
     words: Mapping[str, Sequence[str]] | None,
     ranker: str,
     limit: int | None,
+    asked: Mapping[str, Sequence[str]] | None = None,
 ) -> Row:
-    """Replay a catalogue's tasks: the oracle (``words`` None) or in the user's words."""
-    design = _design(design_path, ranker)
+    """Replay a catalogue's tasks: the oracle (``words`` None) or in the user's words
+    (``asked``: example requests per tool for the search facade)."""
+    design = _design(design_path, ranker, asked)
     catalogue = read_tools(tools)
     todo = read_tasks(tasks)[:limit]
     if words is None:
@@ -224,7 +234,8 @@ def run(
     n = len(results) or 1
     return Row(
         catalogue=label,
-        search=f"user's words, {ranker}" if words is not None else f"oracle, {ranker}",
+        search=(f"user's words, {ranker}" if words is not None else f"oracle, {ranker}")
+        + (" + example requests" if asked else ""),
         tasks=len(results),
         failed=sum(1 for r in results if r.failure is not None),
         tokens=statistics.fmean(r.statetools.tokens for r in results) if results else 0.0,
@@ -277,7 +288,9 @@ def section(rows: Sequence[Row], command: str) -> str:
             "stays open, but out of every tool the tasks call: some were opened by an "
             "earlier turn's search before they were needed). Extra requests are counted "
             "against flat (every tool in every request). bm25 is the designs' ranker; "
-            "hybrid is `ranker: hybrid` (BM25 fused with `st.search.local_embedder()`).",
+            "hybrid is `ranker: hybrid` (BM25 fused with `st.search.local_embedder()`); "
+            "'+ example requests' adds to it the requests a local model wrote for each "
+            "tool (`benchmarks/example_requests.py`, FILE: its output).",
             "",
             "| catalogue | search | tasks | failed | tokens/task | requests/task | extra "
             "requests | searches/task | extra searches/task | tools missed / sought | "
@@ -296,9 +309,11 @@ def measure_all(
     shared: Path,
     rankers: Sequence[str] = ("bm25", "hybrid"),
     limit: int | None = None,
+    asked: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Row]:
     """The oracle row and one row per ranker in the user's words, per chosen catalogue
-    (``files``: catalogue -> (tools, tasks), as ``convert.convert_all`` returns)."""
+    (``files``: catalogue -> (tools, tasks), as ``convert.convert_all`` returns); with
+    ``asked`` (example requests per BFCL tool) one more BFCL row, hybrid with them."""
     rows = []
     for label, catalogue, design in RUNS:
         if catalogue not in chosen:
@@ -309,6 +324,10 @@ def measure_all(
         plan += [(said, ranker) for ranker in rankers]
         for words, ranker in plan:
             row = run(label, tools, tasks, DESIGNS / design, words, ranker, limit)
+            print(row, file=sys.stderr, flush=True)
+            rows.append(row)
+        if asked and catalogue == "bfcl":
+            row = run(label, tools, tasks, DESIGNS / design, said, "hybrid", limit, asked)
             print(row, file=sys.stderr, flush=True)
             rows.append(row)
     return rows
@@ -325,12 +344,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--shared", type=Path, default=SHARED, help="the shared catalogues")
     parser.add_argument("--limit", type=int, default=None, help="replay the first N tasks")
     parser.add_argument("--write", action="store_true", help="update benchmarks/RESULTS.md")
+    parser.add_argument(
+        "--example-requests",
+        type=Path,
+        help="example requests per BFCL tool (JSON, from benchmarks/example_requests.py)",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     files = convert_all(args.shared, BUILD)
     chosen = args.catalogue or [c for _, c, _ in RUNS]
-    rows = measure_all(files, chosen, args.shared, args.ranker or ["bm25", "hybrid"], args.limit)
-    body = section(rows, "python benchmarks/user_words.py --write")
+    asked = json.loads(args.example_requests.read_text()) if args.example_requests else None
+    rankers = args.ranker or ["bm25", "hybrid"]
+    rows = measure_all(files, chosen, args.shared, rankers, args.limit, asked)
+    command = "python benchmarks/user_words.py --write" + (
+        " --example-requests FILE" if asked else ""
+    )
+    body = section(rows, command)
     print(body)
     print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     if args.write:

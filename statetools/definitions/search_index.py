@@ -14,8 +14,11 @@ never rebuilt per turn.
 from __future__ import annotations
 
 import difflib
+import json
+import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -66,8 +69,37 @@ def _keywords(value: Any) -> Keywords:
     return _texts_per_tool(value, "keywords", "words")
 
 
-def _example_requests(value: Any) -> Keywords:
+def _example_requests(value: Any) -> Keywords | str:
+    if isinstance(value, str | os.PathLike):
+        return os.fspath(value)  # a JSON file, read when the index is made
     return _texts_per_tool(value, "example_requests", "sentences")
+
+
+def _requests_file(path: str) -> Keywords:
+    """The example requests in the JSON file at ``path`` (tool name -> sentences), as
+    ``statetools examples --out`` writes it."""
+    where = "search.example_requests"
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise DefinitionError(
+            f"cannot read {path}: {exc.strerror or exc}",
+            path=where,
+            hint="write it with `statetools examples DESIGN --model MODEL --out FILE`",
+        ) from exc
+    except ValueError as exc:
+        raise DefinitionError(
+            f"{path} is not JSON: {exc}",
+            path=where,
+            hint='the file maps tool names to lists of sentences: {"cd": ["Go home."]}',
+        ) from exc
+    if not isinstance(data, Mapping):
+        raise DefinitionError(
+            f"{path} holds a {type(data).__name__}, not a mapping",
+            path=where,
+            hint='the file maps tool names to lists of sentences: {"cd": ["Go home."]}',
+        )
+    return _texts_per_tool(data, "example_requests", "sentences")
 
 
 def _ranker(_instance: object, _attribute: object, value: Any) -> None:
@@ -91,7 +123,8 @@ class SearchOptions:
     ``vectors``, a file keeping the tools' embeddings (embeddings and hybrid rankers: see
     :class:`~statetools.search.SavedVectors`), and ``example_requests``, what a user
     would ask when a tool is needed (tool name -> sentences; embeddings and hybrid
-    rankers match each on its own, see :func:`~statetools.search.example_requests`).
+    rankers match each on its own, see :func:`~statetools.search.example_requests`; or
+    the path of a JSON file holding them, as ``statetools examples --out`` writes it).
 
     >>> SearchOptions().max_results, SearchOptions().ranker
     (5, 'bm25')
@@ -122,7 +155,9 @@ class SearchOptions:
             data["keywords"] = {name: list(extra) for name, extra in self.keywords}
         if self.vectors is not None:
             data["vectors"] = self.vectors
-        if self.example_requests:
+        if isinstance(self.example_requests, str):
+            data["example_requests"] = self.example_requests
+        elif self.example_requests:
             data["example_requests"] = {name: list(asked) for name, asked in self.example_requests}
         return data
 
@@ -180,13 +215,15 @@ class SearchIndex:
         paths: Mapping[str, Sequence[str]] | None = None,
         keywords: Keywords = (),
         vectors: str | None = None,
-        example_requests: Keywords = (),
+        example_requests: Keywords | str = (),
     ) -> None:
         self.tools = tuple(tools)
         self._by_name = {tool.name: tool for tool in self.tools}
         self.ranker = ranker_for(ranker, where="search", vectors=vectors)
         self._paths = dict(paths or {})
         self._keywords = dict(keywords)
+        if isinstance(example_requests, str):
+            example_requests = _requests_file(example_requests)
         self._asked = dict(example_requests)
         for what, given in (("keywords", self._keywords), ("example_requests", self._asked)):
             unknown = [name for name in given if name not in self._by_name]

@@ -12,6 +12,7 @@ tools from the arguments) and exclusive (after unfolding only the inner tools re
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, TypeGuard
 
@@ -207,7 +208,7 @@ class UnfoldingTool(BaseTool):
         ranker: Any = "bm25",
         keywords: Mapping[str, Sequence[str]] | None = None,
         vectors: str | None = None,
-        example_requests: Mapping[str, Sequence[str]] | None = None,
+        example_requests: Mapping[str, Sequence[str]] | str | os.PathLike[str] | None = None,
     ) -> UnfoldingTool:
         """A facade the model searches: its arguments are ``query`` (words) and/or
         ``names`` (exact tool names). A call lists the best ``max_results`` matches
@@ -221,7 +222,8 @@ class UnfoldingTool(BaseTool):
         (``"embeddings"`` and ``"hybrid"``: computed once, reloaded after);
         ``example_requests`` gives, per tool name, sentences a user would say when the
         tool is needed, each matched on its own by ``"embeddings"`` and ``"hybrid"``
-        (write them yourself or with :func:`statetools.search.example_requests`). See
+        (write them yourself or with :func:`statetools.search.example_requests`), or the
+        path of a JSON file holding them (``statetools examples --out``). See
         docs/search.md.
 
         >>> def create_issue(title: str) -> str:

@@ -1,7 +1,7 @@
 """Example requests: what a user would say when a tool is needed, written by a model.
 
 A meaning ranker finds a tool more often when it also matches a few requests in a
-user's words (see ``searchable(..., examples=...)``). :func:`example_requests` asks a
+user's words (see ``searchable(..., example_requests=...)``). :func:`example_requests` asks a
 model for them, once, at design time: one request to the model per tool, no tools
 offered, and the answer read one request per line.
 

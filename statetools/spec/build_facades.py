@@ -119,6 +119,7 @@ def _search_facade(form: FacadeForm) -> UnfoldingTool:
                 at=(key,),
             )
     assert form.search is not None
+    asked = form.search.example_requests
     return UnfoldingTool.searchable(
         form.name,
         form.description,
@@ -128,7 +129,7 @@ def _search_facade(form: FacadeForm) -> UnfoldingTool:
         ranker=form.search.ranker,
         keywords=dict(form.search.keywords),
         vectors=_beside_design(form.search.vectors),
-        example_requests=dict(form.search.example_requests),
+        example_requests=_beside_design(asked) if isinstance(asked, str) else dict(asked),
     )
 
 

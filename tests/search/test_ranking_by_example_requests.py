@@ -3,6 +3,8 @@ its own by the meaning rankers (never by BM25), given in Python or in YAML."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import statetools as st
@@ -153,3 +155,39 @@ def test_the_threshold_judges_a_tool_by_its_own_words_not_its_requests() -> None
     assert round(ranker.best("drive"), 3) == 0.515
     ranker.threshold = 0.4
     assert [(name, round(score, 3)) for name, score in ranker.rank("drive", 1)] == [("cd", 1.0)]
+
+
+def test_yaml_reads_example_requests_from_the_file_statetools_examples_writes(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "requests.json").write_text('{"cd": ["Go into my Documents folder."]}')
+    design = DESIGN.replace(
+        "  example_requests:\n    cd: [Go into my Documents folder.]\n",
+        "  example_requests: requests.json\n",
+    )
+    (tmp_path / "design.yaml").write_text(design)
+
+    facade = st.load_playbook(tmp_path / "design.yaml", tools=TOOLS)
+
+    assert isinstance(facade, st.UnfoldingTool)
+    assert facade.search is not None
+    assert facade.search.example_requests == str(tmp_path / "requests.json")
+    assert facade.search_index.documents()[0].example_requests == ("Go into my Documents folder.",)
+
+
+def test_a_missing_or_broken_requests_file_says_what_to_do(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.json"
+    with pytest.raises(st.DefinitionError) as error:
+        st.UnfoldingTool.searchable("find", "Find", TOOLS, example_requests=missing)
+    assert str(error.value) == (
+        f"search.example_requests: cannot read {missing}: No such file or directory "
+        "Hint: write it with `statetools examples DESIGN --model MODEL --out FILE`"
+    )
+    broken = tmp_path / "broken.json"
+    broken.write_text('["Go home."]')
+    with pytest.raises(st.DefinitionError) as error:
+        st.UnfoldingTool.searchable("find", "Find", TOOLS, example_requests=str(broken))
+    assert str(error.value) == (
+        f"search.example_requests: {broken} holds a list, not a mapping "
+        'Hint: the file maps tool names to lists of sentences: {"cd": ["Go home."]}'
+    )
