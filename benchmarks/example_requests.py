@@ -6,6 +6,12 @@ with ``st.search.example_requests`` and writes them as JSON (tool name -> reques
 which ``retrieval.py --example-requests FILE`` reads. The requests are written from the
 tools' own descriptions, which are others' work: keep the file outside the repository.
 
+Start the server afresh for each run: it reuses its prompt cache from one request to
+the next, and at temperature 0 its answers then depend on what it answered before (the
+figures in RESULTS.md come from a freshly started ``llama-server -t 2 -c 4096 -np 1``;
+a second run on the same server wrote other requests, which found 0.79 of the development
+turns instead of 0.82).
+
     python benchmarks/example_requests.py --base-url http://127.0.0.1:8080/v1 --out FILE
 """
 

@@ -288,7 +288,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "of the 50 development tasks as traces (BFCL only: no traces for the others).",
             "'+ example requests' gives each of the 128 tools the (up to) four requests that",
             "`st.search.example_requests` had a local model (Qwen2.5-Coder-1.5B-Instruct",
-            "Q4_K_M on llama.cpp) write from the tool's own words",
+            "Q4_K_M on a freshly started llama.cpp server) write from the tool's own words",
             "(`searchable(..., example_requests=...)`, `benchmarks/example_requests.py`);",
             "each request is one more vector of its tool. Only the 128-tool rows have them",
             "(the other 1,396 functions have none written, so they are not measured that way).",
