@@ -222,8 +222,16 @@ class SearchIndex:
         self.ranker = ranker_for(ranker, where="search", vectors=vectors)
         self._paths = dict(paths or {})
         self._keywords = dict(keywords)
-        if isinstance(example_requests, str):
-            example_requests = _requests_file(example_requests)
+        if isinstance(example_requests, str):  # one file may serve several facades
+            path, example_requests = example_requests, _requests_file(example_requests)
+            kept = tuple(pair for pair in example_requests if pair[0] in self._by_name)
+            if example_requests and not kept:
+                raise DefinitionError(
+                    f"{path} has requests for none of the tools below this facade",
+                    path="search.example_requests",
+                    hint="write it for this design with `statetools examples DESIGN ...`",
+                )
+            example_requests = kept
         self._asked = dict(example_requests)
         for what, given in (("keywords", self._keywords), ("example_requests", self._asked)):
             unknown = [name for name in given if name not in self._by_name]

@@ -56,8 +56,8 @@ class EmbeddingRanker:
     ``threshold`` by its text and focus (without its quoted values, and then whole, when
     the first falls short; example requests do not count here: requests written in
     everyday words come close to any chatty question) finds nothing at all, so the
-    search facade shows what there is instead (default: the ``threshold`` attribute of ``embed``, as
-    :func:`~statetools.search.local_embedder` has; none otherwise). With ``saved`` (a
+    search facade shows what there is instead (default: the ``threshold`` attribute of
+    ``embed``, as :func:`~statetools.search.local_embedder` has; none otherwise). With ``saved`` (a
     file path or a :class:`~statetools.search.SavedVectors`) the documents' vectors are
     read from that file and only new or changed texts are embedded (then saved).
 

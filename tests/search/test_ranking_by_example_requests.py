@@ -191,3 +191,24 @@ def test_a_missing_or_broken_requests_file_says_what_to_do(tmp_path: Path) -> No
         f"search.example_requests: {broken} holds a list, not a mapping "
         'Hint: the file maps tool names to lists of sentences: {"cd": ["Go home."]}'
     )
+
+
+def test_a_requests_file_may_hold_other_facades_tools_but_not_only_those(
+    tmp_path: Path,
+) -> None:
+    shared = tmp_path / "requests.json"
+    shared.write_text('{"cd": ["Go home."], "send_mail": ["Mail Bob."]}')
+    facade = st.UnfoldingTool.searchable("find", "Find", TOOLS, example_requests=shared)
+    assert [doc.example_requests for doc in facade.search_index.documents()] == [
+        ("Go home.",),
+        (),
+        (),
+    ]
+    other = tmp_path / "other.json"
+    other.write_text('{"send_mail": ["Mail Bob."]}')
+    with pytest.raises(st.DefinitionError) as error:
+        st.UnfoldingTool.searchable("find", "Find", TOOLS, example_requests=other)
+    assert str(error.value) == (
+        f"search.example_requests: {other} has requests for none of the tools below this "
+        "facade Hint: write it for this design with `statetools examples DESIGN ...`"
+    )
