@@ -22,7 +22,6 @@ import pytest
 
 import statetools as st
 from statetools.models import ScriptedModel
-from tests.providers.conftest import PROVIDER_ENVIRONMENT
 from tests.providers.provider_wire import (
     OPEN_TICKET,
     SEARCH,
@@ -37,18 +36,6 @@ from tests.providers.provider_wire import (
     text,
     tool_use,
 )
-
-
-@pytest.fixture
-def wire(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[WireServer]:
-    """The local wire server; no provider keys or settings of this machine reach it."""
-    for name in PROVIDER_ENVIRONMENT:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    server = WireServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 def tool(name: str, text: str | None = None) -> st.Tool:

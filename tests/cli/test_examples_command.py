@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from statetools.cli import main
-from tests.providers.conftest import PROVIDER_ENVIRONMENT
-from tests.providers.provider_wire import WireServer, chat_completion
+from tests.providers.provider_wire import PROVIDER_ENVIRONMENT, WireServer, chat_completion
 
 TOOLS = [
     {
@@ -57,17 +55,6 @@ def prompt(name: str, focus: str, per_tool: int) -> str:
         "needed (alone or as one step of a bigger task). Everyday words, no code, no tool "
         "names. One request per line, no numbering."
     )
-
-
-@pytest.fixture
-def wire(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[WireServer]:
-    for name in PROVIDER_ENVIRONMENT:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    server = WireServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 def design(tmp_path: Path, text: str) -> str:

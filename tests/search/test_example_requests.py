@@ -4,8 +4,6 @@ the answer read one request per line, and bad input refused with a hint."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +12,6 @@ from statetools.messages import AssistantMessage, UserMessage
 from statetools.models import ModelRequest, ModelResponse, OpenAIChatModel, ScriptedModel
 from statetools.search import aexample_requests, example_requests
 from statetools.search.examples import requests_in
-from tests.providers.conftest import PROVIDER_ENVIRONMENT
 from tests.providers.provider_wire import (
     WireServer,
     anthropic_message,
@@ -316,17 +313,6 @@ def test_a_failing_request_raises_the_models_error_and_stops_the_others() -> Non
 
 
 # ---- the real SDK clients against a local server ----------------------------------------
-
-
-@pytest.fixture
-def wire(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[WireServer]:
-    for name in PROVIDER_ENVIRONMENT:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    server = WireServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 def test_openai_chat_model_on_a_local_server(wire: WireServer) -> None:
