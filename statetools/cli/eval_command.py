@@ -129,14 +129,7 @@ def add_eval_command(commands: Any) -> None:
     help_text = "Run a task file with a real model, flat and with each design, side by side."
     sub = commands.add_parser("eval", help=help_text, description=help_text)
     sub.add_argument("tasks", metavar="TASKS", help="the task file (YAML or JSONL)")
-    sub.add_argument(
-        "--model",
-        required=True,
-        metavar="MODEL",
-        help="openai:NAME, openai-chat:NAME (also local servers with --base-url), "
-        "anthropic:NAME or scripted:PATH",
-    )
-    add_model_options(sub)
+    add_model_options(sub, model_required=True)
     sub.add_argument(
         "--design",
         action="append",

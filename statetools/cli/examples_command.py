@@ -121,14 +121,7 @@ def add_examples_command(commands: Any) -> None:
     )
     sub = commands.add_parser("examples", help=help_text, description=help_text)
     sub.add_argument("file", metavar="FILE", help="the design file")
-    sub.add_argument(
-        "--model",
-        required=True,
-        metavar="MODEL",
-        help="openai:NAME, openai-chat:NAME (also local servers with --base-url), "
-        "anthropic:NAME or scripted:PATH",
-    )
-    add_model_options(sub)
+    add_model_options(sub, model_required=True)
     sub.add_argument(
         "--per-tool", type=_positive, default=4, metavar="N", help="requests per tool (4)"
     )

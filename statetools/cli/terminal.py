@@ -212,14 +212,23 @@ def model_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def add_model_options(sub: argparse.ArgumentParser) -> None:
-    """``--base-url``, ``--api-key`` and ``--api-key-env`` (see :func:`model_options`).
+def add_model_options(sub: argparse.ArgumentParser, *, model_required: bool = False) -> None:
+    """``--base-url``, ``--api-key`` and ``--api-key-env`` (see :func:`model_options`);
+    with ``model_required``, ``--model`` too (a command that cannot run without one).
 
     >>> sub = argparse.ArgumentParser()
-    >>> add_model_options(sub)
-    >>> sub.parse_args(["--base-url", "http://127.0.0.1:8080/v1"]).base_url
+    >>> add_model_options(sub, model_required=True)
+    >>> sub.parse_args(["--model", "openai-chat:m", "--base-url", "http://127.0.0.1:8080/v1"]).base_url
     'http://127.0.0.1:8080/v1'
     """
+    if model_required:
+        sub.add_argument(
+            "--model",
+            required=True,
+            metavar="MODEL",
+            help="openai:NAME, openai-chat:NAME (also local servers with --base-url), "
+            "anthropic:NAME or scripted:PATH",
+        )
     sub.add_argument(
         "--base-url",
         metavar="URL",
