@@ -376,3 +376,25 @@ def unmet_sentences(condition: Condition, view: ConditionView) -> list[str]:
             return [f"It unlocks in state {state}."]
         case _:
             return [f"It unlocks when {_clause(condition, view)}."]
+
+
+def pending_tools(condition: Condition, view: ConditionView) -> list[str]:
+    """The tools whose calls ``condition`` still waits for, in the order it names them:
+    those of its unmet :class:`After` parts, all of them when it needs all of them.
+    Alternatives (:class:`AnyOf`), artifacts, states and predicates name no tool to
+    call, so they add none.
+
+    >>> class Nothing:
+    ...     def calls(self, tool): return 1 if tool == "login" else 0
+    >>> pending_tools(AllOf(After("login"), After(("press_brake", "lock_doors"))), Nothing())
+    ['press_brake', 'lock_doors']
+    >>> pending_tools(AnyOf(After("a"), After("b")), Nothing())
+    []
+    """
+    match condition:
+        case After(tools=tools, count=count):
+            return [name for name in tools if view.calls(name) < count]
+        case AllOf(conditions=parts):
+            names = (name for part in parts for name in pending_tools(part, view))
+            return list(dict.fromkeys(names))
+    return []

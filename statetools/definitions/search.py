@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Locked",
+    "Needs",
     "SearchCall",
     "groups_line",
     "run_search",
@@ -54,6 +55,9 @@ __all__ = [
 
 Locked = Callable[[str], str | None]
 """Why a tool found by a search may not open now (None when it may)."""
+
+Needs = Callable[[str], Sequence[str]]
+"""The tools a locked tool found by a search waits for (the calls its conditions need)."""
 
 _MAX_QUERY = 200
 _MOST = 12
@@ -149,11 +153,36 @@ def _header(query: str, names: Sequence[str]) -> str:
     return f"Tools {', then tools '.join(parts)}:"
 
 
+def _bring(
+    tool: BaseTool,
+    into: list[BaseTool | str],
+    index: SearchIndex,
+    reason_of: Callable[[BaseTool], str | None],
+    needs: Needs | None,
+    seen: frozenset[str] = frozenset(),
+) -> None:
+    """Add ``tool`` to ``into``, after the tools of the search it still waits for when
+    it is locked (theirs first, and so on: the order to call them in)."""
+    if tool in into:
+        return
+    if needs is not None and reason_of(tool) is not None:
+        for name in needs(tool.name):
+            needed = index.tool(name)
+            if needed is not None and name not in seen:
+                _bring(needed, into, index, reason_of, needs, seen | {tool.name})
+    into.append(tool)
+
+
 async def run_search(
-    facade: UnfoldingTool, arguments: Arguments = None, locked: Locked | None = None
+    facade: UnfoldingTool,
+    arguments: Arguments = None,
+    locked: Locked | None = None,
+    needs: Needs | None = None,
 ) -> ToolResult:
     """Search ``facade``: list the matches and open those ``locked`` lets open (all of
-    them without ``locked``, as when the facade is called outside a run)."""
+    them without ``locked``, as when the facade is called outside a run). A locked
+    match brings the tools of the search that ``needs`` says it waits for: they are
+    listed (and opened, when they may be) just before it, on top of ``max_results``."""
     parsed = parse_arguments(facade.name, arguments)
     if isinstance(parsed, str):
         return ToolResult.error(parsed)
@@ -181,21 +210,40 @@ async def run_search(
             f"Tool '{facade.name}' needs a query (words describing the tools you need) "
             "or names (exact tool names)."
         )
-    found: list[BaseTool | str] = [index.tool(name) or name for name in names]
+    reasons: dict[str, str | None] = {}
+
+    def reason_of(tool: BaseTool) -> str | None:
+        if tool.name not in reasons:
+            reasons[tool.name] = locked(tool.name) if locked is not None else None
+        return reasons[tool.name]
+
+    found: list[BaseTool | str] = []
+    for name in names:
+        tool = index.tool(name)
+        if tool is None:
+            found.append(name)
+        else:
+            _bring(tool, found, index, reason_of, needs)
     if query:
         wanted = facade.search.max_results + len(found)
         ranked = [tool for tool, _ in index.rank(query, wanted) if tool not in found]
         if not ranked and not names:
             text = nothing_found(index, query)
             return ToolResult.text(f"{note}\n{text}" if note else text)
-        found.extend(ranked[: facade.search.max_results])
+        matches = 0
+        for tool in ranked:
+            if matches == facade.search.max_results:
+                break
+            if tool not in found:
+                _bring(tool, found, index, reason_of, needs)
+                matches += 1
     lines: list[str] = []
     opened: list[BaseTool] = []
     for item in found:
         if isinstance(item, str):
             lines.append(_unknown(index, item))
             continue
-        reason = locked(item.name) if locked is not None else None
+        reason = reason_of(item)
         lines.append(_line(item, reason))
         if reason is None:
             opened.append(item)
@@ -223,8 +271,9 @@ class SearchCall(WrapperTool):
     """
 
     locked: Locked = attrs.field(eq=False)
+    needs: Needs | None = attrs.field(default=None, eq=False)
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
         """Search the wrapped facade."""
         facade = cast("UnfoldingTool", self.delegate)  # SearchCall.around wraps a search facade
-        return await run_search(facade, arguments, self.locked)
+        return await run_search(facade, arguments, self.locked, self.needs)

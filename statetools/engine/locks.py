@@ -17,7 +17,7 @@ the unlock condition.
 
 from __future__ import annotations
 
-from statetools.definitions.conditions import unmet_sentences
+from statetools.definitions.conditions import pending_tools, unmet_sentences
 from statetools.engine.graph import DisclosureGraph
 from statetools.engine.recording import known
 from statetools.engine.run_facts import RunFacts, state_reason
@@ -108,6 +108,19 @@ class Locks:
                 return reason
             current = self._facts.unfolding.enclosing(current)
         return None
+
+    def search_needs(self, facade: str, name: str) -> list[str]:
+        """The tools that ``name``, found by searching ``facade``, waits for: the calls
+        the conditions of it and of the groups on its way still need (what the search
+        brings along with it, when it holds them)."""
+        needed: list[str] = []
+        current: str | None = name
+        while current is not None and current != facade:
+            condition = self.graph.entries[current].condition
+            if condition is not None:
+                needed.extend(pending_tools(condition, self._facts))
+            current = self._facts.unfolding.enclosing(current)
+        return [tool for tool in dict.fromkeys(needed) if tool in self.graph.entries]
 
     def declared_view(self) -> list[BaseTool]:
         """Every registered tool for ``visibility="declared"``: the visible ones as they

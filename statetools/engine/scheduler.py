@@ -287,7 +287,9 @@ class Scheduler:
                 return bound if bound is not None else Blocked(facts.bindings.reason(name) or "")
             if name in self.graph.facades and self.graph.facades[name].search is not None:
                 return SearchCall.around(
-                    tool, locked=lambda found: self._locks.search_lock(name, found)
+                    tool,
+                    locked=lambda found: self._locks.search_lock(name, found),
+                    needs=lambda found: self._locks.search_needs(name, found),
                 )
             return tool
         if facts.facades and name in self.graph.facades and self._usable(name):

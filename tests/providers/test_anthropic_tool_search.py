@@ -301,8 +301,8 @@ def test_client_search_answers_with_statetools_ranker_and_tool_references(
     found = result.messages[2]
     assert found.content == (
         'Tools matching "orders", best first:\n'
-        "- refund_order (locked): Refund an order. Call first: list_orders.\n"
         "- list_orders: List the orders of a customer.\n"
+        "- refund_order (locked): Refund an order. Call first: list_orders.\n"
         "Tools now available: list_orders."
     )
     assert wire.bodies[1]["messages"][2] == {
