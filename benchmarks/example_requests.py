@@ -6,11 +6,13 @@ with ``st.search.example_requests`` and writes them as JSON (tool name -> reques
 which ``retrieval.py --example-requests FILE`` reads. The requests are written from the
 tools' own descriptions, which are others' work: keep the file outside the repository.
 
-Start the server afresh for each run: it reuses its prompt cache from one request to
-the next, and at temperature 0 its answers then depend on what it answered before (the
-figures in RESULTS.md come from a freshly started ``llama-server -t 2 -c 4096 -np 1``;
-a second run on the same server wrote other requests, which found 0.79 of the development
-turns instead of 0.82).
+Start the server afresh for each run. Each request asks llama.cpp not to reuse its
+prompt cache (``cache_prompt: false``): with the cache, at temperature 0 its answers
+depended on what it had answered before (a second run on the same server found 0.79 of
+the development turns instead of 0.82). Even so the answers vary a little from run to
+run: two runs of three tools agreed with each other and not with the whole run before
+them (the figures in RESULTS.md come from a freshly started ``llama-server -t 2 -c 4096
+-np 1``, the first run on it).
 
     python benchmarks/example_requests.py --base-url http://127.0.0.1:8080/v1 --out FILE
 """
@@ -48,7 +50,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"openai-chat:{args.model}",
         per_tool=args.per_tool,
         concurrency=1,
-        model_options={"base_url": args.base_url, "api_key": "local"},
+        model_options={
+            "base_url": args.base_url,
+            "api_key": "local",
+            "extra_body": {"cache_prompt": False},  # llama.cpp's own option
+        },
     )
     args.out.write_text(json.dumps(asked, indent=1) + "\n")
     written = sum(len(requests) for requests in asked.values())
