@@ -8,7 +8,9 @@ and keywords), lists the best matches and opens only those, after the tools alre
 shown. The facade itself stays visible,
 so the model can search again. Inside a run the scheduler passes a ``locked`` function:
 matches that a condition, a state or an enclosing facade keeps locked are listed with
-what to do first, and not opened.
+what to do first, and not opened. A locked match brings the tools of the search that
+its conditions still wait for (the scheduler's ``needs``): they are listed just before
+it, in the order to call them, and opened when they may be.
 
 The ranker's index (:mod:`statetools.definitions.search_index`) is built on the first
 query and kept with the facade definition, never rebuilt per turn. A search that finds
@@ -230,13 +232,8 @@ async def run_search(
         if not ranked and not names:
             text = nothing_found(index, query)
             return ToolResult.text(f"{note}\n{text}" if note else text)
-        matches = 0
-        for tool in ranked:
-            if matches == facade.search.max_results:
-                break
-            if tool not in found:
-                _bring(tool, found, index, reason_of, needs)
-                matches += 1
+        for tool in ranked[: facade.search.max_results]:
+            _bring(tool, found, index, reason_of, needs)
     lines: list[str] = []
     opened: list[BaseTool] = []
     for item in found:
