@@ -219,7 +219,6 @@ NOT_YET = {
         "acall category_of inner_tool is_searchable is_selectable member_tools open select"
     ),
     "statetools.integrations.bridge.Converted": "get",
-    "statetools.integrations.bridge.SharedLoop": "run",
     "statetools.integrations.langchain.StatetoolsMiddleware": "run_for",
     "statetools.integrations.openai_agents.StatetoolsTools": "run_of",
     "statetools.integrations.pydantic_ai.StatetoolsCapability": "run",

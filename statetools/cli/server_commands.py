@@ -17,8 +17,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
-from statetools.errors import StatetoolsError
+from statetools.errors import DefinitionError, StatetoolsError
 from statetools.models.base import Model
+from statetools.tools.fields import check_timeout
 from statetools.wording import counted
 
 
@@ -46,7 +47,10 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     design = load_design(Path(args.file))
     package = _mcp()
     server = package.disclosure_server(
-        design.tools, name=args.name or Path(args.file).stem, context=design.run_context
+        design.tools,
+        name=args.name or Path(args.file).stem,
+        context=design.run_context,
+        tool_timeout=args.tool_timeout,
     )
     from statetools.mcp import gateway
 
@@ -150,6 +154,13 @@ def add_mcp_commands(commands: Any) -> None:
     sub.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
     sub.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
     sub.add_argument("--name", help="the server's name (default: the file's stem)")
+    sub.add_argument(
+        "--tool-timeout",
+        type=_timeout,
+        metavar="SECONDS",
+        help="seconds a tool call may take when its tool has no timeout of its own "
+        "(default: no limit); a call past it is answered as an error",
+    )
     sub.set_defaults(handler=cmd_serve)
 
     group = commands.add_parser("mcp", help="Work with MCP servers.", description="MCP servers.")
@@ -285,6 +296,16 @@ def _seconds(text: str) -> float:
     if not 0 < value < 10**9:
         raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, got {text!r}")
     return value
+
+
+def _timeout(text: str) -> float | None:
+    """A tool timeout from the command line, checked as ``ToolLoop(tool_timeout=...)``."""
+    try:
+        return check_timeout(float(text), "--tool-timeout")
+    except (ValueError, DefinitionError):
+        raise argparse.ArgumentTypeError(
+            f"expected a number of seconds above 0, got {text!r}"
+        ) from None
 
 
 def add_worker_command(commands: Any) -> None:

@@ -3,8 +3,10 @@
 A framework asks :class:`BridgeRun` which tools to offer before each model request
 (:meth:`BridgeRun.offer`) and hands it every tool call the model makes
 (:meth:`BridgeRun.answer`). A call of a locked or unknown tool never runs: its answer
-is the guidance text our own loop gives (what to call first). A call that ran is
-recorded, and its answer carries the announcement line of what it unlocked.
+is the guidance text our own loop gives (what to call first). A call runs within its
+tool's timeout, else the run's ``tool_timeout``, as in our loop
+(:mod:`~statetools.integrations.bridge_calls`). A call that ran is recorded, and its
+answer carries the announcement line of what it unlocked.
 """
 
 from __future__ import annotations
@@ -13,21 +15,28 @@ import asyncio
 import inspect
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from typing import Any, Generic, TypeGuard, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, TypeVar
 
 import attrs
 
-from statetools.engine.answers import Refusal, settle
+from statetools.engine.answers import Refusal, settle, timeout_of
 from statetools.engine.graph import DisclosureGraph, disclosure_graph
 from statetools.engine.nested import admit_call
 from statetools.engine.scheduler import Changes, Scheduler
 from statetools.engine.state import DisclosureState
 from statetools.engine.visible_tools import Shown
 from statetools.errors import DefinitionError
+from statetools.integrations.bridge_calls import (
+    InThread,
+    SharedLoop,
+    call_async,
+    call_sync,
+    threaded,
+)
 from statetools.messages import ToolCall
-from statetools.tools.calling import ToolResult, failure
-from statetools.tools.tool import BaseTool, Tool
+from statetools.tools.calling import ToolResult
+from statetools.tools.tool import BaseTool, Tool, check_timeout
 
 __all__ = [
     "Answer",
@@ -38,15 +47,9 @@ __all__ = [
     "compile_items",
     "registered_tools",
 ]
+# InThread and SharedLoop live in bridge_calls (how a call runs); named here too
 
 T = TypeVar("T")
-
-InThread = Callable[
-    [Callable[[Tool, ToolCall, Mapping[str, Any]], ToolResult], Tool, ToolCall, Mapping[str, Any]],
-    Awaitable[ToolResult],
-]
-"""Runs ``f(tool, call, context)`` in a worker thread and returns its result (such as
-``anyio.to_thread.run_sync``)."""
 
 
 def compile_items(items: Sequence[Any] | DisclosureGraph) -> DisclosureGraph:
@@ -125,28 +128,6 @@ class Converted(Generic[T]):
         return name in self._registered or name in self._added
 
 
-class SharedLoop:
-    """One event loop for the tools with asynchronous handlers of synchronous runs,
-    shared by their threads (one coroutine at a time; made on first use).
-
-    >>> async def ping() -> str:
-    ...     return "pong"
-    >>> SharedLoop().run(ping())
-    'pong'
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._runner: asyncio.Runner | None = None
-
-    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run ``coroutine`` on the loop, once another thread's is done."""
-        with self._lock:
-            if self._runner is None:
-                self._runner = asyncio.Runner()
-            return self._runner.run(coroutine)
-
-
 @attrs.frozen
 class Answer:
     """What a bridge tells the model about one call: ``text`` (with the announcement
@@ -190,6 +171,12 @@ class BridgeRun:
     "Tool 'analyze' is locked. Call first: search."
     >>> asyncio.run(run.answer(ToolCall("c2", "search"))).text
     'found\\n[now available: analyze]'
+
+    ``tool_timeout``: seconds a call may take when its tool has no timeout of its own
+    (None: no limit); past it the answer is ``Tool 'name' timed out after N s.``
+
+    >>> BridgeRun(compile_items([search]), tool_timeout=30).tool_timeout
+    30.0
     """
 
     def __init__(
@@ -199,13 +186,18 @@ class BridgeRun:
         *,
         context: Mapping[str, Any] | None = None,
         in_thread: InThread | None = None,
+        tool_timeout: float | None = None,
     ) -> None:
         self.graph = graph
         self.scheduler = Scheduler(graph, state)
         self.context: Mapping[str, Any] = context or {}
         self.in_thread = in_thread
         """Runs a tool with a synchronous handler in a worker thread (the framework's own
-        way of doing it, when it has a cheaper one than ``asyncio.to_thread``)."""
+        way of doing it, when it has a cheaper one than ``asyncio.to_thread``), for calls
+        without a timeout."""
+        self.tool_timeout = check_timeout(tool_timeout, "BridgeRun(tool_timeout=...)")
+        """Seconds a call may take when its tool has no timeout of its own (None: no
+        limit); past it the model is told ``Tool 'name' timed out after N s.``"""
         self.version = 0
         """Counts the calls recorded; a saved copy of the state says which one it is."""
         self._turn = asyncio.Lock()
@@ -306,8 +298,12 @@ class BridgeRun:
         """:meth:`answer` for synchronous frameworks (not inside a running event loop).
         Calls of one run are answered one at a time (a thread waits for the call another
         is answering; the caller puts them in order). A tool with a synchronous handler
-        runs right here, in the caller's thread; any other tool runs on ``runner``'s
-        event loop (one loop for every call), or on a loop of its own without one.
+        runs right here, in the caller's thread, or, when it has a timeout (its own or
+        :attr:`tool_timeout`), in a worker thread waited for at most that long (see
+        :func:`~statetools.integrations.bridge_calls.call_sync`: a handler past it runs
+        on in the background, its result dropped); any other tool runs on ``runner``'s
+        event loop (one loop for every call), or on a loop of its own without one, and
+        is cancelled at its timeout.
 
         >>> run = BridgeRun(compile_items([Tool.create("ping", "Ping.", lambda: "pong")]))
         >>> run.answer_sync(ToolCall("c1", "pong")).text
@@ -318,8 +314,8 @@ class BridgeRun:
             if isinstance(resolved, Answer):
                 return resolved
             if isinstance(resolved, Tool) and not inspect.iscoroutinefunction(resolved.handler):
-                return self._ran(call, _call_sync(resolved, call, self.context))
-            running = _run(resolved, call, self.context)
+                return self._ran(call, call_sync(resolved, call, self.context, self.tool_timeout))
+            running = call_async(resolved, call, self.context, self.tool_timeout)
             result = asyncio.run(running) if runner is None else runner.run(running)
             return self._ran(call, result)
 
@@ -327,9 +323,10 @@ class BridgeRun:
         resolved = self._runnable(call)
         if isinstance(resolved, Answer):
             return resolved
-        if self.in_thread is not None and _threaded(resolved):
-            return self._ran(call, await self.in_thread(_call_sync, resolved, call, self.context))
-        return self._ran(call, await _run(resolved, call, self.context))
+        timeout = self.tool_timeout  # a call with a timeout runs as the loop runs it
+        if self.in_thread is not None and threaded(resolved) and not timeout_of(resolved, timeout):
+            return self._ran(call, await self.in_thread(call_sync, resolved, call, self.context))
+        return self._ran(call, await call_async(resolved, call, self.context, timeout))
 
     def _runnable(self, call: ToolCall) -> BaseTool | Answer:
         """The tool to run for ``call``, or the refusal when it may not run now."""
@@ -354,33 +351,3 @@ class BridgeRun:
         {'ping': 1}
         """
         return self.scheduler.snapshot()
-
-
-def _threaded(tool: BaseTool) -> TypeGuard[Tool]:
-    """Whether ``tool.acall`` would run the handler in a worker thread."""
-    return (
-        isinstance(tool, Tool)
-        and not tool.metadata.on_loop_thread
-        and not inspect.iscoroutinefunction(tool.handler)
-    )
-
-
-def _call_sync(tool: Tool, call: ToolCall, context: Mapping[str, Any]) -> ToolResult:
-    """Run a tool with a synchronous handler right here (no event loop)."""
-    if call.invalid_arguments is not None:
-        return ToolResult.error(call.invalid_arguments)
-    try:
-        return tool.call(dict(call.arguments), context)
-    except Exception as exc:  # raised outside the handler (its own errors are results)
-        return failure(call.name, exc)
-
-
-async def _run(tool: BaseTool, call: ToolCall, context: Mapping[str, Any]) -> ToolResult:
-    if call.invalid_arguments is not None:
-        return ToolResult.error(call.invalid_arguments)
-    try:
-        return await tool.acall(dict(call.arguments), context)
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:  # a BaseTool subclass that raised
-        return failure(call.name, exc)

@@ -46,7 +46,7 @@ from statetools.integrations.bridge import (
     registered_tools,
 )
 from statetools.messages import ToolCall
-from statetools.tools.tool import BaseTool
+from statetools.tools.tool import BaseTool, check_timeout
 
 __all__ = ["StatetoolsMiddleware", "StatetoolsState"]
 
@@ -91,12 +91,30 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
     >>> middleware = StatetoolsMiddleware([ping])
     >>> [t.name for t in middleware.tools]
     ['ping']
+
+    ``tool_timeout`` is the seconds a call may take when its tool has no timeout of its
+    own (a tool's ``metadata.timeout`` always holds); past it the model is told
+    ``Tool 'name' timed out after N s.`` (an error tool message) and the agent goes on.
+    In a synchronous agent, a synchronous handler with a timeout runs in a worker thread
+    that cannot be stopped: past its timeout it runs on in the background, its result
+    dropped. None (the default): no limit but the tools' own.
+
+    >>> StatetoolsMiddleware([ping], tool_timeout=30).tool_timeout
+    30.0
     """
 
     state_schema = StatetoolsState
 
-    def __init__(self, items: Sequence[Any] | DisclosureGraph, *, name: str | None = None) -> None:
+    def __init__(
+        self,
+        items: Sequence[Any] | DisclosureGraph,
+        *,
+        name: str | None = None,
+        tool_timeout: float | None = None,
+    ) -> None:
         super().__init__()
+        self.tool_timeout = check_timeout(tool_timeout, "StatetoolsMiddleware(tool_timeout=...)")
+        """Seconds a call may take when its tool has no timeout of its own (None: none)."""
         self.graph = compile_items(items)
         self._name = name
         self.tools: list[LangChainTool] = [_as_langchain(t) for t in registered_tools(self.graph)]
@@ -150,7 +168,8 @@ class StatetoolsMiddleware(AgentMiddleware[StatetoolsState, Any, Any]):
                 self._runs.move_to_end(key)
                 return run
             text = saved.get("state")
-            run = BridgeRun(self.graph, DisclosureState.from_json(text) if text else None)
+            state = DisclosureState.from_json(text) if text else None
+            run = BridgeRun(self.graph, state, tool_timeout=self.tool_timeout)
             run.version = run.offered_at = version
             self._runs[key] = run
             if len(self._runs) > CACHED_RUNS:

@@ -49,7 +49,7 @@ from statetools.engine.graph import DisclosureGraph
 from statetools.integrations.bridge import BridgeRun, compile_items, registered_tools
 from statetools.messages import ToolCall
 from statetools.tools.calling import parse_arguments
-from statetools.tools.tool import BaseTool
+from statetools.tools.tool import BaseTool, check_timeout
 
 __all__ = ["StatetoolsTools"]
 
@@ -64,15 +64,16 @@ class _Runs:
     object; the run's disclosure lives as long as that object does.
     """
 
-    def __init__(self, graph: DisclosureGraph) -> None:
+    def __init__(self, graph: DisclosureGraph, tool_timeout: float | None) -> None:
         self.graph = graph
+        self.tool_timeout = tool_timeout
         self._runs: dict[int, tuple[BridgeRun, list[bool]]] = {}
 
     def of(self, context: RunContextWrapper[Any]) -> tuple[BridgeRun, list[bool]]:
         usage = context.usage
         found = self._runs.get(id(usage))
         if found is None:
-            found = (BridgeRun(self.graph), [True])
+            found = (BridgeRun(self.graph, tool_timeout=self.tool_timeout), [True])
             self._runs[id(usage)] = found
             weakref.finalize(usage, self._runs.pop, id(usage), None)
         return found
@@ -115,11 +116,23 @@ class StatetoolsTools:
     >>> bridge = StatetoolsTools([Tool.create("ping", "Ping.", lambda: "pong")])
     >>> [t.name for t in bridge.tools], bridge.run_config.tool_not_found_behavior
     (['ping'], 'return_error_to_model')
+
+    ``tool_timeout`` is the seconds a call may take when its tool has no timeout of its
+    own (a tool's ``metadata.timeout`` always holds); past it the model is told
+    ``Tool 'name' timed out after N s.`` and the run goes on. None (the default): no
+    limit but the tools' own.
+
+    >>> StatetoolsTools(bridge.graph, tool_timeout=30).tool_timeout
+    30.0
     """
 
-    def __init__(self, items: Sequence[Any] | DisclosureGraph) -> None:
+    def __init__(
+        self, items: Sequence[Any] | DisclosureGraph, *, tool_timeout: float | None = None
+    ) -> None:
+        self.tool_timeout = check_timeout(tool_timeout, "StatetoolsTools(tool_timeout=...)")
+        """Seconds a call may take when its tool has no timeout of its own (None: none)."""
         self.graph = compile_items(items)
-        self._runs = _Runs(self.graph)
+        self._runs = _Runs(self.graph, self.tool_timeout)
         self._last: tuple[RunContextWrapper[Any] | None, frozenset[str]] = (None, frozenset())
         """The context whose turn was last asked about, and the names visible in it:
         ``is_enabled`` is asked once per tool per request, from the same context."""

@@ -38,7 +38,7 @@ from statetools.engine.visible_tools import Shown
 from statetools.integrations.bridge import BridgeRun, Converted, compile_items, registered_tools
 from statetools.integrations.pydantic_ai_history import save_state, saved_state
 from statetools.messages import ToolCall
-from statetools.tools.tool import BaseTool
+from statetools.tools.tool import BaseTool, check_timeout
 
 __all__ = ["StatetoolsCapability", "StatetoolsToolset"]
 
@@ -49,16 +49,22 @@ _ANY_ARGUMENTS = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(
 locked tool answers with its guidance text whatever the arguments)."""
 
 
-def new_run(graph: DisclosureGraph, state: DisclosureState | None = None) -> BridgeRun:
+def new_run(
+    graph: DisclosureGraph,
+    state: DisclosureState | None = None,
+    *,
+    tool_timeout: float | None = None,
+) -> BridgeRun:
     """One run's disclosure (from ``state``, a saved one, if given); synchronous
-    handlers run in anyio's worker threads, as pydantic-ai runs its own.
+    handlers without a timeout run in anyio's worker threads, as pydantic-ai runs its
+    own; a call with a timeout runs as the loop runs it.
 
     >>> from statetools.integrations.bridge import compile_items
     >>> run = new_run(compile_items([Tool.create("search", "Search.", lambda: "found")]))
     >>> run.offer(), run.in_thread is to_thread.run_sync
     (('search',), True)
     """
-    return BridgeRun(graph, state, in_thread=to_thread.run_sync)
+    return BridgeRun(graph, state, in_thread=to_thread.run_sync, tool_timeout=tool_timeout)
 
 
 class StatetoolsToolset(AbstractToolset[Any]):
@@ -69,12 +75,21 @@ class StatetoolsToolset(AbstractToolset[Any]):
     facades); the answer carries the announcement line. On its own it lists every
     tool; :class:`StatetoolsCapability` adds the per-request filtering.
 
+    ``tool_timeout`` is the seconds a call may take when its tool has no timeout of its
+    own (``metadata.timeout``, which always holds); past it the model is told
+    ``Tool 'name' timed out after N s.`` and the run goes on. None: no limit.
+
     >>> from pydantic_ai import Agent
     >>> from pydantic_ai.models.test import TestModel
     >>> ping = Tool.create("ping", "Ping.", lambda: "pong")
     >>> agent = Agent(TestModel(), toolsets=[StatetoolsToolset([ping])])
     >>> agent.run_sync("go").output
     '{"ping":"pong"}'
+    >>> import time
+    >>> slow = Tool.create("slow", "Wait.", lambda: time.sleep(0.2) or "late")
+    >>> toolset = StatetoolsToolset([slow], tool_timeout=0.05)
+    >>> print(Agent(TestModel(), toolsets=[toolset]).run_sync("go").output)
+    {"slow":"Tool 'slow' timed out after 0.05 s."}
     """
 
     def __init__(
@@ -84,10 +99,13 @@ class StatetoolsToolset(AbstractToolset[Any]):
         id: str | None = None,
         max_retries: int = 1,
         run: BridgeRun | None = None,
+        tool_timeout: float | None = None,
     ) -> None:
         self.graph = compile_items(items)
         self._id = id
         self.max_retries = max_retries
+        self.tool_timeout = check_timeout(tool_timeout, "StatetoolsToolset(tool_timeout=...)")
+        """Seconds a call may take when its tool has no timeout of its own (None: none)."""
         self.run = run
         """This run's disclosure (None on the toolset given to the agent)."""
         self._tools: Converted[ToolsetTool[Any]] = Converted(self._toolset_tool)
@@ -113,15 +131,31 @@ class StatetoolsToolset(AbstractToolset[Any]):
 
     def bound(self, run: BridgeRun) -> StatetoolsToolset:
         """This toolset for one run (the tool definitions are shared)."""
-        toolset = StatetoolsToolset(self.graph, id=self._id, max_retries=self.max_retries, run=run)
+        toolset = StatetoolsToolset(
+            self.graph,
+            id=self._id,
+            max_retries=self.max_retries,
+            run=run,
+            tool_timeout=self.tool_timeout,
+        )
         toolset._tools = self._tools
         toolset._registered = self._registered
         return toolset
 
+    def new_run(self, state: DisclosureState | None = None) -> BridgeRun:
+        """A disclosure of its own for one run (from ``state``, a saved one, if given),
+        with this toolset's ``tool_timeout``.
+
+        >>> ping = Tool.create("ping", "Ping.", lambda: "pong")
+        >>> StatetoolsToolset([ping], tool_timeout=5).new_run().tool_timeout
+        5.0
+        """
+        return new_run(self.graph, state, tool_timeout=self.tool_timeout)
+
     async def for_run(self, ctx: RunContext[Any]) -> AbstractToolset[Any]:
         """This toolset bound to a disclosure of its own for the agent run starting
         (itself when it is bound already)."""
-        return self if self.run is not None else self.bound(new_run(self.graph))
+        return self if self.run is not None else self.bound(self.new_run())
 
     def _toolset_tool(self, tool: BaseTool) -> ToolsetTool[Any]:
         definition = tool.definition
@@ -184,7 +218,7 @@ class StatetoolsToolset(AbstractToolset[Any]):
             if bound is not None:
                 return await bound.call_tool(name, tool_args, ctx, tool)
             if self._outside is None:  # called outside any agent run: a run of its own
-                self._outside = new_run(self.graph)
+                self._outside = self.new_run()
             run = self._outside
         answer = await run.answer(ToolCall(ctx.tool_call_id or name, name, tool_args))
         return answer.text
@@ -199,7 +233,7 @@ class StatetoolsToolset(AbstractToolset[Any]):
         runs = self._runs
         bound = runs.get(key)
         if bound is None:
-            bound = runs[key] = self.bound(new_run(self.graph))
+            bound = runs[key] = self.bound(self.new_run())
             if len(runs) > KEPT_RUNS:
                 runs.popitem(last=False)
         else:
@@ -228,6 +262,14 @@ class StatetoolsCapability(AbstractCapability[Any]):
     >>> agent = Agent(FunctionModel(model), capabilities=[StatetoolsCapability([research])])
     >>> agent.run_sync("go").output, seen
     ('done', [['search']])
+
+    ``tool_timeout`` is the seconds a call may take when its tool has no timeout of its
+    own (a tool's ``metadata.timeout`` always holds); past it the model is told
+    ``Tool 'name' timed out after N s.`` and the run goes on. None (the default): no
+    limit but the tools' own.
+
+    >>> StatetoolsCapability([research], tool_timeout=30).toolset.tool_timeout
+    30.0
     """
 
     def __init__(
@@ -237,8 +279,12 @@ class StatetoolsCapability(AbstractCapability[Any]):
         id: str | None = None,
         max_retries: int = 1,
         toolset: StatetoolsToolset | None = None,
+        tool_timeout: float | None = None,
     ) -> None:
-        self.toolset = toolset or StatetoolsToolset(items, id=id, max_retries=max_retries)
+        seconds = check_timeout(tool_timeout, "StatetoolsCapability(tool_timeout=...)")
+        self.toolset = toolset or StatetoolsToolset(
+            items, id=id, max_retries=max_retries, tool_timeout=seconds
+        )
         self.graph = self.toolset.graph
         self._visible: tuple[str, ...] | None = None
         self._place: dict[str, int] = {}
@@ -257,7 +303,7 @@ class StatetoolsCapability(AbstractCapability[Any]):
         if self.toolset.run is not None:
             return self
         state = saved_state(ctx.messages, self.graph) if ctx.messages else None
-        bound = self.toolset.bound(new_run(self.graph, state))
+        bound = self.toolset.bound(self.toolset.new_run(state))
         return StatetoolsCapability(self.graph, toolset=bound)
 
     async def after_run(

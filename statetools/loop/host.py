@@ -27,7 +27,6 @@ from statetools.models.base import (
     StreamSink,
 )
 from statetools.tools.calling import Context, ToolResult, failure
-from statetools.tools.context import ToolCallContext
 from statetools.tools.tool import BaseTool
 
 __all__ = ["IterationSink", "ask_model", "drive", "run_call"]
@@ -147,16 +146,14 @@ async def _stream(
         raise _provider_error(model, exc) from exc
 
 
-async def run_call(
-    call: Call, context: ToolCallContext, default_timeout: float | None
-) -> ToolResult:
+async def run_call(call: Call, context: Context, default_timeout: float | None) -> ToolResult:
     """Run ``call``'s tool, within its timeout; a failure is an error result. A script
     (code mode) runs each of its calls the same way.
 
     >>> import asyncio
     >>> from statetools.messages import ToolCall
     >>> ping = Tool.create("ping", "Ping the host", lambda: "pong")
-    >>> asyncio.run(run_call(Call(ToolCall("c1", "ping"), ping), ToolCallContext(), None)).text
+    >>> asyncio.run(run_call(Call(ToolCall("c1", "ping"), ping), None, None)).text
     'pong'
     """
     if call.invalid_arguments is not None:

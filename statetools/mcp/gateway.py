@@ -71,6 +71,7 @@ from statetools.mcp.skill_serving import publish_skills
 from statetools.mcp.stateless import _Stable, stable_listing
 from statetools.mcp.wire import wire_content
 from statetools.tools.context import RUN_ID_KEY, RunEnd, ToolCallContext
+from statetools.tools.tool import check_timeout
 
 __all__ = ["SESSION_HEADER", "disclosure_server", "http_app", "serve_http", "serve_stdio"]
 
@@ -104,7 +105,9 @@ class _Gateway:
         session_argument: str = "session",
         clock: Callable[[], float] = time.monotonic,
         listing: types.ListToolsResult | None = None,
+        tool_timeout: float | None = None,
     ) -> None:
+        self.tool_timeout = tool_timeout
         self.graph = (
             design if isinstance(design, DisclosureGraph) else Scheduler.for_items(design).graph
         )
@@ -131,7 +134,7 @@ class _Gateway:
 
     def new(self) -> _Session:
         """A fresh session over the shared graph."""
-        return _Session(self.graph, self._context(), self.listings)
+        return _Session(self.graph, self._context(), self.listings, self.tool_timeout)
 
     def of_connection(self, ctx: ServerRequestContext[Any, Any]) -> _Session:
         """A 2025-era client's session: the one of its connection (which the SDK made
@@ -161,6 +164,7 @@ def disclosure_server(
     session_ttl: float = 1800.0,
     session_argument: str = "session",
     clock: Callable[[], float] = time.monotonic,
+    tool_timeout: float | None = None,
 ) -> Server[Any]:
     """An MCP server (the SDK's low-level ``Server``) that serves ``definition_or_items``
     (one definition, or a list as for ``tools=[...]``) with progressive disclosure.
@@ -172,8 +176,11 @@ def disclosure_server(
     calls on ``clock``. 2025-era clients keep one session per connection, a
     ``tools/list`` of what it shows, and ``tools/list_changed``. ``context`` (a
     mapping, or a function returning a fresh one per session) is the
-    :class:`~statetools.ToolCallContext` of every call. Pass the result to
-    ``mcp.Client(...)`` in tests, or serve it with ``statetools serve``.
+    :class:`~statetools.ToolCallContext` of every call. A call runs within its tool's
+    own timeout (``metadata.timeout``), else ``tool_timeout`` seconds (None: no limit);
+    past it the result is the error ``Tool 'name' timed out after N s.`` and the session
+    goes on, as in a ``ToolLoop``. Pass the result to ``mcp.Client(...)`` in tests, or
+    serve it with ``statetools serve`` (``--tool-timeout SECONDS``).
 
     >>> import asyncio, mcp
     >>> def search(q: str) -> str:
@@ -192,6 +199,16 @@ def disclosure_server(
     >>> asyncio.run(session())
     ['search', 'describe_tool', 'call_tool']
     True Tool 'summarize' is locked. Call first: search.
+    >>> async def wait() -> str:
+    ...     await asyncio.sleep(1)
+    ...     return "late"
+    >>> slow = st.Tool.create("slow", "Wait a while.", wait)
+    >>> async def timed_out() -> None:
+    ...     async with mcp.Client(st.mcp.disclosure_server([slow], tool_timeout=0.05)) as client:
+    ...         late = await client.call_tool("slow", {})
+    ...         print(late.is_error, late.content[0].text.splitlines()[0])
+    >>> asyncio.run(timed_out())
+    True Tool 'slow' timed out after 0.05 s.
     """
     items: Sequence[Any] = (
         list(definition_or_items)
@@ -201,6 +218,7 @@ def disclosure_server(
     # compiled once, shared by every session; a bad definition fails here
     graph = Scheduler.for_items(items).graph
     options: dict[str, Any] = {
+        "tool_timeout": check_timeout(tool_timeout, "disclosure_server(tool_timeout=...)"),
         "max_sessions": max_sessions,
         "session_ttl": session_ttl,
         "session_argument": session_argument,

@@ -25,12 +25,14 @@ import mcp.types as types
 
 from statetools.blackboard import Blackboard
 from statetools.engine.answers import Refusal, settle
+from statetools.engine.calls import Call
 from statetools.engine.graph import DisclosureGraph
 from statetools.engine.nested import admit_call
 from statetools.engine.scheduler import Scheduler
 from statetools.engine.visible_tools import Shown
+from statetools.loop.host import run_call
 from statetools.messages import ToolCall
-from statetools.tools.calling import ToolResult, failure
+from statetools.tools.calling import ToolResult
 from statetools.tools.context import ToolCallContext
 from statetools.tools.tool import BaseTool
 
@@ -81,11 +83,17 @@ class _Session:
     """One client's scheduler and context over the server's compiled graph, shared by
     every session (a session holds only what it changed)."""
 
-    __slots__ = ("blackboard", "calls", "context", "listings", "lock", "scheduler")
+    __slots__ = ("blackboard", "calls", "context", "listings", "lock", "scheduler", "tool_timeout")
 
     def __init__(
-        self, graph: DisclosureGraph, context: ToolCallContext, listings: _Listings
+        self,
+        graph: DisclosureGraph,
+        context: ToolCallContext,
+        listings: _Listings,
+        tool_timeout: float | None = None,
     ) -> None:
+        self.tool_timeout = tool_timeout
+        """Seconds a call may take when its tool has no timeout of its own."""
         self.blackboard = Blackboard()
         self.context = context.with_blackboard(self.blackboard)
         self.scheduler = Scheduler(graph, None, blackboard=self.blackboard, context=self.context)
@@ -108,21 +116,19 @@ class _Session:
 
     async def call(self, name: str, arguments: Mapping[str, Any]) -> _Answer:
         """Run one call as the loop would: a locked or unknown tool never runs and is
-        answered with guidance; a call that ran is recorded and its result carries the
-        announcement of what it opened."""
+        answered with guidance; a call runs within its tool's timeout, else
+        :attr:`tool_timeout` (past it, the error result ``Tool 'name' timed out after
+        N s.``); a call that ran is recorded and its result carries the announcement of
+        what it opened."""
         async with self.lock:
             before = self.scheduler.shown()
             admitted = self.admit(name)
             if isinstance(admitted, Refusal):
                 return _Answer(ToolResult.error(admitted.text), before, self.scheduler.shown())
-            try:
-                result = await admitted.acall(dict(arguments), self.context)
-            except Exception as exc:
-                result = failure(name, exc)
+            call = ToolCall(f"mcp_{self.calls + 1}", name, dict(arguments))
+            result = await run_call(Call(call, admitted), self.context, self.tool_timeout)
             self.calls += 1
-            settled = settle(
-                self.scheduler, ToolCall(f"mcp_{self.calls}", name, dict(arguments)), result
-            )
+            settled = settle(self.scheduler, call, result)
             if settled.changes.announcement:
                 result = result.with_text(settled.text)
             return _Answer(result, before, self.scheduler.shown())
