@@ -12,7 +12,9 @@ from typing import Any
 
 from statetools.definitions.unfolding import UnfoldingTool
 from statetools.errors import StatetoolsError
+from statetools.spec.build import kind_of
 from statetools.spec.forms import FacadeForm
+from statetools.spec.nesting import NESTABLE, held_definitions
 from statetools.spec.problems import Invalid, Several
 from statetools.spec.resolve import current
 from statetools.spec.values import fields_of
@@ -20,6 +22,7 @@ from statetools.spec.values import fields_of
 
 def _mcp_facade(form: FacadeForm) -> UnfoldingTool:
     """A facade over the tools of an ``mcp_servers:`` entry."""
+    _no_definitions(form, "it opens its MCP server's tools", "name it in another facade")
     servers = current().mcp_servers
     server = servers.get(str(form.mcp))
     if server is None:
@@ -41,7 +44,7 @@ def _mcp_facade(form: FacadeForm) -> UnfoldingTool:
             form.description,
             by=by,
             name=form.name,
-            tools=[tool.name for tool in form.tools] or None,
+            tools=_names(form) or None,
             usage_notes=form.usage_notes,
             exclusive=form.exclusive,
             **search,
@@ -60,6 +63,13 @@ def build_facade(form: FacadeForm) -> UnfoldingTool:
     if form.by is not None:
         raise Invalid("'by' needs 'mcp'", hint="by: annotations groups an MCP server's tools")
     options: dict[str, Any] = {"usage_notes": form.usage_notes, "exclusive": form.exclusive}
+    if form.search is None:
+        _no_definitions(
+            form,
+            "only a search facade holds in-loop playbooks and machines",
+            "add 'search: {}' to the facade, or give the definition 'agent: {model: ...}' "
+            "to run it as an agentic tool",
+        )
     try:
         if form.search is not None:
             return _search_facade(form)
@@ -71,7 +81,7 @@ def build_facade(form: FacadeForm) -> UnfoldingTool:
                     at=("category_parameter",),
                 )
             return UnfoldingTool.of(form.name, form.description, form.tools, **options)
-        names = [tool.name for tool in form.tools]
+        names = _names(form)
         problems = [
             Invalid(
                 f"'{name}' is not a tool of this facade",
@@ -100,6 +110,27 @@ def build_facade(form: FacadeForm) -> UnfoldingTool:
         )
     except StatetoolsError as exc:
         raise Invalid(exc.message, hint=exc.hint) from exc
+
+
+def _names(form: FacadeForm) -> list[str]:
+    """The names of a facade's items (tools, playbooks and machines)."""
+    return [str(getattr(item, "name", "")) for item in form.tools]
+
+
+def _no_definitions(form: FacadeForm, reason: str, hint: str) -> None:
+    """Refuse the in-loop playbooks and machines among ``form``'s tools (all of them in
+    an MCP facade), each at its item: ``reason`` says why, ``hint`` what to do."""
+    problems = [
+        Invalid(
+            f"{kind_of(type(item))} '{item.name}' cannot go in this facade: {reason}",
+            hint=hint,
+            at=("tools", index),
+        )
+        for index, item in held_definitions(form.tools)
+        if item.agent.model is None or form.mcp is not None
+    ]
+    if problems:
+        raise Several(problems)
 
 
 def _beside_design(path: str | None) -> str | None:
@@ -135,15 +166,18 @@ def _search_facade(form: FacadeForm) -> UnfoldingTool:
 
 def structure_facade(value: Any, _: Any) -> UnfoldingTool:
     """A facade from its mapping (``kind: facade`` is allowed inline, and ignored)."""
+    facades = current().nesting.facades
     if isinstance(value, Mapping) and "kind" in value:
-        if value["kind"] != "facade":
+        kind = value["kind"]
+        if kind != "facade":
+            hint = "define playbooks and machines under 'definitions:'"
+            if kind in ("sections", "skills"):
+                hint = f"define {kind} under 'definitions:' (kind: {kind})"
+            elif kind in NESTABLE and facades and facades[-1]:  # in a facade's tools
+                hint = f"define the {kind} under 'definitions:' and write its name here"
             raise Invalid(
-                f"only a facade can be written inline where a tool goes, not {value['kind']!r}",
-                hint=(
-                    f"define {value['kind']} under 'definitions:' (kind: {value['kind']})"
-                    if value["kind"] in ("sections", "skills")
-                    else "define playbooks and machines under 'definitions:'"
-                ),
+                f"only a facade can be written inline where a tool goes, not {kind!r}",
+                hint=hint,
                 at=("kind",),
             )
         value = {key: item for key, item in value.items() if key != "kind"}
@@ -154,4 +188,10 @@ def structure_facade(value: Any, _: Any) -> UnfoldingTool:
             "description": f"Open the tools of the {server} MCP server",
             **value,
         }
-    return build_facade(fields_of(FacadeForm)(value, FacadeForm))
+    name = value.get("name") if isinstance(value, Mapping) else None
+    facades.append(name if isinstance(name, str) else "?")
+    try:
+        form = fields_of(FacadeForm)(value, FacadeForm)
+    finally:
+        facades.pop()
+    return build_facade(form)

@@ -13,7 +13,9 @@ whose notes give each problem's path. This module registers the hooks:
   (:mod:`~statetools.spec.build`, facades in :mod:`~statetools.spec.build_facades`),
   and a document's own keys (here);
 - a tagged union on ``kind`` for definitions (cattrs' ``configure_tagged_union``),
-  wrapped so that a missing or unknown ``kind`` gets a clear message.
+  wrapped so that a missing or unknown ``kind`` gets a clear message;
+- a design's definitions list, and the items of a facade's ``tools:``, which may name
+  a playbook or machine of that list (:mod:`~statetools.spec.nesting`).
 
 Tools that ``mcp_servers`` and ``tools_from`` bring in join the read's catalogue, so
 definitions can name them; every problem is reported at the path of its entry.
@@ -58,6 +60,7 @@ from statetools.spec.forms import (
     Definition,
     EntryForm,
     EnumRef,
+    FacadeItem,
     MCPServers,
     Names,
     RunContext,
@@ -70,6 +73,7 @@ from statetools.spec.forms import (
     Transitions,
     TypeRef,
 )
+from statetools.spec.nesting import structure_definitions, structure_facade_item
 from statetools.spec.problems import Invalid, Several, shorten
 from statetools.spec.references import load_tools_file
 from statetools.spec.resolve import (
@@ -244,6 +248,7 @@ _HOOKS: list[tuple[Any, Any]] = [
     (CallableRef, structure_callable_ref),
     (EnumRef, structure_enum_ref),
     (BaseTool, resolve_tool),
+    (FacadeItem, structure_facade_item),
     (After, structure_after),
     (InState, structure_in_state),
     (When, structure_when),
@@ -265,6 +270,9 @@ _HOOKS: list[tuple[Any, Any]] = [
 for _kind, _hook in _HOOKS:
     converter.register_structure_hook(_kind, _hook)
 converter.register_structure_hook_func(is_machine, structure_machine)
+converter.register_structure_hook_func(
+    lambda kind: kind == tuple[Definition, ...], structure_definitions
+)
 
 configure_tagged_union(Definition, converter, tag_generator=kind_of, tag_name="kind")
 converter.register_structure_hook(

@@ -58,7 +58,8 @@ ToolRegistry = Sequence[Any] | Mapping[str, Any]
 class Design:
     """A loaded file: its definitions and what ``statetools run`` needs to run them.
 
-    ``definitions`` are the playbooks and machines, in file order. ``catalogue`` holds
+    ``definitions`` are the playbooks and machines, in file order (those a facade's
+    ``tools:`` names sit inside that facade instead). ``catalogue`` holds
     every schema-only tool imported with ``tools_from`` (whether used or not).
     ``script``, ``prompt`` and ``system_prompt`` drive an offline demo run.
 
@@ -298,17 +299,20 @@ def load_design(
     read = read_source(source, base_dir=base_dir)
     context = ReadContext(base_dir=read.base_dir, registry=_registry(tools))
     problems: list[RawProblem] = []
+    located: list[tuple[tuple[str | int, ...], Any]] = []  # filled once all are built
+    checker = DesignCheck(read.name, Locations(located, read.lines))
+    context.nesting.preflight = checker
+    context.nesting.base = ("definitions",) if isinstance(read.data, Mapping) else ()
     with reading(context), gc_paused():
         try:
             problems.extend(_prescan(read.data, context))
             document, definitions = _structure(read.data, problems)
         except RecursionError:
             problems.append(RawProblem((), "the data is nested too deeply (or refers to itself)"))
+        problems.extend(context.nesting.problems)
     if problems:
         raise spec_error(problems, read.lines, source=read.name)
-    checker = DesignCheck(
-        read.name, Locations(zip(_paths(read.data), definitions, strict=False), read.lines)
-    )
+    located.extend(context.nesting.located or zip(_paths(read.data), definitions, strict=False))
     return Design(
         definitions=tuple(_with_preflight(d, checker) for d in definitions),
         checker=checker,

@@ -44,6 +44,7 @@ from statetools.errors import SpecError
 from statetools.sections import Sections
 from statetools.spec.code_kind import code_mode_data
 from statetools.spec.design import Design
+from statetools.spec.dump_facades import facade_data, with_held
 from statetools.spec.forms import is_yaml_enum
 from statetools.spec.references import SchemaOnlyTool, import_path_of
 from statetools.spec.section_kinds import sections_data
@@ -59,6 +60,8 @@ class _Writer:
         self.tools_from: dict[str, None] = {}
         self.by_path: dict[str, BaseTool] = {}
         """Tools written by import path, by name: later mentions write the name."""
+        self.held: list[dict[str, Any]] = []
+        """Playbooks and machines that facades hold, written so far."""
 
     # references -------------------------------------------------------------------
 
@@ -254,40 +257,8 @@ class _Writer:
         return data
 
     def facade(self, facade: UnfoldingTool, *, inline: bool = False) -> dict[str, Any]:
-        """A facade; by-category facades list, per category, the tools that are not in
-        every category (those open with every category anyway)."""
-        if facade.selector is not None:
-            raise SpecError(
-                "a selectable facade cannot be written to YAML (its selector is Python)",
-                path=f"facade '{facade.name}'",
-                hint="name the facade by import path where a tool goes",
-            )
-        data: dict[str, Any] = {} if inline else {"kind": "facade"}
-        data.update(name=facade.name, description=facade.description)
-        if facade.usage_notes is not None:
-            data["usage_notes"] = facade.usage_notes
-        if facade.members:
-            raise SpecError(
-                "a search facade holding playbooks or state machines cannot be written to "
-                "YAML (a facade's tools are tools)",
-                path=f"facade '{facade.name}'",
-                hint="define the playbooks and machines beside the facade in Python",
-            )
-        if facade.exclusive:
-            data["exclusive"] = True
-        if facade.search is not None:
-            data["search"] = facade.search.to_data(f"facade '{facade.name}'")
-        data["tools"] = [self.tool(tool) for tool in facade.inner]
-        if facade.category_parameter is not None:
-            members = [set(names) for _, names in facade.categories]
-            everywhere = set.intersection(*members) if members else set()
-            data["categories"] = {
-                category: [name for name in names if name not in everywhere]
-                for category, names in facade.categories
-            }
-            if facade.category_parameter != "category":
-                data["category_parameter"] = facade.category_parameter
-        return data
+        """A facade (see :func:`~statetools.spec.dump_facades.facade_data`)."""
+        return facade_data(facade, self, inline=inline)
 
     def definition(self, definition: Any) -> dict[str, Any]:
         if isinstance(definition, PlaybookTool):
@@ -305,6 +276,15 @@ class _Writer:
             hint="dump_playbook writes playbooks, state machines, facades, sections, skills "
             "and code modes",
         )
+
+    def definitions(self, definitions: Sequence[Any]) -> list[dict[str, Any]]:
+        """Each definition, followed by the playbooks and machines its facades hold."""
+        written: list[dict[str, Any]] = []
+        for definition in definitions:
+            written.append(self.definition(definition))
+            written.extend(self.held)
+            self.held.clear()
+        return with_held(written)
 
     def script(self, steps: Sequence[Any]) -> list[Any]:
         written: list[Any] = []
@@ -347,7 +327,7 @@ def to_data(value: Any, *, relative_to: str | os.PathLike[str] | None = None) ->
     writer = _Writer(Path(relative_to) if relative_to is not None else None)
     head: dict[str, Any] = {}
     if isinstance(value, Design):
-        body: dict[str, Any] = {"definitions": [writer.definition(d) for d in value.definitions]}
+        body: dict[str, Any] = {"definitions": writer.definitions(value.definitions)}
         for key in ("prompt", "system_prompt"):
             if getattr(value, key) is not None:
                 body[key] = getattr(value, key)
@@ -358,9 +338,11 @@ def to_data(value: Any, *, relative_to: str | os.PathLike[str] | None = None) ->
         elif value.context is not None:
             body["context"] = writer._path(value.context, "context factory", "context")
     elif isinstance(value, list | tuple):
-        body = {"definitions": [writer.definition(d) for d in value]}
+        body = {"definitions": writer.definitions(value)}
     else:
         body = writer.definition(value)
+        if writer.held:  # the definitions its facades hold go beside it
+            body = {"definitions": with_held([body, *writer.held])}
     if writer.tools_from:
         head["tools_from"] = list(writer.tools_from)
     return {**head, **body}

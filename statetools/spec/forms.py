@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any, NewType, cast
 
 import attrs
 
@@ -219,11 +219,17 @@ class MCPServers(dict[str, Any]):
     """``mcp_servers:`` of a document: server name -> ``statetools.mcp.MCPServer``."""
 
 
+FacadeItem = NewType("FacadeItem", object)
+"""An item of a facade's ``tools:``: a tool (:class:`BaseTool`), or a playbook or state
+machine of the design named by its name (built, see :mod:`statetools.spec.nesting`)."""
+
+
 @attrs.frozen
 class FacadeForm:
     """``kind: facade`` (or a facade written inline where a tool goes).
 
-    ``tools`` are the inner tools (names, import paths, inline facades). With
+    ``tools`` are the inner tools (names, import paths, inline facades) and playbooks
+    and machines of the design, by name (:data:`FacadeItem`). With
     ``categories`` (category -> names of some of those tools) it is a by-category
     facade; tools in no category open with every category. With ``search``
     (``{max_results: 5}``) it is a search facade (``UnfoldingTool.searchable``).
@@ -231,7 +237,7 @@ class FacadeForm:
 
     name: str
     description: str
-    tools: tuple[BaseTool, ...] = ()
+    tools: tuple[FacadeItem, ...] = ()
     categories: dict[str, tuple[str, ...]] | None = None
     category_parameter: str | None = None
     usage_notes: str | None = None

@@ -48,6 +48,7 @@ def locations(
 ) -> dict[str, int]:
     """Finding path (or its leading part) -> line, for definitions read at those paths."""
     found: dict[str, int] = {}
+    definitions = list(definitions)
 
     def put(key: str, path: SpecPath) -> None:
         line = line_of(path, lines)
@@ -77,7 +78,33 @@ def locations(
             put(f"facade:{definition.tool_name}", path)
             if definition.folder is None:  # skills live in their SKILL.md files
                 _section_lines(f"facade:{definition.tool_name}", definition, path, put)
+    for _, definition in definitions:
+        for facade in _facades(definition):
+            _held_lines(facade, found)
     return found
+
+
+def _facades(item: Any) -> Iterator[UnfoldingTool]:
+    """The facades in a definition, at any depth (not in the playbooks and machines a
+    facade holds: those are definitions of their own)."""
+    if isinstance(item, UnfoldingTool):
+        yield item
+        for tool in item.inner:
+            yield from _facades(tool)
+    elif isinstance(item, PlaybookTool | StateMachineTool):
+        for tool in item.tools:
+            yield from _facades(tool)
+
+
+def _held_lines(facade: UnfoldingTool, found: dict[str, int]) -> None:
+    """The tools of the playbooks and machines ``facade`` holds are named after the
+    facade in findings (``facade:find/tool:start``): their lines are the definitions'."""
+    for member in facade.members:
+        kind = "playbook" if isinstance(member, PlaybookTool) else "machine"
+        for tool in member.tools:
+            line = found.get(f"{kind}:{member.name}/{_kind(tool)}:{tool.name}")
+            if line is not None:
+                found.setdefault(f"facade:{facade.name}/{_kind(tool)}:{tool.name}", line)
 
 
 def _with_code_items(
@@ -122,7 +149,7 @@ class Locations(Mapping[str, int]):
     def __init__(
         self, definitions: Iterable[tuple[SpecPath, Any]], lines: Mapping[SpecPath, int]
     ) -> None:
-        self._definitions = list(definitions)
+        self._definitions = definitions  # read on first use: the caller may still fill it
         self._lines = lines
         self._found: dict[str, int] | None = None
 

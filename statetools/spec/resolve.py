@@ -57,6 +57,33 @@ from statetools.tools.tool import TOOL_NAME_PATTERN, BaseTool
 
 
 @attrs.define
+class Nesting:
+    """The playbooks and machines under ``definitions:`` that facades may name, and
+    where each one went (see :mod:`~statetools.spec.nesting`)."""
+
+    base: tuple[str | int, ...] = ()
+    """The path of the definitions list (``("definitions",)``, or ``()`` for a list)."""
+    raw: list[Any] = attrs.field(factory=list)
+    """The definitions list as written."""
+    names: dict[str, tuple[int, str]] = attrs.field(factory=dict)
+    """Name of a playbook or machine -> (its index in the list, its kind)."""
+    built: dict[int, Any] = attrs.field(factory=dict)
+    """Index -> the definition built from it (None: it has problems)."""
+    placed: dict[str, str] = attrs.field(factory=dict)
+    """Name of a definition inside a facade -> that facade's name."""
+    building: list[str] = attrs.field(factory=list)
+    """The definitions being built, outermost first (a name met again is a cycle)."""
+    facades: list[str] = attrs.field(factory=list)
+    """The facades being read, outermost first."""
+    problems: list[Any] = attrs.field(factory=list)
+    """Problems of the definitions built here, at their own paths (``RawProblem``)."""
+    preflight: Any = None
+    """The design's check, given to every definition placed in a facade."""
+    located: list[tuple[tuple[str | int, ...], Any]] = attrs.field(factory=list)
+    """(path, definition) of every definition built from the list, in file order."""
+
+
+@attrs.define
 class ReadContext:
     """What the hooks know about the file being read."""
 
@@ -81,6 +108,8 @@ class ReadContext:
     pre-scan, so a name may come before the import path that defines it)."""
     mcp_servers: dict[str, Any] = attrs.field(factory=dict)
     """``mcp_servers:`` of the file: name -> ``statetools.mcp.MCPServer``."""
+    nesting: Nesting = attrs.field(factory=Nesting)
+    """The file's playbooks and machines that facades may hold."""
 
 
 _CONTEXT: ContextVar[ReadContext] = ContextVar("statetools_spec_read_context")
@@ -141,10 +170,21 @@ def structure_enum_ref(value: Any, _: Any) -> EnumRef:
     return EnumRef(path, found)
 
 
-def _unknown_tool(name: str, context: ReadContext) -> Invalid:
+def _unknown_tool(name: str, context: ReadContext, in_facade: bool) -> Invalid:
+    definitions = context.nesting.names
+    if name in definitions:  # a facade's tools take these before looking for a tool
+        return Invalid(
+            f"'{name}' is a {definitions[name][1]} of this design, not a tool",
+            hint="a facade's tools may name it (it then sits inside the facade); "
+            "a tool list elsewhere names tools",
+        )
     known = [*context.registry, *context.catalogue, *context.named]
+    if in_facade:
+        known += list(definitions)
     close = difflib.get_close_matches(name, known, n=1) if len(name) <= QUOTE_LIMIT else []
-    if close:
+    if close and close[0] in definitions:
+        hint = f"did you mean '{close[0]}', the {definitions[close[0]][1]} of this design?"
+    elif close:
         hint = (
             f"did you mean '{close[0]}'? A tool that is not passed in tools=[...] is "
             "named by import path ('module:attribute')"
@@ -185,9 +225,11 @@ def _named(context: ReadContext, name: str) -> BaseTool | None:
     return context.named.get(name)
 
 
-def resolve_tool(value: Any, _: Any = None) -> BaseTool:
+def resolve_tool(value: Any, _: Any = None, *, in_facade: bool = False) -> BaseTool:
     """A tool from its reference: an import path, a name in the registry or tools files,
-    or a facade written inline (a mapping)."""
+    or a facade written inline (a mapping). ``in_facade``: the reference is in a
+    facade's tools, where a playbook or machine of the design may be named too (its
+    name is then suggested for a misspelt one)."""
     if isinstance(value, Mapping):
         return cast(BaseTool, converter.structure(value, UnfoldingTool))  # an inline facade
     if not isinstance(value, str):
@@ -220,7 +262,7 @@ def resolve_tool(value: Any, _: Any = None) -> BaseTool:
         return named
     if not context.catalogue_complete:
         raise Invalid(f"unknown tool '{value}' (a tools file could not be read)")
-    raise _unknown_tool(value, context)
+    raise _unknown_tool(value, context, in_facade)
 
 
 def _tool_name(value: Any) -> str:

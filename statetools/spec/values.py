@@ -74,7 +74,7 @@ def _boolean(value: Any, _: Any = None) -> bool:
     )
 
 
-def _list_hint(value: Any) -> str:
+def list_hint(value: Any) -> str:
     """How to write ``value`` as the list YAML expected."""
     if isinstance(value, str) and "\n" not in value and len(value) <= 40:
         return f"write a list: [{value}]"
@@ -103,7 +103,7 @@ def list_factory(kind: Any, converter: cattrs.Converter) -> Callable[[Any, Any],
 
     def structure(value: Any, _: Any) -> Any:
         if not isinstance(value, list | tuple):
-            raise Invalid(f"expected a list, got {describe_value(value)}", hint=_list_hint(value))
+            raise Invalid(f"expected a list, got {describe_value(value)}", hint=list_hint(value))
         return inner(value, kind)
 
     return structure

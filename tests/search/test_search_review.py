@@ -75,9 +75,27 @@ def test_yaml_search_mistakes_are_reported_with_a_path(change: str, message: str
     assert str(caught.value) == message
 
 
-def test_a_search_facade_with_playbooks_cannot_be_written_to_yaml() -> None:
-    with pytest.raises(st.SpecError, match="a search facade holding playbooks"):
-        st.dump_playbook(locked_design())
+def test_a_search_facade_with_playbooks_is_written_with_them_beside_it() -> None:
+    design = locked_design()
+    text = st.dump_playbook(design)
+
+    assert text.startswith(
+        "definitions:\n"
+        "  - kind: facade\n"
+        "    name: find\n"
+        "    description: Find tools\n"
+        "    search:\n"
+        "      max_results: 5\n"
+        "    tools:\n"
+        "      - issues\n"
+        "      - admin\n"
+        "      - draft\n"
+        "  - kind: playbook\n"
+        "    name: issues\n"
+    )
+    tools = [t for member in design.members for t in member.tools]
+    tools += [t for facade in tools if isinstance(facade, st.UnfoldingTool) for t in facade.inner]
+    assert st.load_playbook(text, tools=tools) == design
 
 
 def test_explore_reaches_every_tool_below_in_one_search() -> None:
