@@ -86,7 +86,7 @@ def test_pydantic_ai_capability() -> None:
     assert model.answers["go"] == ANSWERS
 
 
-def test_pydantic_ai_toolset_and_a_code_mode_script() -> None:
+def test_pydantic_ai_toolset() -> None:
     tools = Tools()
     from pydantic_ai import Agent
     from pydantic_ai.models.function import FunctionModel
@@ -100,6 +100,12 @@ def test_pydantic_ai_toolset_and_a_code_mode_script() -> None:
 
     assert asyncio.run(main()) is True
     assert plain.answers["go"] == ANSWERS
+
+
+def test_pydantic_ai_code_mode_script() -> None:
+    tools = Tools()
+    from pydantic_ai import Agent
+    from pydantic_ai.models.function import FunctionModel
 
     scripted = Recorder(CODE_SCRIPT)
     capability = StatetoolsCapability([st.CodeMode(tools.lazy, tools.ping)], tool_timeout=0.3)
@@ -125,6 +131,9 @@ def test_langchain_middleware_in_a_synchronous_agent() -> None:
     assert tools.let_go() is True  # the handler's thread runs on; the agent did not wait
     assert _tool_messages(result) == LANGCHAIN_ANSWERS
 
+
+def test_langchain_code_mode_script_in_a_synchronous_agent() -> None:
+    tools = Tools()
     scripted = StatetoolsMiddleware([st.CodeMode(tools.lazy, tools.ping)], tool_timeout=0.3)
     agent = create_agent(
         ScriptChat(script=CODE_SCRIPT), tools=scripted.tools, middleware=[scripted]
@@ -162,6 +171,11 @@ def test_openai_agents_tools() -> None:
     assert asyncio.run(main()) == ("done", True)
     assert model.answers["go"] == ANSWERS
 
+
+def test_openai_agents_code_mode_script() -> None:
+    from agents import Agent
+
+    tools = Tools()
     scripted = StatetoolsTools([st.CodeMode(tools.lazy, tools.ping)], tool_timeout=0.3)
     code_model = ScriptModel(CODE_SCRIPT)
     agent = Agent(name="coder", model=code_model, tools=scripted.tools)
