@@ -130,8 +130,7 @@ def nothing_found(index: SearchIndex, query: str) -> str:
     return f'No tool matches "{query}".{hint}{groups} Try other words.'
 
 
-def _line(tool: BaseTool, reason: str | None) -> str:
-    summary = first_sentence(tool.description)
+def _line(tool: BaseTool, reason: str | None, summary: str) -> str:
     if reason is None:
         return f"- {tool.name}: {summary}"
     prefix = f"Tool '{tool.name}' is locked. "
@@ -241,7 +240,7 @@ async def run_search(
             lines.append(_unknown(index, item))
             continue
         reason = reason_of(item)
-        lines.append(_line(item, reason))
+        lines.append(_line(item, reason, index.summary(item.name)))
         if reason is None:
             opened.append(item)
     if note:

@@ -25,9 +25,9 @@ import attrs
 
 from statetools.errors import DefinitionError, SpecError
 from statetools.search.choice import ranker_for
-from statetools.search.documents import Document, documents_for
+from statetools.search.documents import Document, documents_for, shared_openings
 from statetools.search.ranker import Ranker
-from statetools.tools.descriptions import words
+from statetools.tools.descriptions import first_sentence, words
 from statetools.tools.schema import InputSchema, JsonSchema, Parameter
 from statetools.tools.tool import BaseTool
 
@@ -243,6 +243,7 @@ class SearchIndex:
                 )
         self._retriever: Ranker | None = None
         self._lock = threading.Lock()
+        self._summaries: dict[str, str] | None = None
 
     def tool(self, name: str) -> BaseTool | None:
         """The tool called ``name``, if it is in the index."""
@@ -251,6 +252,32 @@ class SearchIndex:
     def path_of(self, name: str) -> tuple[str, ...]:
         """The groups below the facade that ``name`` sits in, outermost first."""
         return tuple(self._paths.get(name, ()))
+
+    def summary(self, name: str) -> str:
+        """What a search's answer says of tool ``name``: the first sentence of its
+        description after the opening it shares with other tools of the index (a
+        catalogue's boilerplate such as "This tool belongs to ..."), so that each line
+        tells the tools apart; computed for every tool once.
+
+        >>> index = SearchIndex(
+        ...     [Tool.create(n, f"This tool belongs to the demo file system. {d}", lambda: 1)
+        ...      for n, d in (("ls", "List the files."), ("cd", "Change the folder."))])
+        >>> index.summary("cd")
+        'Change the folder.'
+        """
+        summaries = self._summaries
+        if summaries is None:
+            descriptions = [tool.description.strip() for tool in self.tools]
+            summaries = {
+                tool.name: first_sentence(
+                    " ".join(description.split()[opening:]) if opening else description
+                )
+                for tool, description, opening in zip(
+                    self.tools, descriptions, shared_openings(descriptions), strict=True
+                )
+            }
+            self._summaries = summaries
+        return summaries.get(name, "")
 
     def documents(self) -> list[Document]:
         """What the ranker indexes: one document per tool, in definition order."""
