@@ -34,7 +34,9 @@ def test_each_line_gives_the_tools_own_words_after_the_shared_opening() -> None:
         "Tools now available: cd, ls."
     )
     assert finder.call({"names": ["weather"]}).text == (
-        "Tools asked for by name:\n- weather: Get the weather of a city.\nTools now available: weather."
+        "Tools asked for by name:\n"
+        "- weather: Get the weather of a city.\n"
+        "Tools now available: weather."
     )
 
 
