@@ -30,6 +30,7 @@ from statetools.engine.scheduler import Blocked, Changes, Injected, Scheduler
 from statetools.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from statetools.models.base import ToolDefinition
 from statetools.tools.calling import ToolResult
+from statetools.tools.descriptions import words
 from statetools.tools.tool import BaseTool
 
 __all__ = [
@@ -156,10 +157,24 @@ def admit(scheduler: Scheduler, name: str) -> BaseTool | Refusal:
     """
     resolved = scheduler.resolve(name)
     if resolved is None:
-        return Refusal(unknown_tool_message(name, scheduler.shown().names), blocked=False)
+        shown = scheduler.shown().names
+        return Refusal(
+            unknown_tool_message(name, shown) + _search_hint(scheduler, name, shown), blocked=False
+        )
     if isinstance(resolved, Blocked):
         return Refusal(resolved.reason, blocked=True)
     return resolved
+
+
+def _search_hint(scheduler: Scheduler, name: str, shown: Sequence[str]) -> str:
+    """With a search facade in view, how to search for what an unknown ``name`` would
+    do (its words as the query), so that the next request can find the tool."""
+    facades = scheduler.graph.facades
+    finder = next((n for n in shown if n in facades and facades[n].search is not None), None)
+    query = " ".join(words(name))
+    if finder is None or not query:
+        return ""
+    return f' To find a tool that does this, call {finder} with {{"query": {json.dumps(query)}}}.'
 
 
 @attrs.frozen
