@@ -935,20 +935,17 @@ def test_searchable_with_query_names_and_in_loop_definitions() -> None:
         [
             ("find_tools", {"query": "report"}),
             ("search_notes", {}),
-            ("find_tools", {"names": ["write_report"]}),
             ("write_report", {}),
             "ok",
         ]
     )
     result = st.ToolLoop(model).run("Report", tools=[finder])
-    assert tool_texts(result) == [  # the locked match brings the tool it waits for
+    assert tool_texts(result) == [  # the locked match brings what it waits for, then opens
         'Tools matching "report", best first:\n'
         "- search_notes: Search the notes.\n"
         "- write_report (locked): Write the report. Call first: search_notes.\n"
-        "Tools now available: search_notes.",
-        "2 notes",
-        "Tools asked for by name:\n- write_report: Write the report.\n"
-        "Tools now available: write_report.",
+        "Tools now available: search_notes. Opening once unlocked: write_report.",
+        "2 notes\n[now available: write_report]",
         "written",
     ]
     one = st.UnfoldingTool.searchable("find", "Find", [tool("a"), tool("b")], max_results=1)
@@ -1652,7 +1649,6 @@ def test_searchable_finds_state_machine_tools_that_keep_their_states() -> None:
         [
             ("find_tools", {"names": ["ship", "confirm"]}),
             ("confirm", {}),
-            ("find_tools", {"names": ["ship"]}),
             ("ship", {}),
             "ok",
         ]
@@ -1663,11 +1659,11 @@ def test_searchable_finds_state_machine_tools_that_keep_their_states() -> None:
         "Tools asked for by name:\n"
         "- ship (locked): The ship tool. Tool 'ship' is not available in state DRAFT "
         "(it is available in: CONFIRMED).\n"
-        "- confirm: The confirm tool.\nTools now available: confirm."
+        "- confirm: The confirm tool.\nTools now available: confirm. "
+        "Opening once unlocked: ship."
     )
     assert texts[1:] == [
-        "confirm done\n[state is now CONFIRMED]",
-        "Tools asked for by name:\n- ship: The ship tool.\nTools now available: ship.",
+        "confirm done\n[now available: ship; state is now CONFIRMED]",
         "ship done\n[state is now DONE (final)]",
     ]
 

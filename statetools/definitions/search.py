@@ -8,7 +8,9 @@ and keywords), lists the best matches and opens only those, after the tools alre
 shown. The facade itself stays visible,
 so the model can search again. Inside a run the scheduler passes a ``locked`` function:
 matches that a condition, a state or an enclosing facade keeps locked are listed with
-what to do first, and not opened. A locked match brings the tools of the search that
+what to do first, and open only once unlocked (those right below the search facade,
+kept by a condition or a state; the scheduler's ``waits``). A locked match brings the
+tools of the search that
 its conditions still wait for (the scheduler's ``needs``): they are listed just before
 it, in the order to call them, and opened when they may be.
 
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Locked",
     "Needs",
+    "Waits",
     "SearchCall",
     "groups_line",
     "run_search",
@@ -60,6 +63,9 @@ Locked = Callable[[str], str | None]
 
 Needs = Callable[[str], Sequence[str]]
 """The tools a locked tool found by a search waits for (the calls its conditions need)."""
+
+Waits = Callable[[str], bool]
+"""Whether a locked tool found by a search opens by itself once it is unlocked."""
 
 _MAX_QUERY = 200
 _MOST = 12
@@ -179,11 +185,14 @@ async def run_search(
     arguments: Arguments = None,
     locked: Locked | None = None,
     needs: Needs | None = None,
+    waits: Waits | None = None,
 ) -> ToolResult:
     """Search ``facade``: list the matches and open those ``locked`` lets open (all of
     them without ``locked``, as when the facade is called outside a run). A locked
     match brings the tools of the search that ``needs`` says it waits for: they are
-    listed (and opened, when they may be) just before it, on top of ``max_results``."""
+    listed (and opened, when they may be) just before it, on top of ``max_results``.
+    A locked match that ``waits`` says opens by itself once unlocked is opened too: it
+    shows as soon as what it waits for is done."""
     parsed = parse_arguments(facade.name, arguments)
     if isinstance(parsed, str):
         return ToolResult.error(parsed)
@@ -235,6 +244,7 @@ async def run_search(
             _bring(tool, found, index, reason_of, needs)
     lines: list[str] = []
     opened: list[BaseTool] = []
+    waiting: list[BaseTool] = []
     for item in found:
         if isinstance(item, str):
             lines.append(_unknown(index, item))
@@ -243,21 +253,31 @@ async def run_search(
         lines.append(_line(item, reason, index.summary(item.name)))
         if reason is None:
             opened.append(item)
+        elif waits is not None and waits(item.name):
+            waiting.append(item)
     if note:
         lines.append(note)
-    if not opened:
+    if not opened and not waiting:
         return ToolResult.text("\n".join([_header(query, names), *lines, "No tool was opened."]))
-    footer = f"Tools now available: {', '.join(tool.name for tool in opened)}."
+    footer = (
+        f"Tools now available: {', '.join(tool.name for tool in opened)}."
+        if opened
+        else "No tool is available yet."
+    )
+    if waiting:
+        footer = f"{footer} Opening once unlocked: {', '.join(t.name for t in waiting)}."
     if facade.usage_notes:
         footer = f"{footer}\n\n{facade.usage_notes}"
-    value = Unfolded(facade.name, tuple(opened), {"names": [t.name for t in opened]})
+    both = [item for item in found if item in opened or item in waiting]
+    value = Unfolded(facade.name, tuple(both), {"names": [t.name for t in both]})
     return ToolResult(content="\n".join([_header(query, names), *lines, footer]), value=value)
 
 
 @attrs.frozen(kw_only=True)
 class SearchCall(WrapperTool):
     """A search facade as a run calls it: ``locked`` (from the run's scheduler) keeps
-    locked matches closed.
+    locked matches closed, ``needs`` brings what they wait for and ``waits`` says which
+    of them open by themselves once unlocked.
 
     >>> facade = UnfoldingTool.searchable("find", "Find tools", [Tool.create("a", "A", lambda: 1)])
     >>> print(SearchCall.around(facade, locked=lambda name: None).call({"names": ["a"]}).text)
@@ -268,8 +288,9 @@ class SearchCall(WrapperTool):
 
     locked: Locked = attrs.field(eq=False)
     needs: Needs | None = attrs.field(default=None, eq=False)
+    waits: Waits | None = attrs.field(default=None, eq=False)
 
     async def acall(self, arguments: Arguments = None, context: Context = None) -> ToolResult:
         """Search the wrapped facade."""
         facade = cast("UnfoldingTool", self.delegate)  # SearchCall.around wraps a search facade
-        return await run_search(facade, arguments, self.locked, self.needs)
+        return await run_search(facade, arguments, self.locked, self.needs, self.waits)

@@ -18,6 +18,7 @@ the unlock condition.
 from __future__ import annotations
 
 from statetools.definitions.conditions import pending_tools, unmet_sentences
+from statetools.definitions.search import SearchCall
 from statetools.engine.graph import DisclosureGraph
 from statetools.engine.recording import known
 from statetools.engine.run_facts import RunFacts, state_reason
@@ -112,7 +113,10 @@ class Locks:
     def search_needs(self, facade: str, name: str) -> list[str]:
         """The tools that ``name``, found by searching ``facade``, waits for: the calls
         the conditions of it and of the groups on its way still need (what the search
-        brings along with it, when it holds them)."""
+        brings along with it, when it holds them); none when it would not open by itself
+        once they are made (see :meth:`search_waits`)."""
+        if not self.search_waits(facade, name):
+            return []
         needed: list[str] = []
         current: str | None = name
         while current is not None and current != facade:
@@ -121,6 +125,27 @@ class Locks:
                 needed.extend(pending_tools(condition, self._facts))
             current = self._facts.unfolding.enclosing(current)
         return [tool for tool in dict.fromkeys(needed) if tool in self.graph.entries]
+
+    def search_waits(self, facade: str, name: str) -> bool:
+        """Whether ``name``, found locked by searching ``facade``, opens by itself once
+        unlocked: it sits right below ``facade`` (no other facade on its way to open
+        first), and what keeps it locked is a condition or a state, not a removal or
+        another facade's exclusive scope."""
+        unfolding = self._facts.unfolding
+        return (
+            unfolding.enclosing(name) == facade
+            and name not in self._facts.removed
+            and unfolding.in_scope(name)
+        )
+
+    def search_call(self, facade: str, tool: BaseTool) -> SearchCall:
+        """Search facade ``facade`` (its visible ``tool``) as this run calls it."""
+        return SearchCall.around(
+            tool,
+            locked=lambda found: self.search_lock(facade, found),
+            needs=lambda found: self.search_needs(facade, found),
+            waits=lambda found: self.search_waits(facade, found),
+        )
 
     def declared_view(self) -> list[BaseTool]:
         """Every registered tool for ``visibility="declared"``: the visible ones as they

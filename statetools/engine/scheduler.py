@@ -15,7 +15,6 @@ from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from statetools.blackboard import Blackboard
-from statetools.definitions.search import SearchCall
 from statetools.engine.bindings import Resolver
 from statetools.engine.code_view import through_scripts
 from statetools.engine.facades import Replay
@@ -286,11 +285,7 @@ class Scheduler:
                 bound = facts.bindings.tool(name)
                 return bound if bound is not None else Blocked(facts.bindings.reason(name) or "")
             if name in self.graph.facades and self.graph.facades[name].search is not None:
-                return SearchCall.around(
-                    tool,
-                    locked=lambda found: self._locks.search_lock(name, found),
-                    needs=lambda found: self._locks.search_needs(name, found),
-                )
+                return self._locks.search_call(name, tool)
             return tool
         if facts.facades and name in self.graph.facades and self._usable(name):
             recall = facts.unfolding.recall(name)

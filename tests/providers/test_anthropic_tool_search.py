@@ -303,7 +303,7 @@ def test_client_search_answers_with_statetools_ranker_and_tool_references(
         'Tools matching "orders", best first:\n'
         "- list_orders: List the orders of a customer.\n"
         "- refund_order (locked): Refund an order. Call first: list_orders.\n"
-        "Tools now available: list_orders."
+        "Tools now available: list_orders. Opening once unlocked: refund_order."
     )
     assert wire.bodies[1]["messages"][2] == {
         "role": "user",

@@ -98,7 +98,10 @@ def test_locked_tools_found_by_an_embedding_search_are_listed_as_locked() -> Non
     )
     assert "- get_issue: Get an issue of a repository." in text.splitlines()
     assert "- lock_issue (locked): The lock_issue tool. Tool 'issue_admin' is locked. " in text
-    assert text.splitlines()[-1] == "Tools now available: get_issue, publish_issue_draft."
+    assert text.splitlines()[-1] == (
+        "Tools now available: get_issue, publish_issue_draft. "
+        "Opening once unlocked: add_issue_comment, issue_admin."
+    )
 
 
 class Counting(BM25Ranker):

@@ -45,7 +45,8 @@ def test_a_locked_match_brings_what_it_waits_for_just_before_it() -> None:
         "- lock_doors: Lock the doors of the car.\n"
         "- start_engine (locked): Start the engine of the car. "
         "Call first: press_brake_pedal, lock_doors.\n"
-        "Tools now available: press_brake_pedal, lock_doors."
+        "Tools now available: press_brake_pedal, lock_doors. "
+        "Opening once unlocked: start_engine."
     )
 
 
@@ -57,7 +58,7 @@ def test_only_the_calls_still_missing_come_along() -> None:
         'Tools matching "start the engine", best first:\n'
         "- lock_doors: Lock the doors of the car.\n"
         "- start_engine (locked): Start the engine of the car. Call first: lock_doors.\n"
-        "Tools now available: lock_doors."
+        "Tools now available: lock_doors. Opening once unlocked: start_engine."
     )
 
 
@@ -84,7 +85,8 @@ def test_asking_by_name_for_a_locked_tool_brings_what_it_waits_for() -> None:
         "- lock_doors: Lock the doors of the car.\n"
         "- start_engine (locked): Start the engine of the car. "
         "Call first: press_brake_pedal, lock_doors.\n"
-        "Tools now available: press_brake_pedal, lock_doors."
+        "Tools now available: press_brake_pedal, lock_doors. "
+        "Opening once unlocked: start_engine."
     )
 
 
@@ -102,7 +104,7 @@ def test_a_chain_comes_in_calling_order() -> None:
         "- login: Log in to the shop.\n"
         "- view_cart (locked): View the shopping cart. Call first: login.\n"
         "- pay_order (locked): Pay for the order. Call first: view_cart.\n"
-        "Tools now available: login."
+        "Tools now available: login. Opening once unlocked: view_cart, pay_order."
     )
 
 
@@ -124,12 +126,12 @@ def test_alternatives_and_tools_outside_the_search_bring_nothing() -> None:
     assert search(scheduler, query="summarise") == (
         'Tools matching "summarise", best first:\n'
         "- summarise (locked): Summarise a text. Call first one of: read_file, read_url.\n"
-        "No tool was opened."
+        "No tool is available yet. Opening once unlocked: summarise."
     )
     assert search(scheduler, query="export") == (
         'Tools matching "export", best first:\n'
         "- export (locked): Export the report. Call first: sign_in.\n"
-        "No tool was opened."
+        "No tool is available yet. Opening once unlocked: export."
     )
 
 
@@ -141,12 +143,11 @@ def test_outside_a_run_nothing_is_locked_so_nothing_comes_along() -> None:
     )
 
 
-def test_in_a_loop_one_search_opens_the_way_and_the_tool_follows() -> None:
+def test_in_a_loop_one_search_opens_the_way_and_the_tool_once_unlocked() -> None:
     model = st.models.ScriptedModel(
         [
             ("find", {"query": "start the engine"}),
             [("press_brake_pedal", {}), ("lock_doors", {})],
-            ("find", {"names": ["start_engine"]}),
             ("start_engine", {}),
             "Started.",
         ]
@@ -154,10 +155,26 @@ def test_in_a_loop_one_search_opens_the_way_and_the_tool_follows() -> None:
     result = st.ToolLoop(model).run("Start the car", tools=[car()])
 
     assert result.output == "Started."
+    assert [m.content for m in result.messages if m.role == "tool"][1:] == [
+        "press_brake_pedal done",
+        "lock_doors done\n[now available: start_engine]",
+        "start_engine done",
+    ]
     assert [request.tool_names for request in model.requests] == [
         ["find"],
-        ["find", "press_brake_pedal", "lock_doors"],
         ["find", "press_brake_pedal", "lock_doors"],
         ["find", "press_brake_pedal", "lock_doors", "start_engine"],
         ["find", "press_brake_pedal", "lock_doors", "start_engine"],
     ]
+
+
+def test_a_removed_tool_neither_brings_nor_waits() -> None:
+    scheduler = Scheduler.for_items([car()])
+    scheduler.remove(["start_engine"])
+
+    assert search(scheduler, query="start the engine") == (
+        'Tools matching "start the engine", best first:\n'
+        "- start_engine (locked): Start the engine of the car. "
+        "Tool 'start_engine' was removed from this run.\n"
+        "No tool was opened."
+    )

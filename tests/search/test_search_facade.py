@@ -266,7 +266,7 @@ def locked_design(**search: Any) -> st.UnfoldingTool:
     return st.UnfoldingTool.searchable("find", "Find tools", [playbook, guarded, machine], **search)
 
 
-def test_locked_matches_are_listed_with_guidance_and_not_opened() -> None:
+def test_locked_matches_are_listed_with_guidance_and_open_once_unlocked() -> None:
     result, model = run(
         [locked_design()],
         [
@@ -287,20 +287,28 @@ def test_locked_matches_are_listed_with_guidance_and_not_opened() -> None:
         "- close_issue (locked): Close the issue. Tool 'close_issue' is not available in "
         "state DRAFT (it is available in: OPEN).\n"
         "- issue_admin (locked): Open issue admin tools. Call first: get_issue.\n"
-        "Tools now available: get_issue."
-    )
-    assert texts[1] == (
-        "Tool 'add_issue_comment' is locked. Call first: find with names [\"add_issue_comment\"]."
-    )
+        "Tools now available: get_issue. "
+        "Opening once unlocked: add_issue_comment, close_issue, issue_admin."
+    )  # lock_issue sits in issue_admin, which has to be opened first: it does not wait
+    assert texts[1:3] == [
+        "Tool 'add_issue_comment' is locked. Call first: get_issue.",
+        "get_issue ok\n[now available: add_issue_comment, issue_admin]",
+    ]
     assert texts[3] == (
         "Tools asked for by name:\n"
         "- add_issue_comment: Add a comment to an issue.\n"
         "- lock_issue: The lock_issue tool.\n"
         "- close_issue (locked): Close the issue. Tool 'close_issue' is not available in "
         "state DRAFT (it is available in: OPEN).\n"
-        "Tools now available: add_issue_comment, lock_issue."
+        "Tools now available: add_issue_comment, lock_issue. Opening once unlocked: close_issue."
     )
-    assert model.requests[-1].tool_names == ["find", "get_issue", "add_issue_comment", "lock_issue"]
+    assert model.requests[-1].tool_names == [
+        "find",
+        "get_issue",
+        "add_issue_comment",
+        "issue_admin",
+        "lock_issue",
+    ]
 
 
 def test_a_found_machine_tool_follows_its_states() -> None:
