@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import attrs
+import mcp.client.stdio  # here, not under capsys: its errlog default is sys.stderr at import
 import pytest
 
 import statetools as st

@@ -353,7 +353,6 @@ def test_a_search_brings_what_the_locked_tool_waits_for() -> None:
         [
             ("find", {"query": "start the engine"}),
             [("press_brake", {}), ("lock_doors", {})],
-            ("find", {"names": ["start_engine"]}),
             ("start_engine", {}),
             "Started.",
         ]
@@ -369,11 +368,10 @@ def test_a_search_brings_what_the_locked_tool_waits_for() -> None:
         "- lock_doors: Lock the doors of the car.\n"
         "- start_engine (locked): Start the engine of the car. "
         "Call first: press_brake, lock_doors.\n"
-        "Tools now available: press_brake, lock_doors."
+        "Tools now available: press_brake, lock_doors. Opening once unlocked: start_engine."
     )
     assert [request.tool_names for request in model.requests] == [
         ["find"],
-        ["find", "press_brake", "lock_doors"],
         ["find", "press_brake", "lock_doors"],
         ["find", "press_brake", "lock_doors", "start_engine"],
         ["find", "press_brake", "lock_doors", "start_engine"],
