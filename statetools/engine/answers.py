@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from statetools.definitions.unfold_call import Unfolded
 from statetools.engine.code_view import HostedScript
 from statetools.engine.events import (
     Event,
@@ -206,7 +207,32 @@ def settle(scheduler: Scheduler, call: ToolCall, result: ToolResult) -> Settled:
     text = result.text
     if changes.announcement:
         text = f"{text}\n{changes.announcement}"
+    elif (again := _searched_again(scheduler, call, result, changes)) is not None:
+        text = f"{text}\n{again}"
     return Settled(text, changes)
+
+
+def _searched_again(
+    scheduler: Scheduler, call: ToolCall, result: ToolResult, changes: Changes
+) -> str | None:
+    """The line for a search that opened nothing new: every tool it found that may be
+    called was shown already (a small model repeats the same search, waiting for more)."""
+    facade = scheduler.graph.facades.get(call.name)
+    value = result.value
+    if facade is None or facade.search is None or changes.unlocked:
+        return None
+    if not isinstance(value, Unfolded):
+        return None
+    shown = set(scheduler.shown().names)
+    already = [tool.name for tool in value.tools if tool.name in shown]
+    if not already:
+        return None
+    were = "was" if len(already) == 1 else "were"
+    them = "it" if len(already) == 1 else "one of them"
+    return (
+        f"[nothing new: {', '.join(already)} {were} already available. "
+        f"Call {them}, or search with other words.]"
+    )
 
 
 def injection_events(iteration: int, injected: Injected) -> list[Event]:
