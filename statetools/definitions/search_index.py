@@ -197,6 +197,21 @@ def facade_paths(facade: Any, is_facade: Callable[[BaseTool], bool]) -> dict[str
     return paths
 
 
+def _sentence_start(split: Sequence[str], shared: int) -> int:
+    """Where the description of words ``split`` starts its own words: after the last
+    sentence (or ``Label:``) that ends within its first ``shared`` words, the opening it
+    shares with other tools; a shared opening that ends inside a sentence ("Create a
+    new" of "Create a new file" and "Create a new folder") is the tools' own words.
+
+    >>> _sentence_start("Part of the shop. Tool description: Create a new file.".split(), 7)
+    6
+    """
+    for position in range(shared, 0, -1):
+        if split[position - 1].endswith((".", ":", "!", "?")):
+            return position
+    return 0
+
+
 class SearchIndex:
     """The ranking of a search facade's tools; the ranker indexes them on the first
     query, once.
@@ -257,7 +272,8 @@ class SearchIndex:
         """What a search's answer says of tool ``name``: the first sentence of its
         description after the opening it shares with other tools of the index (a
         catalogue's boilerplate such as "This tool belongs to ..."), so that each line
-        tells the tools apart; computed for every tool once.
+        tells the tools apart; computed for every tool once. The opening ends with a
+        sentence: words two tools share inside one are their own.
 
         >>> index = SearchIndex(
         ...     [Tool.create(n, f"This tool belongs to the demo file system. {d}", lambda: 1)
@@ -268,14 +284,14 @@ class SearchIndex:
         summaries = self._summaries
         if summaries is None:
             descriptions = [tool.description.strip() for tool in self.tools]
-            summaries = {
-                tool.name: first_sentence(
-                    " ".join(description.split()[opening:]) if opening else description
-                )
-                for tool, description, opening in zip(
-                    self.tools, descriptions, shared_openings(descriptions), strict=True
-                )
-            }
+            summaries = {}
+            for tool, description, shared in zip(
+                self.tools, descriptions, shared_openings(descriptions), strict=True
+            ):
+                split = description.split()
+                opening = _sentence_start(split, shared)
+                own = " ".join(split[opening:]) if opening else description
+                summaries[tool.name] = first_sentence(own)
             self._summaries = summaries
         return summaries.get(name, "")
 

@@ -46,3 +46,19 @@ def test_a_description_that_is_all_opening_keeps_its_first_sentence() -> None:
 
     assert finder.search_index.summary("buy") == same
     assert finder.search_index.summary("nothing") == ""
+
+
+def test_words_two_tools_share_inside_their_own_sentence_stay() -> None:
+    finder = st.Facade.searchable(
+        "find",
+        "Find tools",
+        [
+            tool("touch", OPENING + "Create a new file in the current folder."),
+            tool("mkdir", OPENING + "Create a new folder in the current folder."),
+        ],
+    )
+
+    assert [finder.search_index.summary(name) for name in ("touch", "mkdir")] == [
+        "Create a new file in the current folder.",
+        "Create a new folder in the current folder.",
+    ]
