@@ -185,6 +185,21 @@ def bfcl(count: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return suite, tools
 
 
+def hybrid_search(example_requests: Path) -> Path:
+    """``bfcl_search.yaml`` with the hybrid ranker and the example requests of
+    ``example_requests`` (written by ``example_requests.py``; kept outside the
+    repository, as the design copy in ``build/real/`` is)."""
+    text = (DESIGNS / "bfcl_search.yaml").read_text(encoding="utf-8")
+    search = f"search: {{max_results: 3, ranker: hybrid, example_requests: {example_requests}}}"
+    text = text.replace("search: {max_results: 3}", search)
+    text = text.replace(
+        "tools_from: ../../build/bench/", f"tools_from: {ROOT / 'build' / 'bench'}/"
+    )
+    path = BUILD / "bfcl_search_hybrid.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def _progress(step: Progress) -> None:
     record = step.record
     if record is None:
@@ -237,6 +252,12 @@ def main() -> None:
         "--label", help="names the files in build/real/ (default: the suite's name)"
     )
     parser.add_argument(
+        "--example-requests",
+        type=Path,
+        help="BFCL: compare the search design as it is with the hybrid ranker and these "
+        "example requests (a JSON file from example_requests.py) instead of the designs",
+    )
+    parser.add_argument(
         "--write",
         action="store_true",
         help="only copy the committed results (real_model.md) into RESULTS.md",
@@ -259,6 +280,11 @@ def main() -> None:
         tools_file.write_text(json.dumps(tools, indent=1) + "\n", encoding="utf-8")
         suite["tools_from"] = str(tools_file)
         designs = {"facades": DESIGNS / "bfcl.yaml", "search": DESIGNS / "bfcl_search.yaml"}
+        if args.example_requests is not None:
+            designs = {
+                "search": DESIGNS / "bfcl_search.yaml",
+                "search hybrid": hybrid_search(args.example_requests),
+            }
     task_file = BUILD / f"{label}_tasks.yaml"
     task_file.write_text(json.dumps(suite, indent=1) + "\n", encoding="utf-8")
     suite_loaded = load_tasks(task_file)
