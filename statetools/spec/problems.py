@@ -266,6 +266,11 @@ def problems_of(error: BaseException, path: Path = ()) -> list[RawProblem]:
     return found
 
 
+UNREAD = "(a tools file could not be read)"
+"""The end of each unknown-tool problem that a tools file that failed to read explains."""
+_UNREAD_SHOWN = 3
+
+
 def spec_error(
     problems: Iterable[RawProblem],
     lines: Mapping[Path, int] | None = None,
@@ -283,7 +288,13 @@ def spec_error(
         only = listed[0]
         where = only.where if only.line is None else f"{only.where} (line {only.line})"
         return SpecError(f"{where}: {only.message}", problems=(only,), path=source, hint=only.hint)
-    message = f"{len(listed)} problems:\n" + "\n".join(f"  {p}" for p in listed)
+    unread = [p for p in listed if p.message.endswith(UNREAD)][_UNREAD_SHOWN:]
+    lines_shown = [f"  {p}" for p in listed if p not in unread]
+    if unread:  # a tools file that failed to read makes every name in it unknown
+        lines_shown.append(
+            f"  ... and {len(unread)} more unknown tools {UNREAD} (all are in SpecError.problems)"
+        )
+    message = f"{len(listed)} problems:\n" + "\n".join(lines_shown)
     return SpecError(message, problems=tuple(listed), path=source)
 
 

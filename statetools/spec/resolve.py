@@ -50,7 +50,7 @@ from statetools.spec.forms import (
     TypeRef,
     WhenForm,
 )
-from statetools.spec.problems import QUOTE_LIMIT, Invalid, Several, shorten
+from statetools.spec.problems import QUOTE_LIMIT, UNREAD, Invalid, Several, shorten
 from statetools.spec.references import import_object, is_import_path
 from statetools.spec.values import converter, describe_value, text_value
 from statetools.tools.tool import TOOL_NAME_PATTERN, BaseTool
@@ -261,7 +261,7 @@ def resolve_tool(value: Any, _: Any = None, *, in_facade: bool = False) -> BaseT
     if named is not None:
         return named
     if not context.catalogue_complete:
-        raise Invalid(f"unknown tool '{value}' (a tools file could not be read)")
+        raise Invalid(f"unknown tool '{value}' {UNREAD}")
     raise _unknown_tool(value, context, in_facade)
 
 

@@ -191,3 +191,24 @@ def test_json_indented_with_tabs_loads_too(tmp_path: Path) -> None:
     assert [t.name for t in design.catalogue] == ["ping"]
     playbook = json.dumps({"kind": "playbook", "name": "p", "description": "d"}, indent="\t")
     assert st.load_playbook(playbook).name == "p"
+
+
+def test_a_failed_tools_file_lists_three_of_the_names_it_leaves_unknown(tmp_path: Path) -> None:
+    path = _design(
+        tmp_path,
+        "tools_from: missing.json\nkind: playbook\nname: p\ndescription: d\n"
+        "tools: [a, b, c, d, e]\n",
+    )
+    with pytest.raises(st.SpecError) as raised:
+        st.load_design(path)
+
+    assert len(raised.value.problems) == 6
+    assert str(raised.value).splitlines()[1:] == [
+        f"  $.tools_from (line 1): cannot read tools file '{tmp_path / 'missing.json'}': "
+        "No such file or directory Hint: tools_from paths are relative to the YAML file",
+        "  $.tools[0] (line 5): unknown tool 'a' (a tools file could not be read)",
+        "  $.tools[1] (line 5): unknown tool 'b' (a tools file could not be read)",
+        "  $.tools[2] (line 5): unknown tool 'c' (a tools file could not be read)",
+        "  ... and 2 more unknown tools (a tools file could not be read) "
+        "(all are in SpecError.problems)",
+    ]
