@@ -129,7 +129,7 @@ class _Session:
             result = await run_call(Call(call, admitted), self.context, self.tool_timeout)
             self.calls += 1
             settled = settle(self.scheduler, call, result)
-            if settled.changes.announcement:
+            if settled.text != result.text:  # what opened, or that nothing new did
                 result = result.with_text(settled.text)
             return _Answer(result, before, self.scheduler.shown())
 
