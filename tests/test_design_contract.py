@@ -23,6 +23,7 @@ import pytest
 
 import statetools as st
 from statetools.models import ScriptedModel
+from tests.local_asgi import asgi_served
 from tests.providers.provider_wire import (
     OPEN_TICKET,
     SEARCH,
@@ -1271,28 +1272,10 @@ def test_disclosure_server_with_mcp_client() -> None:
 @pytest.fixture
 def http_design_url() -> Iterator[str]:
     """The notes design served over streamable HTTP on a port the OS chose."""
-    import socket
-    import threading
-    import time
-
-    import uvicorn
-
     from statetools.mcp.gateway import http_app
 
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    app = http_app(st.mcp.disclosure_server([notes_design()]))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
-    yield f"http://127.0.0.1:{port}/mcp"
-    server.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+    with asgi_served(http_app(st.mcp.disclosure_server([notes_design()]))) as base:
+        yield f"{base}/mcp"
 
 
 def test_mcp_http_server(http_design_url: str) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,12 +13,11 @@ from typing import Any
 
 import mcp.types as types
 import pytest
-import uvicorn
 from mcp.server import Server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 
 import statetools as st
-from tests.mcp.test_skills_served import free_port
+from tests.local_asgi import asgi_served
 
 
 class Clock:
@@ -140,17 +138,9 @@ def test_a_bad_ttl_in_a_saved_listing_is_a_spec_error(text: str, message: str) -
 def stateless_url() -> Iterator[tuple[str, Counted]]:
     """Counted over streamable HTTP, stateless (no Mcp-Session-Id), on 127.0.0.1."""
     upstream = Counted()
-    port = free_port()
     app = upstream.server.streamable_http_app(stateless_http=True, host="127.0.0.1")
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}/mcp", upstream
-    server.should_exit = True
-    thread.join(timeout=10)
+    with asgi_served(app) as base:
+        yield f"{base}/mcp", upstream
 
 
 def test_a_stateless_2026_server_over_http_is_discovered_listed_called_and_followed(

@@ -9,8 +9,6 @@ import json
 import secrets
 import socket
 import sys
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -24,6 +22,7 @@ import statetools as st
 from statetools.errors import StatetoolsError
 from statetools.mcp.gateway_sessions import _Handles
 from statetools.mcp.stateless import UNKNOWN_SESSION, _Stable
+from tests.local_asgi import asgi_served
 
 STATETOOLS = str(Path(sys.executable).parent / "statetools")
 CHECKOUT = {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}
@@ -159,25 +158,11 @@ def free_port() -> int:
 @pytest.fixture
 def served() -> Iterator[tuple[str, list[str]]]:
     """The recording design over streamable HTTP on 127.0.0.1, in this process."""
-    import uvicorn
-
     from statetools.mcp.gateway import http_app
 
     ran: list[str] = []
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    app = http_app(st.mcp.disclosure_server([recording_design(ran)]))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
-    yield f"http://127.0.0.1:{port}/mcp", ran
-    server.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+    with asgi_served(http_app(st.mcp.disclosure_server([recording_design(ran)]))) as base:
+        yield f"{base}/mcp", ran
 
 
 def test_two_http_clients_one_listing_own_sessions_and_no_hijack(

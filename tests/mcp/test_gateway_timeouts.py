@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import io
-import socket
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from mcp.client.stdio import StdioServerParameters
 
 import statetools as st
 from statetools.cli import main as cli_main
+from tests.local_asgi import asgi_served
 
 STATETOOLS = str(Path(sys.executable).parent / "statetools")
 CHECKOUT = {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}
@@ -160,24 +159,10 @@ def test_each_call_of_a_code_mode_script_gets_the_servers_timeout() -> None:
 def served() -> Iterator[str]:
     """The tools over streamable HTTP on 127.0.0.1, in this process, with a 0.3 s
     default timeout."""
-    import uvicorn
-
     from statetools.mcp.gateway import http_app
 
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    app = http_app(st.mcp.disclosure_server(tools(), tool_timeout=0.3))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
-    yield f"http://127.0.0.1:{port}/mcp"
-    server.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+    with asgi_served(http_app(st.mcp.disclosure_server(tools(), tool_timeout=0.3))) as base:
+        yield f"{base}/mcp"
 
 
 def test_over_http_a_timed_out_call_is_an_error_result_and_the_session_goes_on(

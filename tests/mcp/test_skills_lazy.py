@@ -6,22 +6,19 @@ and the run goes on."""
 from __future__ import annotations
 
 import asyncio
-import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import mcp.types as types
 import pytest
-import uvicorn
 from mcp.server import Server
 
 import statetools as st
 from statetools.mcp.gateway import http_app
 from statetools.models import ModelCapabilities, ScriptedModel
+from tests.local_asgi import asgi_served
 from tests.mcp.test_skills_remote import GOOD_MD, INDEX, entry, serving, shop, tool_messages
-from tests.mcp.test_skills_served import free_port
 
 
 def counting(server: Any) -> list[str]:
@@ -171,19 +168,10 @@ def test_a_skill_md_that_does_not_check_out_is_an_error_result(
 
 
 def test_a_server_gone_before_the_skill_is_loaded_is_an_error_result(tmp_path: Path) -> None:
-    port = free_port()
-    app = http_app(shop(tmp_path))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    url = f"http://127.0.0.1:{port}/mcp"
-    forms = st.mcp.MCPServer.http(url, name="forms")
-    remote = asyncio.run(forms.skills())
-    server.should_exit = True
-    thread.join(timeout=10)
+    with asgi_served(http_app(shop(tmp_path))) as base:  # the server stops at the block's end
+        url = f"{base}/mcp"
+        forms = st.mcp.MCPServer.http(url, name="forms")
+        remote = asyncio.run(forms.skills())
 
     model = ScriptedModel([("load_skill", {"key": "pdf-forms"}), "Going on."])
     result = st.ToolLoop(model).run("Fill my form", tools=[remote])

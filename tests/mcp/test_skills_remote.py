@@ -7,15 +7,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import mcp.types as types
 import pytest
-import uvicorn
 from mcp import MCPError
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer as FastServer
@@ -24,11 +21,11 @@ from mcp_types import INVALID_PARAMS
 import statetools as st
 from statetools.mcp.gateway import http_app
 from statetools.models import ScriptedModel
+from tests.local_asgi import asgi_served
 from tests.mcp.test_skills_served import (
     FIELDS,
     PDF,
     fill_field,
-    free_port,
     write_skills,
 )
 
@@ -129,17 +126,8 @@ def test_remote_skill_files_stay_inside_the_skill_and_its_listing(tmp_path: Path
 @pytest.fixture
 def shop_url(tmp_path: Path) -> Iterator[str]:
     """The SDK server of shop() over streamable HTTP on 127.0.0.1, in a thread."""
-    port = free_port()
-    app = http_app(shop(tmp_path))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}/mcp"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with asgi_served(http_app(shop(tmp_path))) as base:
+        yield f"{base}/mcp"
 
 
 def test_a_remote_skill_over_streamable_http_opens_its_tool(shop_url: str) -> None:
